@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Shim overhead on small messages: native runs and runs with the yadokari shim, interleaved in one
+# invocation, 2 ranks on this node over shared memory.
+#
+#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|both]
+#          [--iters N] [--blocks B] [--warmup W] [--raw FILE]
+#
+#   --mpi     flavours to measure (default both)
+#   --reps    repetitions per variant (default 10); rep i runs native then shim, rep i+1 the reverse
+#   --build   build tree holding bench/<flavour>/shim_overhead, lib/libyadokari-<flavour>.so and
+#             bin/yadokari (default: <repo>/build)
+#   --via     how the shim gets in: 'preload' = the launcher with LD_PRELOAD and YADOKARI_FLAVOUR for
+#             the ranks only; 'cli' = '<build>/bin/yadokari run -n 2 --'; 'both' (default: preload)
+#   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 2000 / 101 / 5000)
+#   --raw     also keep every run's JSON line, tagged with flavour/variant/rep, in FILE
+#
+# Transport: Open MPI OMPI_MCA_btl=self,vader (shared memory); MPICH UCX_TLS=sm,self (override either by
+# setting it in the environment). The launcher pins ranks to cores (Open MPI's default for 2 ranks,
+# '-bind-to core' for Hydra); 'yadokari run' uses its own defaults.
+# Each run reports the median (and the fastest) of its blocks; the table gives, per metric, the median
+# of those over the reps for each variant, their ratio, the median and range of the per-rep paired
+# ratios, and the spread (min-max over reps) of each variant. Without a shim library the second
+# variant is the native binary again, so the table shows the noise floor (A/A) and says so.
+set -euo pipefail
+
+prog=$(basename "$0")
+die() { echo "$prog: error: $*" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+mpi=both
+reps=10
+build="$repo/build"
+via=preload
+iters=2000
+blocks=101
+warmup=5000
+raw=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --mpi)    [[ $# -ge 2 ]] || die "--mpi needs a value"; mpi=$2; shift 2 ;;
+    --reps)   [[ $# -ge 2 ]] || die "--reps needs a value"; reps=$2; shift 2 ;;
+    --build)  [[ $# -ge 2 ]] || die "--build needs a value"; build=$2; shift 2 ;;
+    --via)    [[ $# -ge 2 ]] || die "--via needs a value"; via=$2; shift 2 ;;
+    --iters)  [[ $# -ge 2 ]] || die "--iters needs a value"; iters=$2; shift 2 ;;
+    --blocks) [[ $# -ge 2 ]] || die "--blocks needs a value"; blocks=$2; shift 2 ;;
+    --warmup) [[ $# -ge 2 ]] || die "--warmup needs a value"; warmup=$2; shift 2 ;;
+    --raw)    [[ $# -ge 2 ]] || die "--raw needs a value"; raw=$2; shift 2 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+case "$mpi" in
+  openmpi|mpich) flavours=("$mpi") ;;
+  both) flavours=(openmpi mpich) ;;
+  *) die "unknown --mpi '$mpi' (openmpi, mpich or both)" ;;
+esac
+case "$via" in
+  preload) vias=(preload) ;;
+  cli) vias=(cli) ;;
+  both) vias=(preload cli) ;;
+  *) die "unknown --via '$via' (preload, cli or both)" ;;
+esac
+for v in "$reps" "$iters" "$blocks" "$warmup"; do
+  [[ "$v" =~ ^[0-9]+$ ]] || die "numeric option expected, got '$v'"
+done
+(( reps >= 1 && iters >= 1 && blocks >= 1 )) || die "--reps, --iters and --blocks must be >= 1"
+[[ -d "$build" ]] || die "build directory '$build' does not exist (configure and build first, or pass --build)"
+build=$(cd "$build" && pwd)
+command -v python3 >/dev/null || die "python3 is needed to summarize the results"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/yk-shim-overhead.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+results="$work/results.jsonl"
+: >"$results"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
+export UCX_TLS=${UCX_TLS:-sm,self}
+bench_args=(--iters "$iters" --blocks "$blocks" --warmup "$warmup")
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+start_s=$SECONDS
+
+# launch <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
+# variant: native | preload | cli
+launch() {
+  local fl=$1 variant=$2 app=$3
+  shift 3
+  local cmd=()
+  case "$variant" in
+    native|preload)
+      if [[ $fl == openmpi ]]; then
+        cmd=(mpirun.openmpi -n 2)
+        [[ $variant == preload ]] && cmd+=(-x "LD_PRELOAD=$build/lib/libyadokari-$fl.so" -x "YADOKARI_FLAVOUR=$fl")
+        for kv in "$@"; do cmd+=(-x "$kv"); done
+      else
+        cmd=(mpiexec.mpich -n 2 -bind-to core)
+        [[ $variant == preload ]] && cmd+=(-genv LD_PRELOAD "$build/lib/libyadokari-$fl.so" -genv YADOKARI_FLAVOUR "$fl")
+        for kv in "$@"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
+      fi
+      ;;
+    cli)
+      cmd=(env "$@" "$build/bin/yadokari" run -n 2 --) ;;
+  esac
+  timeout -k 5 120 "${cmd[@]}" "$app" "${bench_args[@]}"
+}
+
+# run_one <flavour> <variant> <label> <rep> <app>
+run_one() {
+  local fl=$1 variant=$2 label=$3 rep=$4 app=$5 out line
+  if ! out=$(launch "$fl" "$variant" "$app" 2>"$work/stderr"); then
+    echo "$prog: $fl $label rep $rep failed:" >&2
+    sed 's/^/  | /' "$work/stderr" >&2
+    printf '%s\n' "$out" | sed 's/^/  | /' >&2
+    return 1
+  fi
+  line=$(printf '%s\n' "$out" | grep '^{"bench":"shim_overhead"' | tail -n 1 || true)
+  [[ -n "$line" ]] || { echo "$prog: $fl $label rep $rep printed no result" >&2; return 1; }
+  printf '{"flavour":"%s","variant":"%s","rep":%d,"result":%s}\n' "$fl" "$label" "$rep" "$line" >>"$results"
+}
+
+status=0
+declare -A compared=()
+for fl in "${flavours[@]}"; do
+  app="$build/bench/$fl/shim_overhead"
+  if [[ ! -x "$app" ]]; then
+    echo "$prog: $app not built (cmake --build $build --target shim_overhead-$fl); skipping $fl" >&2
+    status=1
+    continue
+  fi
+  lib="$build/lib/libyadokari-$fl.so"
+  for v in "${vias[@]}"; do
+    label="shim-$v"
+    variant=$v
+    if [[ $v == preload && ! -f "$lib" ]]; then
+      echo "$prog: $lib does not exist: measuring native vs native (noise floor) for $fl" >&2
+      variant=native
+      label="native-again"
+    elif [[ $v == cli && ! -x "$build/bin/yadokari" ]]; then
+      echo "$prog: $build/bin/yadokari does not exist: skipping --via cli for $fl" >&2
+      status=1
+      continue
+    fi
+    # One untimed check that the shim is really in the ranks: it must write its stats at MPI_Finalize.
+    if [[ $variant != native ]]; then
+      stats="$work/stats-$fl-$v"
+      mkdir -p "$stats"
+      if ! launch "$fl" "$variant" "$app" "YADOKARI_STATS=$stats" >/dev/null 2>"$work/stderr"; then
+        echo "$prog: $fl $label check run failed:" >&2
+        sed 's/^/  | /' "$work/stderr" >&2
+        status=1
+        continue
+      fi
+      n=$(find "$stats" -type f | wc -l)
+      if (( n == 0 )); then
+        echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is the shim intercepting?" >&2
+      else
+        echo "$fl $label: shim active ($n stats file(s) written in the check run)" >&2
+      fi
+    fi
+    compared["$fl/$label"]=1
+    echo "$fl: native vs $label, $reps interleaved reps" >&2
+    for ((r = 0; r < reps; r++)); do
+      if (( r % 2 == 0 )); then order=("native:native" "$variant:$label"); else order=("$variant:$label" "native:native"); fi
+      for o in "${order[@]}"; do
+        run_one "$fl" "${o%%:*}" "${o#*:}" "$r" "$app" || status=1
+      done
+    done
+  done
+done
+
+[[ -n "$raw" ]] && cp "$results" "$raw"
+
+echo "load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg) (2 ranks on $(nproc) CPUs); $((SECONDS - start_s)) s"
+python3 - "$results" <<'EOF'
+import json, statistics, sys
+from collections import defaultdict
+
+runs = defaultdict(dict)  # (flavour, variant) -> rep -> result
+for line in open(sys.argv[1]):
+    rec = json.loads(line)
+    runs[(rec["flavour"], rec["variant"])][rec["rep"]] = rec["result"]
+if not runs:
+    print("no results")
+    sys.exit(0)
+
+metrics = [("pingpong_half_rtt", "median", "ping-pong 8B half-RTT"), ("pingpong_half_rtt", "min", "  best block"),
+           ("allreduce", "median", "allreduce 8B"), ("allreduce", "min", "  best block")]
+head = f"{'mpi':8} {'shim via':13} {'metric':24} {'native us':>9} {'shim us':>9} {'ratio':>6} {'paired ratio med [min-max]':>27} {'native min-max':>15} {'shim min-max':>15} {'n':>3}"
+print(head)
+print("-" * len(head))
+verdicts = []
+for (fl, variant) in sorted(k for k in runs if k[1] != "native"):
+    base = runs.get((fl, "native"), {})
+    other = runs[(fl, variant)]
+    reps = sorted(set(base) & set(other))
+    if not reps:
+        continue
+    for key, stat, name in metrics:
+        b = [base[r][key][stat] for r in reps]
+        s = [other[r][key][stat] for r in reps]
+        mb, ms = statistics.median(b), statistics.median(s)
+        pr = [y / x for x, y in zip(b, s)]
+        mpr = statistics.median(pr)
+        print(f"{fl:8} {variant:13} {name:24} {mb:9.4f} {ms:9.4f} {ms / mb:6.3f} "
+              f"{mpr:9.3f} [{min(pr):.3f}-{max(pr):.3f}]{'':4} "
+              f"{min(b):7.3f}-{max(b):<7.3f} {min(s):7.3f}-{max(s):<7.3f} {len(reps):3}")
+        if key == "pingpong_half_rtt":
+            q = statistics.quantiles(pr, n=4) if len(pr) >= 2 else [mpr, mpr, mpr]
+            verdicts.append((fl, variant, "ping-pong " + ("block median" if stat == "median" else "best block"), mpr, q[0], q[2]))
+print()
+print("ratio = median(shim) / median(native) over reps; paired ratio = per-rep shim/native (adjacent runs);")
+print("each value is one run's median over its blocks ('best block': its fastest block, least disturbed by")
+print("other load); spreads are min-max over reps; 'native-again' rows are an A/A noise-floor check.")
+print("target: <= 3 % added ping-pong latency. The verdict is 'inconclusive' when the interquartile range of")
+print("the paired ratios is wider than +-3 % (machine too noisy: rerun when it is quiet, or raise --reps).")
+for fl, variant, name, r, q1, q3 in verdicts:
+    added = (r - 1) * 100
+    if (q3 - q1) / 2 > 0.03:
+        tag = "inconclusive"
+    else:
+        tag = "within target" if added <= 3.0 else "ABOVE target"
+    print(f"{fl:8} {variant:13} {name:22} added latency {added:+6.1f} % (paired IQR {(q1 - 1) * 100:+.1f}..{(q3 - 1) * 100:+.1f} %) -> {tag}")
+EOF
+exit $status

@@ -1,0 +1,84 @@
+// The logical channel table: for every communicator the application uses and every peer in it,
+// how many messages and bytes went each way. It is the input of the drain protocol (sent ==
+// received on every channel means nothing is in flight) and the scheduler's traffic matrix.
+// MPI-free so it can be unit-tested without a library.
+#pragma once
+
+#include "core/counter.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace yk {
+
+struct Channel {
+  Counter messages_sent, bytes_sent, messages_received, bytes_received;
+};
+
+// The channels of one communicator. Peers are communicator ranks (the remote group's ranks for
+// an intercommunicator); world_rank_of_peer maps them to logical (virtual-world) ranks so the
+// traffic of all communicators adds up to one rank-by-rank matrix.
+class CommChannels {
+ public:
+  CommChannels() = default;
+  CommChannels(std::uint32_t comm_id, std::vector<int> world_rank_of_peer)
+      : comm_id_(comm_id), world_rank_of_peer_(std::move(world_rank_of_peer)),
+        channels_(world_rank_of_peer_.size()) {}
+
+  // Out-of-range peers (MPI_PROC_NULL, bad user input the library will reject) are ignored.
+  void on_send(int peer, std::uint64_t bytes) {
+    if (Channel* c = find(peer)) {
+      c->messages_sent.add(1);
+      c->bytes_sent.add(bytes);
+    }
+  }
+  void on_receive(int peer, std::uint64_t bytes) {
+    if (Channel* c = find(peer)) {
+      c->messages_received.add(1);
+      c->bytes_received.add(bytes);
+    }
+  }
+
+  std::uint32_t comm_id() const { return comm_id_; }
+  std::size_t peers() const { return channels_.size(); }
+  const Channel& channel(std::size_t peer) const { return channels_[peer]; }
+  int world_rank_of(std::size_t peer) const { return world_rank_of_peer_[peer]; }
+
+ private:
+  Channel* find(int peer) {
+    return (peer >= 0 && static_cast<std::size_t>(peer) < channels_.size()) ? &channels_[peer] : nullptr;
+  }
+
+  std::uint32_t comm_id_ = 0;
+  std::vector<int> world_rank_of_peer_;
+  std::vector<Channel> channels_;
+};
+
+// Totals over every channel, by logical peer rank: one row of the job's traffic matrix.
+struct TrafficRow {
+  std::vector<std::uint64_t> bytes_sent, bytes_received, messages_sent, messages_received;
+};
+
+inline void accumulate(const CommChannels& comm, TrafficRow& row) {
+  for (std::size_t p = 0; p < comm.peers(); ++p) {
+    const int w = comm.world_rank_of(p);
+    if (w < 0 || static_cast<std::size_t>(w) >= row.bytes_sent.size()) continue;
+    const Channel& c = comm.channel(p);
+    row.bytes_sent[w] += c.bytes_sent.get();
+    row.bytes_received[w] += c.bytes_received.get();
+    row.messages_sent[w] += c.messages_sent.get();
+    row.messages_received[w] += c.messages_received.get();
+  }
+}
+
+inline TrafficRow make_traffic_row(std::size_t world_size) {
+  TrafficRow r;
+  r.bytes_sent.assign(world_size, 0);
+  r.bytes_received.assign(world_size, 0);
+  r.messages_sent.assign(world_size, 0);
+  r.messages_received.assign(world_size, 0);
+  return r;
+}
+
+}  // namespace yk

@@ -1,0 +1,122 @@
+// A table of virtual MPI objects of one kind. The application holds an encoded index into this
+// table instead of the library's handle, so the library's handle can be replaced after a restart
+// (fresh MPI_Init, objects re-created from recipes) without the application noticing.
+//
+// Entries live in fixed-size chunks that never move: a lookup is two loads and needs no lock,
+// even while another thread adds entries. Adding/removing takes a lock only when the job runs
+// with MPI_THREAD_MULTIPLE (the caller passes that in), so the common case stays lock-free.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+namespace yk {
+
+template <class Entry>
+class HandleTable {
+ public:
+  static constexpr std::uint32_t kChunkBits = 10;
+  static constexpr std::uint32_t kChunkSize = 1u << kChunkBits;
+  static constexpr std::uint32_t kMaxChunks = 1u << 14;  // 16M live objects of one kind
+  static constexpr std::uint32_t kCapacity = kChunkSize * kMaxChunks;
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+
+  HandleTable() = default;
+  HandleTable(const HandleTable&) = delete;
+  HandleTable& operator=(const HandleTable&) = delete;
+  ~HandleTable() {
+    for (auto& c : chunks_) delete[] c.load(std::memory_order_relaxed);
+  }
+
+  // Stores `e` and returns its index. Reuses the most recently freed slot (LIFO keeps
+  // request slots hot in cache for codes that post and complete requests in a loop).
+  std::uint32_t add(Entry e, bool locked) {
+    if (locked) {
+      std::lock_guard<std::mutex> g(mutex_);
+      return add_unlocked(std::move(e));
+    }
+    return add_unlocked(std::move(e));
+  }
+
+  void remove(std::uint32_t index, bool locked) {
+    if (locked) {
+      std::lock_guard<std::mutex> g(mutex_);
+      remove_unlocked(index);
+    } else {
+      remove_unlocked(index);
+    }
+  }
+
+  // Fast path: no bounds check beyond what a corrupt handle needs to not crash silently.
+  Entry& at(std::uint32_t index) {
+    return chunks_[index >> kChunkBits].load(std::memory_order_acquire)[index & (kChunkSize - 1)].value;
+  }
+
+  // Slow-path check used where a handle comes from outside (Fortran integers, user input).
+  bool contains(std::uint32_t index) const {
+    if (index >= kCapacity) return false;
+    Slot* chunk = chunks_[index >> kChunkBits].load(std::memory_order_acquire);
+    return chunk != nullptr && chunk[index & (kChunkSize - 1)].live;
+  }
+
+  std::uint32_t live_count() const { return live_; }
+
+  // Visits every live entry in index order (stats, checkpoint records).
+  template <class F>
+  void for_each(F&& f) {
+    for (std::uint32_t i = 0; i < high_water_; ++i)
+      if (contains(i)) f(i, at(i));
+  }
+
+ private:
+  struct Slot {
+    Entry value{};
+    std::uint32_t next_free = kNone;
+    bool live = false;
+  };
+
+  std::uint32_t add_unlocked(Entry e) {
+    std::uint32_t index = free_head_;
+    if (index != kNone) {
+      free_head_ = slot(index).next_free;
+    } else {
+      index = high_water_;
+      if (index >= kCapacity) throw std::length_error("yadokari: too many live MPI objects of one kind");
+      if ((index & (kChunkSize - 1)) == 0)
+        chunks_[index >> kChunkBits].store(new Slot[kChunkSize], std::memory_order_release);
+      ++high_water_;
+    }
+    Slot& s = slot(index);
+    s.value = std::move(e);
+    s.live = true;
+    s.next_free = kNone;
+    ++live_;
+    return index;
+  }
+
+  void remove_unlocked(std::uint32_t index) {
+    Slot& s = slot(index);
+    if (!s.live) return;
+    s.live = false;
+    s.value = Entry{};
+    s.next_free = free_head_;
+    free_head_ = index;
+    --live_;
+  }
+
+  Slot& slot(std::uint32_t index) {
+    return chunks_[index >> kChunkBits].load(std::memory_order_relaxed)[index & (kChunkSize - 1)];
+  }
+
+  std::array<std::atomic<Slot*>, kMaxChunks> chunks_{};
+  std::uint32_t free_head_ = kNone;
+  std::uint32_t high_water_ = 0;
+  std::uint32_t live_ = 0;
+  std::mutex mutex_;
+};
+
+}  // namespace yk

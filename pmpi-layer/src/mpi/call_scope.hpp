@@ -1,0 +1,38 @@
+// Per-function call counters and "which MPI call is this rank in right now" (shown by
+// `yadokari status`, and later used to decide where a checkpoint may start). One store on
+// entry and one on exit; the counter array is indexed by the generated function id.
+#pragma once
+
+#include "core/counter.hpp"
+#include "function_ids.hpp"
+
+#include <atomic>
+#include <cstddef>
+
+namespace yk {
+
+inline constexpr std::size_t kFunctionCount = static_cast<std::size_t>(Fn::count_);
+inline Counter g_call_counts[kFunctionCount];
+inline std::atomic<Fn> g_current_call{Fn::none_};
+
+class CallScope {
+ public:
+  explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
+    g_call_counts[static_cast<std::size_t>(f)].add(1);
+    if (outer_ == Fn::none_) g_current_call.store(f, std::memory_order_relaxed);
+  }
+  ~CallScope() {
+    if (outer_ == Fn::none_) g_current_call.store(Fn::none_, std::memory_order_relaxed);
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  Fn outer_;
+};
+
+inline const char* function_name(Fn f) {
+  return f == Fn::none_ ? "" : kFunctionNames[static_cast<std::size_t>(f)];
+}
+
+}  // namespace yk

@@ -1,0 +1,93 @@
+// Communicator records: the logical channel table behind every communicator the app uses, and
+// the per-communicator counters the consistent cut will need.
+#include "mpi/wrapper_support.hpp"
+#include "mpi/world.hpp"
+
+namespace yk {
+namespace {
+
+// Peers of `real` (the remote group of an intercommunicator) as virtual-world ranks.
+std::vector<int> world_ranks_of_peers(MPI_Comm real) {
+  int inter = 0;
+  PMPI_Comm_test_inter(real, &inter);
+  MPI_Group peers;
+  if (inter)
+    PMPI_Comm_remote_group(real, &peers);
+  else
+    PMPI_Comm_group(real, &peers);
+  int n = 0;
+  PMPI_Group_size(peers, &n);
+  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  PMPI_Group_translate_ranks(peers, n, ranks.data(), world_group(), world.data());
+  PMPI_Group_free(&peers);
+  return world;
+}
+
+CommRecord* comm_record(MPI_Comm comm) { return record_of<CommK>(comm); }
+
+std::uint64_t message_bytes(int count, MPI_Datatype datatype) {
+  int size = 0;
+  PMPI_Type_size(to_real<TypeK>(datatype), &size);
+  return static_cast<std::uint64_t>(count < 0 ? 0 : count) * static_cast<std::uint64_t>(size < 0 ? 0 : size);
+}
+
+}  // namespace
+
+CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id) {
+  CommRecord rec;
+  rec.channels = CommChannels(comm_id, world_ranks_of_peers(real));
+  return rec;
+}
+
+MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
+  if (real == MPI_COMM_NULL) return real;
+  auto& reg = registry<CommK>();
+  // A new communicator inherits its parent's error handler (MPI 3.1 §8.3).
+  MPI_Errhandler inherited = MPI_ERRHANDLER_NULL;
+  if (!recipe.parents.empty())
+    if (auto* parent = comm_record(codec::from_u64<MPI_Comm>(recipe.parents.front()))) inherited = parent->errhandler;
+  const MPI_Comm v = adopt<CommK>(real, std::move(recipe));
+  auto& entry = reg.table.at(codec::index_of(v));
+  entry.record = make_comm_record(real, codec::index_of(v));
+  entry.record.errhandler = inherited;
+  return v;
+}
+
+void on_send(int count, MPI_Datatype datatype, int dest, MPI_Comm comm) {
+  if (auto* rec = comm_record(comm)) rec->channels.on_send(dest, message_bytes(count, datatype));
+}
+
+void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes) {
+  if (auto* rec = comm_record(comm)) rec->channels.on_send(dest, bytes);
+}
+
+void on_receive(MPI_Comm comm, int source, const MPI_Status* status) {
+  if (source == MPI_PROC_NULL || status->MPI_SOURCE < 0) return;
+  int bytes = 0;
+  PMPI_Get_count(status, MPI_BYTE, &bytes);
+  if (auto* rec = comm_record(comm)) rec->channels.on_receive(status->MPI_SOURCE, bytes < 0 ? 0 : static_cast<std::uint64_t>(bytes));
+}
+
+void on_collective(MPI_Comm comm) {
+  if (auto* rec = comm_record(comm)) ++rec->collectives_started;
+}
+
+int peer_count(MPI_Comm comm) {
+  if (auto* rec = comm_record(comm)) return static_cast<int>(rec->channels.peers());
+  int n = 0;
+  PMPI_Comm_size(to_real<CommK>(comm), &n);
+  return n;
+}
+
+int cart_ndims(MPI_Comm comm) {
+  int n = 0;
+  PMPI_Cartdim_get(to_real<CommK>(comm), &n);
+  return n;
+}
+
+void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  if (auto* rec = comm_record(comm)) rec->errhandler = errhandler;
+}
+
+}  // namespace yk

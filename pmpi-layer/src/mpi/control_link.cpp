@@ -1,0 +1,42 @@
+#include "mpi/control_link.hpp"
+
+#include "control/rank_client.hpp"
+#include "mpi/call_scope.hpp"
+#include "mpi/rank_totals.hpp"
+#include "mpi/world.hpp"
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace yk {
+namespace {
+
+std::unique_ptr<yadokari::control::RankControlClient> g_client;
+
+yadokari::control::RankStatus snapshot() {
+  yadokari::control::RankStatus s;
+  const RankTotals t = rank_totals();
+  s.mpi_calls_total = t.calls;
+  s.messages_sent = t.messages_sent;
+  s.bytes_sent = t.bytes_sent;
+  s.messages_received = t.messages_received;
+  s.bytes_received = t.bytes_received;
+  s.current_call = function_name(g_current_call.load(std::memory_order_relaxed));
+  s.seconds_since_init = PMPI_Wtime() - identity().init_time;
+  return s;
+}
+
+}  // namespace
+
+void start_control_link() {
+  yadokari::control::RankIdentity id;
+  id.logical_rank = identity().logical_rank;
+  id.world_size = identity().world_size;
+  id.flavour = kFlavour;
+  g_client = yadokari::control::RankControlClient::start_from_env(id, snapshot);
+}
+
+void stop_control_link() { g_client.reset(); }
+
+}  // namespace yk

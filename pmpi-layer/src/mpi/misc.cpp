@@ -1,0 +1,25 @@
+// Calls that fit nowhere else, and the handler behind every unsupported-function stub.
+#include "mpi/wrapper_support.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+extern "C" int MPI_Pcontrol(const int level, ...) {
+  yk::CallScope scope(yk::Fn::MPI_Pcontrol);
+  return PMPI_Pcontrol(level);
+}
+
+// Called by the generated stubs (unsupported.c). Aborting is the only safe answer: letting the
+// call through would hand the library a virtual handle and fail later, far from the cause.
+extern "C" [[noreturn]] void yadokari_unsupported_call(const char* function, const char* binding) {
+  std::fprintf(stderr,
+               "yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
+               "(see pmpi-layer/README.md, \"Coverage\")\n",
+               function, binding);
+  std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized && !finalized) PMPI_Abort(MPI_COMM_WORLD, 70);
+  std::_Exit(70);
+}

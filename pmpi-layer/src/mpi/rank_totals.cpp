@@ -1,0 +1,23 @@
+#include "mpi/rank_totals.hpp"
+
+#include "mpi/wrapper_support.hpp"
+
+namespace yk {
+
+RankTotals rank_totals() {
+  RankTotals t;
+  for (const Counter& c : g_call_counts) t.calls += c.get();
+  registry<CommK>().table.for_each([&](std::uint32_t, CommK::entry& e) {
+    const CommChannels& ch = e.record.channels;
+    for (std::size_t p = 0; p < ch.peers(); ++p) {
+      const Channel& c = ch.channel(p);
+      t.messages_sent += c.messages_sent.get();
+      t.bytes_sent += c.bytes_sent.get();
+      t.messages_received += c.messages_received.get();
+      t.bytes_received += c.bytes_received.get();
+    }
+  });
+  return t;
+}
+
+}  // namespace yk

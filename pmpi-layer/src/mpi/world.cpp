@@ -1,0 +1,139 @@
+// MPI_Init / MPI_Init_thread / MPI_Finalize and the virtual world.
+#include "mpi/world.hpp"
+
+#include "mpi/control_link.hpp"
+#include "mpi/stats_writer.hpp"
+#include "mpi/wrapper_support.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace yk {
+
+#if defined(OPEN_MPI)
+const char* const kFlavour = "openmpi";
+static constexpr const char* kLibraryName = "libmpi.so";
+static constexpr const char* kPrettyName = "Open MPI";
+#else
+const char* const kFlavour = "mpich";
+static constexpr const char* kLibraryName = "libmpich.so";
+static constexpr const char* kPrettyName = "MPICH";
+#endif
+
+namespace {
+
+RankIdentity g_identity;
+MPI_Group g_world_group = MPI_GROUP_NULL;
+
+// Logical rank of this process. A restart launches the processes of logical ranks in whatever
+// order the placement needs; YADOKARI_RANK_MAP lists, by real rank, the logical rank hosted.
+int logical_rank_for(int real_rank, int size) {
+  const char* map = std::getenv("YADOKARI_RANK_MAP");
+  if (!map || !*map) return real_rank;
+  std::vector<int> logical;
+  for (const char* p = map; *p;) {
+    char* end = nullptr;
+    logical.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+    p = (*end == ',') ? end + 1 : end;
+    if (end == p && *p) break;
+  }
+  if (static_cast<int>(logical.size()) != size) {
+    std::fprintf(stderr, "yadokari: YADOKARI_RANK_MAP has %zu entries for %d ranks\n", logical.size(), size);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return logical[static_cast<std::size_t>(real_rank)];
+}
+
+void register_world(MPI_Comm vworld_real) {
+  auto& reg = registry<CommK>();
+  CommRecord rec;
+  rec.is_world = true;
+  g_world_index = reg.table.add({vworld_real, Recipe{}, std::move(rec)}, false);
+  reg.by_real.emplace(codec::to_u64(vworld_real), g_world_index);
+  PMPI_Comm_group(vworld_real, &g_world_group);
+  auto& entry = reg.table.at(g_world_index);
+  entry.record.channels = make_comm_record(vworld_real, g_world_index).channels;
+  entry.record.is_world = true;
+
+  CommRecord self;
+  g_self_index = reg.table.add({MPI_COMM_SELF, Recipe{}, std::move(self)}, false);
+  reg.table.at(g_self_index).record.channels = make_comm_record(MPI_COMM_SELF, g_self_index).channels;
+}
+
+}  // namespace
+
+const RankIdentity& identity() { return g_identity; }
+MPI_Group world_group() { return g_world_group; }
+
+void check_abi_or_die() {
+  void* init = dlsym(RTLD_DEFAULT, "PMPI_Init");
+  Dl_info info{};
+  if (init && dladdr(init, &info) && info.dli_fname) {
+    const char* base = std::strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    if (std::strncmp(base, kLibraryName, std::strlen(kLibraryName)) != 0) {
+      std::fprintf(stderr,
+                   "yadokari: this shim (libyadokari-%s.so) is built for %s but the program uses %s; "
+                   "launch it with `yadokari run`, which picks the matching shim\n",
+                   kFlavour, kPrettyName, info.dli_fname);
+      std::_Exit(70);
+    }
+  }
+  const char* expected = std::getenv("YADOKARI_FLAVOUR");
+  if (expected && *expected && std::strcmp(expected, kFlavour) != 0) {
+    std::fprintf(stderr, "yadokari: YADOKARI_FLAVOUR=%s but this shim is built for %s\n", expected, kFlavour);
+    std::_Exit(70);
+  }
+}
+
+void after_library_init(int thread_level) {
+  g_many_writers = (thread_level == MPI_THREAD_MULTIPLE);
+  int real_rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &real_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  g_identity.world_size = size;
+  g_identity.logical_rank = logical_rank_for(real_rank, size);
+  g_identity.thread_level = thread_level;
+  g_identity.init_time = PMPI_Wtime();
+
+  // The app's MPI_COMM_WORLD is a communicator of its own: ranks ordered by logical rank, and a
+  // separate context from anything the shim sends on the real world.
+  MPI_Comm vworld = MPI_COMM_NULL;
+  PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
+  register_world(vworld);
+  start_control_link();
+}
+
+void before_library_finalize() {
+  write_stats_if_requested();
+  stop_control_link();
+}
+
+}  // namespace yk
+
+extern "C" int MPI_Init(int* argc, char*** argv) {
+  yk::check_abi_or_die();
+  yk::CallScope scope(yk::Fn::MPI_Init);
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) yk::after_library_init(MPI_THREAD_SINGLE);
+  return rc;
+}
+
+extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  yk::check_abi_or_die();
+  yk::CallScope scope(yk::Fn::MPI_Init_thread);
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) yk::after_library_init(*provided);
+  return rc;
+}
+
+extern "C" int MPI_Finalize(void) {
+  yk::CallScope scope(yk::Fn::MPI_Finalize);
+  yk::before_library_finalize();
+  return PMPI_Finalize();
+}

@@ -1,0 +1,38 @@
+// The rank's view of the job: who it is (logical rank), the virtual world, and the shim's own
+// communicator. Set up right after the library's MPI_Init, torn down before its MPI_Finalize.
+#pragma once
+
+#include "core/recipe.hpp"
+#include "mpi/objects.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+namespace yk {
+
+struct RankIdentity {
+  int logical_rank = 0;
+  int world_size = 1;
+  int thread_level = MPI_THREAD_SINGLE;
+  double init_time = 0;  // PMPI_Wtime() right after MPI_Init
+};
+
+const RankIdentity& identity();
+MPI_Group world_group();  // real group of the virtual world (translating ranks to logical ones)
+CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
+void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);
+
+// Called by the MPI_Init/MPI_Init_thread wrappers once the library is up.
+void after_library_init(int thread_level);
+// Called by MPI_Finalize before the library goes away.
+void before_library_finalize();
+
+// Aborts the process with one clear line if this shim was built for another MPI ABI than the
+// library the program actually uses (it would otherwise fail with "Invalid communicator").
+void check_abi_or_die();
+
+extern const char* const kFlavour;  // "openmpi" or "mpich", fixed at build time
+
+}  // namespace yk

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Unit tests of tools/generate_wrappers.py on a small table and a fake mpi.h."""
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+GENERATOR = pathlib.Path(sys.argv[1])
+REAL_TABLE = pathlib.Path(sys.argv[2])
+
+FAKE_MPI_H = """
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
+#define MPI_Comm_c2f(comm) (MPI_Fint)(comm)
+int MPI_Comm_c2f(MPI_Comm comm);
+"""
+
+TABLE = """
+[p2p]
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) @@ post=yk::on_send(count, datatype, dest, comm)
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm {out;new=yk::adopt_comm($real, R)})
+"""
+
+
+def run(table, flavour="openmpi", expect_ok=True):
+    d = pathlib.Path(tempfile.mkdtemp())
+    (d / "t.def").write_text(table)
+    (d / "mpi.i").write_text(FAKE_MPI_H)
+    p = subprocess.run([sys.executable, str(GENERATOR), "--table", str(d / "t.def"), "--flavour", flavour,
+                        "--prototypes", str(d / "mpi.i"), "--out-dir", str(d / "out")],
+                       capture_output=True, text=True)
+    if expect_ok and p.returncode != 0:
+        raise AssertionError(p.stderr)
+    return d / "out", p
+
+
+class GeneratorTest(unittest.TestCase):
+    def test_c_wrapper_translates_handles_and_runs_hooks(self):
+        out, _ = run(TABLE)
+        c = (out / "c_wrappers.cpp").read_text()
+        self.assertIn('extern "C" int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)', c)
+        self.assertIn("PMPI_Send(buf, count, yk::to_real<yk::TypeK>(datatype), dest, tag, yk::to_real<yk::CommK>(comm))", c)
+        self.assertIn("yk::on_send(count, datatype, dest, comm);", c)
+        self.assertIn("*newcomm = yk::adopt_comm(yk_real_newcomm, R);", c)
+
+    def test_uncovered_functions_get_fail_loudly_stubs_but_macros_do_not(self):
+        out, _ = run(TABLE)
+        stubs = (out / "unsupported.c").read_text()
+        self.assertIn('int MPI_Win_create() { yadokari_unsupported_call("MPI_Win_create", "C"); return 1; }', stubs)
+        self.assertNotIn("int MPI_Send()", stubs)
+        self.assertNotIn("MPI_Comm_c2f()", stubs)
+        self.assertIn('void mpi_win_create_() { yadokari_unsupported_call("MPI_Win_create", "Fortran"); }', stubs)
+
+    def test_fortran_bindings_only_for_open_mpi(self):
+        out, _ = run(TABLE, "openmpi")
+        f = (out / "fortran_bindings.cpp").read_text()
+        self.assertIn('extern "C" void mpi_send_(const void* f_buf, MPI_Fint* f_count', f)
+        self.assertIn("const MPI_Comm comm = yk::fortran::to_c<yk::CommK>(*f_comm);", f)
+        self.assertIn("*f_newcomm = yk::fortran::to_f<yk::CommK>(yk_h_newcomm);", f)
+        out, _ = run(TABLE, "mpich")
+        self.assertNotIn("mpi_send_", (out / "fortran_bindings.cpp").read_text())
+        self.assertNotIn("mpi_win_create_", (out / "unsupported.c").read_text())
+
+    def test_function_ids_list_covered_functions(self):
+        out, _ = run(TABLE)
+        ids = (out / "function_ids.hpp").read_text()
+        self.assertIn("MPI_Send,", ids)
+        self.assertIn('"MPI_Comm_split",', ids)
+
+    def test_out_handle_without_recipe_is_rejected(self):
+        _, p = run("int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm {out})\n", expect_ok=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("MPI_Comm_dup: out handle newcomm needs new= or get", p.stderr)
+
+    def test_duplicate_entries_are_rejected(self):
+        line = TABLE.strip().splitlines()[1]
+        _, p = run(line + "\n" + line + "\n", expect_ok=False)
+        self.assertIn("duplicate entries: ['MPI_Send']", p.stderr)
+
+    def test_real_table_parses_for_both_flavours(self):
+        for flavour in ("openmpi", "mpich"):
+            d = pathlib.Path(tempfile.mkdtemp())
+            (d / "mpi.i").write_text(FAKE_MPI_H)
+            p = subprocess.run([sys.executable, str(GENERATOR), "--table", str(REAL_TABLE), "--flavour", flavour,
+                                "--prototypes", str(d / "mpi.i"), "--out-dir", str(d / "out")],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            cov = (d / "out" / "coverage.txt").read_text()
+            self.assertIn("MPI_Waitall\trequests\thand-written", cov)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])

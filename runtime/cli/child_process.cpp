@@ -1,0 +1,58 @@
+#include "cli/child_process.hpp"
+
+#include "cli/cli_error.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace yadokari::cli {
+namespace {
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (const auto& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+}  // namespace
+
+pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  auto args = c_strings(argv);
+  auto envp = c_strings(env);
+  pid_t child = -1;
+  const int error = posix_spawn(&child, args[0], nullptr, &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  if (error != 0)
+    throw CliError(exit_code::failure, "cannot start " + argv[0] + ": " + std::strerror(error));
+  return child;
+}
+
+std::optional<int> try_reap(pid_t child) {
+  int status = 0;
+  pid_t done;
+  do {
+    done = waitpid(child, &status, WNOHANG);
+  } while (done < 0 && errno == EINTR);
+  if (done < 0)
+    throw CliError(exit_code::failure, std::string("waitpid: ") + std::strerror(errno));
+  if (done != child) return std::nullopt;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return std::nullopt;
+}
+
+}  // namespace yadokari::cli

@@ -1,0 +1,31 @@
+#include "cli/shim_locator.hpp"
+
+#include "cli/cli_error.hpp"
+
+#include <cstdlib>
+#include <string>
+
+namespace yadokari::cli {
+namespace fs = std::filesystem;
+
+fs::path locate_shim(launch::MpiFlavour flavour) {
+  const std::string file_name = "libyadokari-" + std::string(launch::flavour_name(flavour)) + ".so";
+  fs::path dir;
+  if (const char* override_dir = std::getenv("YADOKARI_SHIM_DIR"); override_dir && *override_dir) {
+    dir = override_dir;
+  } else {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw CliError(exit_code::failure, "cannot find my own executable: " + ec.message());
+    dir = self.parent_path().parent_path() / "lib";
+  }
+  // Absolute: the ranks' working directory may differ from ours.
+  const fs::path shim = fs::absolute(dir / file_name).lexically_normal();
+  std::error_code ec;
+  if (!fs::is_regular_file(shim, ec))
+    throw CliError(exit_code::failure,
+                   "shim not found: " + shim.string() + " (set YADOKARI_SHIM_DIR to its directory)");
+  return shim;
+}
+
+}  // namespace yadokari::cli

@@ -1,0 +1,12 @@
+#pragma once
+#include "launch/mpi_flavour.hpp"
+
+#include <filesystem>
+
+namespace yadokari::cli {
+
+// <dir of this executable>/../lib/libyadokari-<flavour>.so, or the same file name in
+// $YADOKARI_SHIM_DIR (docs/CONTRACTS.md). Throws CliError if the file is not there.
+std::filesystem::path locate_shim(launch::MpiFlavour flavour);
+
+}  // namespace yadokari::cli

@@ -1,0 +1,53 @@
+#include "cli/status_command.hpp"
+
+#include "cli/cli_error.hpp"
+#include "cli/status_format.hpp"
+#include "control/job_registry.hpp"
+#include "control/status_client.hpp"
+
+#include <chrono>
+#include <iostream>
+
+namespace yadokari::cli {
+namespace {
+
+// The front end gives the ranks 2 s to answer; allow for that plus a busy machine.
+constexpr std::chrono::milliseconds kAnswerTimeout{5000};
+
+control::JobRecord pick_job(const std::string& wanted) {
+  std::vector<control::JobRecord> jobs;
+  try {
+    jobs = control::running_jobs(control::state_dir());
+  } catch (const control::RegistryError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
+  if (!wanted.empty()) {
+    for (auto& job : jobs)
+      if (job.job_id == wanted) return job;
+    throw CliError(exit_code::failure, "no running job with id " + wanted);
+  }
+  if (jobs.empty()) throw CliError(exit_code::failure, "no running job found");
+  if (jobs.size() > 1) {
+    std::string ids;
+    for (const auto& job : jobs) ids += (ids.empty() ? "" : ", ") + job.job_id;
+    throw CliError(exit_code::usage,
+                   std::to_string(jobs.size()) + " jobs are running (" + ids + "); pick one with --job");
+  }
+  return jobs.front();
+}
+
+}  // namespace
+
+int show_status(const StatusOptions& options) {
+  const control::JobRecord job = pick_job(options.job);
+  control::StatusReport report;
+  try {
+    report = control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
+  } catch (const control::StatusError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
+  std::cout << (options.json ? status_json(report).dump(2) + "\n" : status_table(report));
+  return 0;
+}
+
+}  // namespace yadokari::cli

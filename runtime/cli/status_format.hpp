@@ -1,0 +1,14 @@
+#pragma once
+// How `yadokari status` shows a StatusReport.
+#include "control/protocol.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace yadokari::cli {
+
+std::string status_table(const control::StatusReport& report);
+nlohmann::json status_json(const control::StatusReport& report);
+
+}  // namespace yadokari::cli

@@ -1,0 +1,33 @@
+#include "cli/termination_signals.hpp"
+
+#include "cli/cli_error.hpp"
+
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace yadokari::cli {
+
+TerminationSignals::TerminationSignals() {
+  sigemptyset(&set_);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, sig);
+  pthread_sigmask(SIG_BLOCK, &set_, &previous_);
+  fd_ = signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (fd_ < 0)
+    throw CliError(exit_code::failure, std::string("signalfd: ") + std::strerror(errno));
+}
+
+TerminationSignals::~TerminationSignals() {
+  close(fd_);
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+std::optional<ReceivedSignal> TerminationSignals::take() {
+  signalfd_siginfo info{};
+  if (read(fd_, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return std::nullopt;
+  return ReceivedSignal{static_cast<int>(info.ssi_signo), info.ssi_code == SI_KERNEL};
+}
+
+}  // namespace yadokari::cli

@@ -1,0 +1,200 @@
+#include "control/coordinator.hpp"
+
+#include "control/secret.hpp"
+
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <set>
+#include <utility>
+
+namespace yadokari::control {
+namespace {
+
+// Anything larger is not one of our messages; refuse it before decoding.
+constexpr std::int64_t kMaxMessageBytes = 1 << 20;
+
+zmq::socket_t bound_socket(zmq::context_t& context, zmq::socket_type type,
+                           const std::string& host) {
+  zmq::socket_t socket(context, type);
+  socket.set(zmq::sockopt::linger, 0);
+  socket.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
+  socket.bind("tcp://" + host + ":*");
+  return socket;
+}
+
+std::string peer_address(zmq::message_t& frame) {
+  try {
+    return frame.gets("Peer-Address");
+  } catch (const zmq::error_t&) {
+    return "unknown peer";
+  }
+}
+
+// zmq::poll throws on EINTR; a signal only means "look again later".
+bool poll_interrupted(const zmq::error_t& e) { return e.num() == EINTR; }
+
+}  // namespace
+
+struct Coordinator::Sockets {
+  zmq::context_t context;
+  zmq::socket_t ranks;   // ROUTER: one DEALER per rank
+  zmq::socket_t status;  // REP: `yadokari status`
+};
+
+Coordinator::Coordinator(CoordinatorConfig config)
+    : config_(std::move(config)), sockets_(std::make_unique<Sockets>()) {
+  if (!config_.log) config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  sockets_->context.set(zmq::ctxopt::blocky, 0);
+  sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host);
+  sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host);
+  control_endpoint_ = sockets_->ranks.get(zmq::sockopt::last_endpoint);
+  status_endpoint_ = sockets_->status.get(zmq::sockopt::last_endpoint);
+}
+
+Coordinator::~Coordinator() = default;
+
+const std::string& Coordinator::control_endpoint() const { return control_endpoint_; }
+const std::string& Coordinator::status_endpoint() const { return status_endpoint_; }
+
+std::vector<std::int32_t> Coordinator::registered_ranks() const {
+  std::vector<std::int32_t> ranks;
+  for (const auto& [rank, entry] : ranks_) ranks.push_back(rank);
+  return ranks;
+}
+
+void Coordinator::poll(std::chrono::milliseconds timeout) {
+  std::array<zmq::pollitem_t, 2> items{{
+      {sockets_->ranks.handle(), 0, ZMQ_POLLIN, 0},
+      {sockets_->status.handle(), 0, ZMQ_POLLIN, 0},
+  }};
+  try {
+    zmq::poll(items.data(), items.size(), timeout);
+  } catch (const zmq::error_t& e) {
+    if (poll_interrupted(e)) return;
+    throw;
+  }
+  if (items[0].revents & ZMQ_POLLIN) receive_rank_messages(nullptr, 0);
+  if (items[1].revents & ZMQ_POLLIN) serve_status_request();
+}
+
+StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
+  const std::uint64_t query_id = ++last_query_id_;
+  const std::string query = encode(QueryStatus{query_id});
+  std::set<std::int32_t> awaited;
+  for (const auto& [rank, entry] : ranks_) {
+    std::array<zmq::const_buffer, 2> frames{zmq::buffer(entry.routing_id), zmq::buffer(query)};
+    // ROUTER drops messages for peers that are gone; those ranks end up "not answering".
+    (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+    awaited.insert(rank);
+  }
+
+  std::map<std::int32_t, RankStatus> answers;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto all_answered = [&] {
+    for (std::int32_t rank : awaited)
+      if (!answers.count(rank)) return false;
+    return true;
+  };
+  while (!all_answered()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    std::array<zmq::pollitem_t, 1> items{{{sockets_->ranks.handle(), 0, ZMQ_POLLIN, 0}}};
+    try {
+      zmq::poll(items.data(), items.size(), left);
+    } catch (const zmq::error_t& e) {
+      if (!poll_interrupted(e)) throw;
+    }
+    if (items[0].revents & ZMQ_POLLIN) receive_rank_messages(&answers, query_id);
+  }
+
+  StatusReport report{config_.job_id, config_.app, config_.flavour, config_.world_size, {}, {}};
+  for (auto& [rank, status] : answers) report.ranks.push_back(std::move(status));
+  for (std::int32_t rank = 0; rank < config_.world_size; ++rank)
+    if (!answers.count(rank)) report.ranks_not_answering.push_back(rank);
+  return report;
+}
+
+void Coordinator::receive_rank_messages(std::map<std::int32_t, RankStatus>* answers,
+                                        std::uint64_t query_id) {
+  for (;;) {
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(sockets_->ranks, std::back_inserter(frames),
+                             zmq::recv_flags::dontwait))
+      return;
+    if (frames.size() != 2) continue;  // a DEALER sends exactly one payload frame
+    serve_rank_message(frames[0].to_string(), peer_address(frames[1]),
+                       frames[1].to_string_view(), answers, query_id);
+  }
+}
+
+void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
+                                     std::string_view bytes,
+                                     std::map<std::int32_t, RankStatus>* answers,
+                                     std::uint64_t query_id) {
+  Message message;
+  try {
+    message = decode(bytes);
+  } catch (const ProtocolError& e) {
+    config_.log("yadokari: ignored control message from " + peer + ": " + e.what());
+    return;
+  }
+  if (const auto* registration = std::get_if<RegisterRank>(&message)) {
+    serve_registration(routing_id, peer, *registration);
+  } else if (auto* status = std::get_if<RankStatus>(&message)) {
+    auto entry = ranks_.find(status->logical_rank);
+    // Only the connection the rank registered on may speak for it; late answers are dropped.
+    if (entry == ranks_.end() || entry->second.routing_id != routing_id) return;
+    if (answers && status->query_id == query_id) (*answers)[status->logical_rank] = std::move(*status);
+  }
+}
+
+void Coordinator::serve_registration(const std::string& routing_id, const std::string& peer,
+                                     const RegisterRank& r) {
+  std::string reason;
+  if (r.job_id != config_.job_id) {
+    reason = "wrong job id";
+  } else if (!secrets_equal(r.secret, config_.secret)) {
+    reason = "wrong job secret";
+  } else if (r.world_size != config_.world_size) {
+    reason = "world size " + std::to_string(r.world_size) + " does not match the job's " +
+             std::to_string(config_.world_size);
+  } else if (r.logical_rank < 0 || r.logical_rank >= config_.world_size) {
+    reason = "logical rank " + std::to_string(r.logical_rank) + " is outside the job's world of " +
+             std::to_string(config_.world_size);
+  }
+  if (reason.empty()) ranks_[r.logical_rank] = RankEntry{routing_id, r};  // a newer one replaces
+  else
+    config_.log("yadokari: refused registration from " + peer + " (rank " +
+                std::to_string(r.logical_rank) + ", pid " + std::to_string(r.pid) + " on " +
+                r.hostname + "): " + reason);
+
+  const std::string ack = encode(RegisterAck{reason.empty(), reason});
+  std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
+  (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+}
+
+void Coordinator::serve_status_request() {
+  std::vector<zmq::message_t> frames;
+  if (!zmq::recv_multipart(sockets_->status, std::back_inserter(frames),
+                           zmq::recv_flags::dontwait))
+    return;
+  Message reply;
+  try {
+    const auto request = decode_as<StatusRequest>(frames.at(0).to_string_view());
+    if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
+      reply = ErrorReply{"wrong job id or secret"};
+    else
+      reply = query_all(config_.status_query_timeout);
+  } catch (const ProtocolError& e) {
+    reply = ErrorReply{e.what()};
+  }
+  const std::string bytes = encode(reply);
+  (void)sockets_->status.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+}
+
+}  // namespace yadokari::control

@@ -1,0 +1,56 @@
+#pragma once
+// Where a running job advertises itself to `yadokari status` and friends:
+// <state dir>/jobs/<job id>.json, mode 0600 (it holds the job secret), present while the
+// front end runs. Files left by a front end that died are ignored and cleaned up.
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace yadokari::control {
+
+struct JobRecord {
+  std::string job_id;
+  std::int64_t pid = 0;  // the front end (`yadokari run`)
+  std::string status_endpoint;
+  std::string secret;
+  std::string app;
+  std::string flavour;
+  std::int32_t ranks = 0;
+  std::string started;  // ISO 8601, UTC
+};
+
+class RegistryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// $YADOKARI_STATE_DIR, else /run/user/<uid>/yadokari, else /tmp/yadokari-<uid>.
+// Created (mode 0700) if missing; a shared-/tmp directory someone else owns is refused.
+std::filesystem::path state_dir();
+
+// Job ids name files and directories, so they are restricted to [A-Za-z0-9._-].
+bool is_valid_job_id(const std::string& job_id);
+
+std::string utc_now_iso8601();
+
+// Publishes a job for as long as the object lives.
+class PublishedJob {
+ public:
+  PublishedJob(const std::filesystem::path& state_dir, const JobRecord& record);
+  ~PublishedJob();
+  PublishedJob(const PublishedJob&) = delete;
+  PublishedJob& operator=(const PublishedJob&) = delete;
+
+  const std::filesystem::path& file() const { return file_; }
+
+ private:
+  std::filesystem::path file_;
+};
+
+// Jobs whose front end is still alive, sorted by job id. Removes records of dead front ends;
+// skips files it cannot parse.
+std::vector<JobRecord> running_jobs(const std::filesystem::path& state_dir);
+
+}  // namespace yadokari::control

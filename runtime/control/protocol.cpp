@@ -1,0 +1,112 @@
+#include "control/protocol.hpp"
+
+#include <cereal/archives/portable_binary.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include <array>
+#include <sstream>
+#include <utility>
+
+namespace yadokari::control {
+namespace {
+
+constexpr std::size_t kHeaderSize = 6;
+
+// Two message structs sharing a type value would make decoding ambiguous.
+template <std::size_t... I>
+constexpr bool types_are_unique(std::index_sequence<I...>) {
+  constexpr std::array<MessageType, sizeof...(I)> types{
+      std::variant_alternative_t<I, Message>::kType...};
+  for (std::size_t a = 0; a < types.size(); ++a)
+    for (std::size_t b = a + 1; b < types.size(); ++b)
+      if (types[a] == types[b]) return false;
+  return true;
+}
+static_assert(types_are_unique(std::make_index_sequence<std::variant_size_v<Message>>{}),
+              "two control messages share a MessageType");
+
+void put_u16(std::string& out, std::uint16_t value) {
+  out.push_back(static_cast<char>(value & 0xff));
+  out.push_back(static_cast<char>(value >> 8));
+}
+
+std::uint16_t get_u16(std::string_view bytes, std::size_t at) {
+  return static_cast<std::uint16_t>(static_cast<unsigned char>(bytes[at]) |
+                                    (static_cast<unsigned char>(bytes[at + 1]) << 8));
+}
+
+template <std::size_t I = 0>
+Message load_payload(MessageType type, cereal::PortableBinaryInputArchive& archive) {
+  if constexpr (I == std::variant_size_v<Message>) {
+    throw ProtocolError("unknown control message type " +
+                        std::to_string(static_cast<unsigned>(type)));
+  } else {
+    using T = std::variant_alternative_t<I, Message>;
+    if (T::kType != type) return load_payload<I + 1>(type, archive);
+    T message;
+    archive(message);
+    return message;
+  }
+}
+
+}  // namespace
+
+std::string_view message_type_name(MessageType type) {
+  switch (type) {
+    case MessageType::register_rank: return "RegisterRank";
+    case MessageType::register_ack: return "RegisterAck";
+    case MessageType::query_status: return "QueryStatus";
+    case MessageType::rank_status: return "RankStatus";
+    case MessageType::status_request: return "StatusRequest";
+    case MessageType::status_report: return "StatusReport";
+    case MessageType::error_reply: return "ErrorReply";
+  }
+  return "unknown";
+}
+
+MessageType type_of(const Message& message) {
+  return std::visit([](const auto& m) { return std::decay_t<decltype(m)>::kType; }, message);
+}
+
+std::string encode(const Message& message) {
+  std::string header;
+  put_u16(header, kProtocolMagic);
+  put_u16(header, kProtocolVersion);
+  put_u16(header, static_cast<std::uint16_t>(type_of(message)));
+  std::ostringstream out(std::move(header), std::ios::binary | std::ios::ate);
+  {
+    cereal::PortableBinaryOutputArchive archive(out);
+    std::visit([&](const auto& m) { archive(m); }, message);
+  }
+  return std::move(out).str();
+}
+
+Message decode(std::string_view bytes) {
+  if (bytes.size() < kHeaderSize)
+    throw ProtocolError("control message too short (" + std::to_string(bytes.size()) + " bytes)");
+  if (get_u16(bytes, 0) != kProtocolMagic) throw ProtocolError("not a yadokari control message");
+  const std::uint16_t version = get_u16(bytes, 2);
+  if (version != kProtocolVersion)
+    throw ProtocolError("control message has protocol version " + std::to_string(version) +
+                        ", this build speaks version " + std::to_string(kProtocolVersion));
+  const auto type = static_cast<MessageType>(get_u16(bytes, 4));
+
+  std::istringstream in(std::string(bytes.substr(kHeaderSize)), std::ios::binary);
+  try {
+    cereal::PortableBinaryInputArchive archive(in);
+    Message message = load_payload(type, archive);
+    if (in.peek() != std::char_traits<char>::eof())
+      throw ProtocolError("trailing bytes after control message " +
+                          std::string(message_type_name(type)));
+    return message;
+  } catch (const ProtocolError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // cereal::Exception on truncation; length_error/bad_alloc on absurd string sizes.
+    throw ProtocolError("malformed control message " + std::string(message_type_name(type)) +
+                        ": " + e.what());
+  }
+}
+
+}  // namespace yadokari::control

@@ -1,0 +1,202 @@
+#include "control/rank_client.hpp"
+
+#include <zmq.hpp>
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <utility>
+
+namespace yadokari::control {
+namespace {
+
+constexpr const char* kStopEndpoint = "inproc://yadokari-rank-client-stop";
+constexpr std::int64_t kMaxMessageBytes = 1 << 20;
+constexpr std::chrono::milliseconds kStopCheckInterval{500};
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::string local_hostname() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+// Every socket of the client must close without waiting for unsent data: the coordinator may
+// be gone when the rank exits.
+zmq::socket_t make_socket(zmq::context_t& context, zmq::socket_type type) {
+  zmq::socket_t socket(context, type);
+  socket.set(zmq::sockopt::linger, 0);
+  return socket;
+}
+
+}  // namespace
+
+struct RankControlClient::Impl {
+  RegisterRank registration;
+  Snapshot snapshot;
+  pid_t owner_pid = getpid();
+  zmq::context_t context;
+  zmq::socket_t stop_sender;  // touched only by the owning thread, in the destructor
+  std::thread thread;
+  std::atomic<bool> registered{false};
+  std::atomic<bool> stopping{false};
+
+  void run(zmq::socket_t dealer, zmq::socket_t stop_receiver) noexcept;
+  // false: the coordinator refused us, stop serving
+  bool answer(zmq::socket_t& dealer, const Message& message, bool& reported_bad_message);
+};
+
+bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const Message& message,
+                                     bool& reported_bad_message) {
+  if (const auto* ack = std::get_if<RegisterAck>(&message)) {
+    if (ack->accepted) {
+      registered = true;
+    } else {
+      std::fprintf(stderr, "yadokari: control plane refused rank %d: %s\n",
+                   registration.logical_rank, ack->reason.c_str());
+      return false;  // the rank continues without control
+    }
+  } else if (const auto* query = std::get_if<QueryStatus>(&message)) {
+    if (!registered) return true;
+    RankStatus status = snapshot();
+    status.query_id = query->query_id;
+    status.logical_rank = registration.logical_rank;
+    status.pid = registration.pid;
+    status.hostname = registration.hostname;
+    const std::string bytes = encode(status);
+    (void)dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  } else if (!reported_bad_message) {
+    reported_bad_message = true;
+    std::fprintf(stderr, "yadokari: rank %d ignores unexpected control message %s\n",
+                 registration.logical_rank,
+                 std::string(message_type_name(type_of(message))).c_str());
+  }
+  return true;
+}
+
+void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_receiver) noexcept {
+  bool reported_bad_message = false;
+  try {
+    const std::string hello = encode(registration);
+    // A connected DEALER queues even before the TCP connection exists, so this never blocks.
+    (void)dealer.send(zmq::buffer(hello), zmq::send_flags::dontwait);
+    while (!stopping) {
+      std::array<zmq::pollitem_t, 2> items{{
+          {dealer.handle(), 0, ZMQ_POLLIN, 0},
+          {stop_receiver.handle(), 0, ZMQ_POLLIN, 0},
+      }};
+      // The timeout is only a second line of defence behind the stop message.
+      try {
+        zmq::poll(items.data(), items.size(), kStopCheckInterval);
+      } catch (const zmq::error_t& e) {
+        if (e.num() == EINTR) continue;
+        throw;
+      }
+      if (items[1].revents & ZMQ_POLLIN) return;
+      if (!(items[0].revents & ZMQ_POLLIN)) continue;
+      zmq::message_t frame;
+      if (!dealer.recv(frame, zmq::recv_flags::dontwait)) continue;
+      try {
+        if (!answer(dealer, decode(frame.to_string_view()), reported_bad_message)) return;
+      } catch (const ProtocolError& e) {
+        if (!reported_bad_message) {
+          reported_bad_message = true;
+          std::fprintf(stderr, "yadokari: rank %d ignores a control message: %s\n",
+                       registration.logical_rank, e.what());
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "yadokari: control plane stopped on rank %d: %s\n",
+                 registration.logical_rank, e.what());
+  }
+  // The snapshot callback may throw anything; the thread must still end quietly.
+  catch (...) {
+    std::fprintf(stderr, "yadokari: control plane stopped on rank %d\n", registration.logical_rank);
+  }
+}
+
+RankControlClient::RankControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankIdentity& id,
+                                                                     Snapshot snapshot) noexcept {
+  const std::string endpoint = env_or_empty("YADOKARI_CONTROL");
+  if (endpoint.empty()) return nullptr;
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->registration = RegisterRank{
+        env_or_empty("YADOKARI_JOB_ID"),
+        env_or_empty("YADOKARI_JOB_SECRET"),
+        id.logical_rank,
+        id.world_size,
+        id.pid != 0 ? id.pid : static_cast<std::int64_t>(getpid()),
+        id.hostname.empty() ? local_hostname() : id.hostname,
+        id.flavour.empty() ? env_or_empty("YADOKARI_FLAVOUR") : id.flavour,
+    };
+    impl->snapshot = std::move(snapshot);
+    impl->context.set(zmq::ctxopt::blocky, 0);
+
+    // Set up every socket here so a bad endpoint is reported synchronously; the thread then
+    // takes sole ownership of the ones it polls (thread start is a full memory barrier).
+    zmq::socket_t stop_receiver = make_socket(impl->context, zmq::socket_type::pair);
+    stop_receiver.bind(kStopEndpoint);
+    impl->stop_sender = make_socket(impl->context, zmq::socket_type::pair);
+    impl->stop_sender.connect(kStopEndpoint);
+    zmq::socket_t dealer = make_socket(impl->context, zmq::socket_type::dealer);
+    dealer.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
+    dealer.connect(endpoint);
+
+    Impl* raw = impl.get();
+    // The thread must never run the application's signal handlers (timers, profilers, its own
+    // SIGUSR1...): it starts with every signal blocked. The caller's mask is restored at once.
+    sigset_t all, callers;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &callers);
+    try {
+      impl->thread = std::thread([raw, dealer = std::move(dealer),
+                                  stop_receiver = std::move(stop_receiver)]() mutable {
+        raw->run(std::move(dealer), std::move(stop_receiver));
+      });
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &callers, nullptr);
+      throw;
+    }
+    pthread_sigmask(SIG_SETMASK, &callers, nullptr);
+    return std::unique_ptr<RankControlClient>(new RankControlClient(std::move(impl)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "yadokari: control plane unavailable on rank %d (%s): %s\n",
+                 id.logical_rank, endpoint.c_str(), e.what());
+    return nullptr;
+  }
+}
+
+RankControlClient::~RankControlClient() {
+  if (!impl_) return;
+  if (getpid() != impl_->owner_pid) {
+    // A forked child has no copy of the thread and must not touch the parent's ZeroMQ state.
+    (void)impl_.release();
+    return;
+  }
+  impl_->stopping = true;
+  try {
+    (void)impl_->stop_sender.send(zmq::str_buffer("stop"), zmq::send_flags::dontwait);
+  } catch (const zmq::error_t&) {
+    // the thread still notices `stopping` within kStopCheckInterval
+  }
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+bool RankControlClient::registered() const { return impl_->registered.load(); }
+
+}  // namespace yadokari::control

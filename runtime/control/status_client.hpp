@@ -1,0 +1,20 @@
+#pragma once
+// The CLI's side of the status endpoint: one request, one StatusReport.
+#include "control/protocol.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+namespace yadokari::control {
+
+class StatusError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws StatusError if the front end does not answer within `timeout` or refuses the request.
+StatusReport request_status(const std::string& endpoint, const std::string& job_id,
+                            const std::string& secret, std::chrono::milliseconds timeout);
+
+}  // namespace yadokari::control

@@ -1,0 +1,59 @@
+// Stand-in for the real shim (pmpi-layer/), for testing the runtime on its own: it wraps only
+// MPI_Init/MPI_Init_thread/MPI_Finalize and runs the control-plane client exactly as the shim
+// must (start after PMPI_Init, stop before PMPI_Finalize), reporting a call count.
+#include "control/rank_client.hpp"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+namespace {
+
+std::unique_ptr<yadokari::control::RankControlClient> g_client;
+std::atomic<std::uint64_t> g_calls{0};
+std::chrono::steady_clock::time_point g_init_time;
+
+void start_control() {
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  g_init_time = std::chrono::steady_clock::now();
+  yadokari::control::RankIdentity id;
+  id.logical_rank = rank;
+  id.world_size = size;
+  g_client = yadokari::control::RankControlClient::start_from_env(id, [] {
+    yadokari::control::RankStatus status;
+    status.mpi_calls_total = g_calls.load();
+    status.seconds_since_init =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - g_init_time).count();
+    return status;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  ++g_calls;
+  if (rc == MPI_SUCCESS) start_control();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  ++g_calls;
+  if (rc == MPI_SUCCESS) start_control();
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  ++g_calls;
+  g_client.reset();
+  return PMPI_Finalize();
+}
+
+}  // extern "C"

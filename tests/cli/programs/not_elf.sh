@@ -1,0 +1,3 @@
+#!/bin/sh
+# A script: executable, but not an ELF file.
+echo hello

@@ -1,0 +1,240 @@
+// Coordinator and rank clients in one process, over real ZeroMQ TCP sockets on loopback.
+#include "control/coordinator.hpp"
+#include "control/rank_client.hpp"
+#include "control/status_client.hpp"
+
+#include <catch2/catch.hpp>
+#include <zmq.hpp>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <thread>
+
+using namespace yadokari::control;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kJob = "yk-test";
+constexpr const char* kSecret = "right-secret";
+
+// The environment `yadokari run` gives a rank.
+struct RankEnvironment {
+  RankEnvironment(const std::string& endpoint, const std::string& job, const std::string& secret) {
+    setenv("YADOKARI_CONTROL", endpoint.c_str(), 1);
+    setenv("YADOKARI_JOB_ID", job.c_str(), 1);
+    setenv("YADOKARI_JOB_SECRET", secret.c_str(), 1);
+  }
+  ~RankEnvironment() {
+    unsetenv("YADOKARI_CONTROL");
+    unsetenv("YADOKARI_JOB_ID");
+    unsetenv("YADOKARI_JOB_SECRET");
+  }
+};
+
+struct Fixture {
+  std::vector<std::string> log;
+  Coordinator coordinator{[this] {
+    CoordinatorConfig config;
+    config.job_id = kJob;
+    config.secret = kSecret;
+    config.app = "./app";
+    config.flavour = "openmpi";
+    config.world_size = 2;
+    config.log = [this](const std::string& line) { log.push_back(line); };
+    return config;
+  }()};
+
+  // Serves until `done` holds. The cap only turns a hang into a failure; it is not a timing
+  // expectation.
+  bool serve_until(const std::function<bool()>& done) {
+    for (int i = 0; i < 1200; ++i) {
+      if (done()) return true;
+      coordinator.poll(50ms);
+    }
+    return done();
+  }
+};
+
+std::string hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+RankStatus busy_rank() {
+  RankStatus s;
+  s.mpi_calls_total = 42;
+  s.messages_sent = 2;
+  s.bytes_sent = 16;
+  s.messages_received = 3;
+  s.bytes_received = 24;
+  s.current_call = "MPI_Recv";
+  s.seconds_since_init = 1.5;
+  s.logical_rank = 99;  // the client must replace identity fields with its own
+  return s;
+}
+
+std::unique_ptr<RankControlClient> start_rank(std::int32_t rank, std::int32_t world = 2) {
+  RankIdentity id;
+  id.logical_rank = rank;
+  id.world_size = world;
+  id.flavour = "openmpi";
+  return RankControlClient::start_from_env(id, busy_rank);
+}
+
+}  // namespace
+
+TEST_CASE("endpoints are concrete loopback TCP addresses", "[control]") {
+  Fixture f;
+  CHECK(f.coordinator.control_endpoint().rfind("tcp://127.0.0.1:", 0) == 0);
+  CHECK(f.coordinator.status_endpoint().rfind("tcp://127.0.0.1:", 0) == 0);
+  CHECK(f.coordinator.control_endpoint() != f.coordinator.status_endpoint());
+}
+
+TEST_CASE("without YADOKARI_CONTROL there is no client", "[control]") {
+  unsetenv("YADOKARI_CONTROL");
+  CHECK(start_rank(0) == nullptr);
+}
+
+TEST_CASE("a malformed endpoint gives no client instead of an exception", "[control]") {
+  RankEnvironment env("not-an-endpoint", kJob, kSecret);
+  CHECK(start_rank(0) == nullptr);
+}
+
+TEST_CASE("a rank with the job's secret registers and reports its snapshot", "[control]") {
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  auto client = start_rank(1);
+  REQUIRE(client);
+  REQUIRE(f.serve_until([&] { return client->registered(); }));
+  CHECK(f.coordinator.registered_ranks() == std::vector<std::int32_t>{1});
+  CHECK(f.log.empty());
+
+  const StatusReport report = f.coordinator.query_all(30s);
+  CHECK(report.job_id == kJob);
+  CHECK(report.app == "./app");
+  CHECK(report.flavour == "openmpi");
+  CHECK(report.world_size == 2);
+  REQUIRE(report.ranks.size() == 1);
+  const RankStatus& r = report.ranks[0];
+  CHECK(r.logical_rank == 1);
+  CHECK(r.pid == getpid());
+  CHECK(r.hostname == hostname());
+  CHECK(r.mpi_calls_total == 42);
+  CHECK(r.messages_sent == 2);
+  CHECK(r.bytes_sent == 16);
+  CHECK(r.messages_received == 3);
+  CHECK(r.bytes_received == 24);
+  CHECK(r.current_call == "MPI_Recv");
+  CHECK(r.seconds_since_init == 1.5);
+  CHECK(report.ranks_not_answering == std::vector<std::int32_t>{0});
+}
+
+TEST_CASE("a rank with the wrong secret is refused and logged", "[control]") {
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, "wrong-secret");
+  auto client = start_rank(0);
+  REQUIRE(client);
+  REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
+  CHECK(f.log == std::vector<std::string>{"yadokari: refused registration from 127.0.0.1 (rank 0, pid " +
+                                          std::to_string(getpid()) + " on " + hostname() +
+                                          "): wrong job secret"});
+  CHECK(f.coordinator.registered_ranks().empty());
+  CHECK_FALSE(client->registered());
+  const StatusReport report = f.coordinator.query_all(30s);
+  CHECK(report.ranks.empty());
+  CHECK(report.ranks_not_answering == std::vector<std::int32_t>{0, 1});
+}
+
+TEST_CASE("ranks of another job or outside the world are refused", "[control]") {
+  Fixture f;
+  {
+    RankEnvironment env(f.coordinator.control_endpoint(), "yk-other", kSecret);
+    auto client = start_rank(0);
+    REQUIRE(f.serve_until([&] { return f.log.size() == 1; }));
+    CHECK(f.log.back().find("): wrong job id") != std::string::npos);
+  }
+  {
+    RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+    auto client = start_rank(2);
+    REQUIRE(f.serve_until([&] { return f.log.size() == 2; }));
+    CHECK(f.log.back().find("): logical rank 2 is outside the job's world of 2") != std::string::npos);
+  }
+  CHECK(f.coordinator.registered_ranks().empty());
+}
+
+TEST_CASE("messages of another protocol version are ignored and logged", "[control]") {
+  Fixture f;
+  zmq::context_t context;
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(f.coordinator.control_endpoint());
+  std::string bytes = encode(RegisterRank{kJob, kSecret, 0, 2, 1, "h", "openmpi"});
+  bytes[2] = 9;  // protocol version 9
+  dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
+  REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
+  CHECK(f.log[0] == "yadokari: ignored control message from 127.0.0.1: control message has "
+                    "protocol version 9, this build speaks version 1");
+  CHECK(f.coordinator.registered_ranks().empty());
+}
+
+TEST_CASE("the status endpoint answers CLI clients that know the secret", "[control]") {
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  auto rank0 = start_rank(0);
+  auto rank1 = start_rank(1);
+  REQUIRE(f.serve_until([&] { return rank0->registered() && rank1->registered(); }));
+
+  auto ask = [&](const std::string& secret) {
+    std::atomic<bool> done{false};
+    StatusReport report;
+    std::string error;
+    std::thread cli([&] {
+      try {
+        report = request_status(f.coordinator.status_endpoint(), kJob, secret, 60s);
+      } catch (const StatusError& e) {
+        error = e.what();
+      }
+      done = true;
+    });
+    f.serve_until([&] { return done.load(); });
+    cli.join();
+    return std::make_pair(report, error);
+  };
+
+  const auto [report, error] = ask(kSecret);
+  CHECK(error.empty());
+  REQUIRE(report.ranks.size() == 2);
+  CHECK(report.ranks[0].logical_rank == 0);
+  CHECK(report.ranks[1].logical_rank == 1);
+  CHECK(report.ranks_not_answering.empty());
+
+  const auto [refused, refusal] = ask("guess");
+  CHECK(refused.ranks.empty());
+  CHECK(refusal == "job yk-test refused the status request: wrong job id or secret");
+}
+
+TEST_CASE("a client stops even when its coordinator is gone", "[control]") {
+  std::unique_ptr<RankControlClient> client;
+  {
+    Fixture f;
+    RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+    client = start_rank(0);
+    REQUIRE(f.serve_until([&] { return client->registered(); }));
+  }
+  client.reset();  // must return; a hang here fails through the test timeout
+  SUCCEED();
+}
+
+TEST_CASE("a client that never reached a coordinator stops", "[control]") {
+  RankEnvironment env("tcp://127.0.0.1:1", kJob, kSecret);  // nothing listens on port 1
+  auto client = start_rank(0);
+  REQUIRE(client);
+  CHECK_FALSE(client->registered());
+  client.reset();
+  SUCCEED();
+}

@@ -1,0 +1,48 @@
+#include "cli/job_environment.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace yadokari::cli;
+
+namespace {
+
+const JobSettings kSettings{"/opt/y/lib/libyadokari-openmpi.so", "openmpi", "tcp://127.0.0.1:4000",
+                            "yk-1", "s3cret"};
+
+bool has(const std::vector<std::string>& env, const std::string& entry) {
+  return std::find(env.begin(), env.end(), entry) != env.end();
+}
+
+}  // namespace
+
+TEST_CASE("the ranks get the contract's variables", "[environment]") {
+  const auto env = make_job_environment({"PATH=/usr/bin", "HOME=/root"}, kSettings);
+  CHECK(has(env.launcher_env, "PATH=/usr/bin"));
+  CHECK(has(env.launcher_env, "HOME=/root"));
+  CHECK(has(env.launcher_env, "YADOKARI_FLAVOUR=openmpi"));
+  CHECK(has(env.launcher_env, "YADOKARI_CONTROL=tcp://127.0.0.1:4000"));
+  CHECK(has(env.launcher_env, "YADOKARI_JOB_ID=yk-1"));
+  CHECK(has(env.launcher_env, "YADOKARI_JOB_SECRET=s3cret"));
+  CHECK(env.forwarded_names == std::vector<std::string>{"YADOKARI_CONTROL", "YADOKARI_FLAVOUR",
+                                                        "YADOKARI_JOB_ID", "YADOKARI_JOB_SECRET"});
+  CHECK(env.rank_ld_preload == "/opt/y/lib/libyadokari-openmpi.so");
+}
+
+TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keeps", "[environment]") {
+  const auto env = make_job_environment({"LD_PRELOAD=/usr/lib/libother.so"}, kSettings);
+  CHECK(env.rank_ld_preload == "/opt/y/lib/libyadokari-openmpi.so:/usr/lib/libother.so");
+  CHECK(has(env.launcher_env, "LD_PRELOAD=/usr/lib/libother.so"));
+}
+
+TEST_CASE("the user's YADOKARI_STATS is kept and forwarded; stale job variables are replaced",
+          "[environment]") {
+  const auto env = make_job_environment(
+      {"YADOKARI_STATS=/tmp/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"}, kSettings);
+  CHECK(has(env.launcher_env, "YADOKARI_STATS=/tmp/stats"));
+  CHECK(has(env.launcher_env, "YADOKARI_JOB_ID=yk-1"));
+  CHECK_FALSE(has(env.launcher_env, "YADOKARI_JOB_ID=old"));
+  CHECK_FALSE(has(env.launcher_env, "YADOKARI_CONTROL=tcp://old:1"));
+  CHECK(std::count(env.forwarded_names.begin(), env.forwarded_names.end(), "YADOKARI_STATS") == 1);
+}

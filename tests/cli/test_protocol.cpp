@@ -1,0 +1,123 @@
+#include "control/protocol.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace yadokari::control;
+
+namespace {
+
+RankStatus sample_status(std::int32_t rank) {
+  RankStatus s;
+  s.query_id = 7;
+  s.logical_rank = rank;
+  s.pid = 4242;
+  s.hostname = "node1";
+  s.mpi_calls_total = 1ull << 40;
+  s.messages_sent = 3;
+  s.bytes_sent = 300;
+  s.messages_received = 4;
+  s.bytes_received = 400;
+  s.current_call = "MPI_Recv";
+  s.seconds_since_init = 1.25;
+  return s;
+}
+
+std::string with_u16_at(std::string bytes, std::size_t at, std::uint16_t value) {
+  bytes[at] = static_cast<char>(value & 0xff);
+  bytes[at + 1] = static_cast<char>(value >> 8);
+  return bytes;
+}
+
+void require_same(const RankStatus& a, const RankStatus& b) {
+  CHECK(a.query_id == b.query_id);
+  CHECK(a.logical_rank == b.logical_rank);
+  CHECK(a.pid == b.pid);
+  CHECK(a.hostname == b.hostname);
+  CHECK(a.mpi_calls_total == b.mpi_calls_total);
+  CHECK(a.messages_sent == b.messages_sent);
+  CHECK(a.bytes_sent == b.bytes_sent);
+  CHECK(a.messages_received == b.messages_received);
+  CHECK(a.bytes_received == b.bytes_received);
+  CHECK(a.current_call == b.current_call);
+  CHECK(a.seconds_since_init == b.seconds_since_init);
+}
+
+}  // namespace
+
+TEST_CASE("RegisterRank survives encode/decode", "[protocol]") {
+  const RegisterRank sent{"yk-1234", "s3cret", 3, 4, 999, "host-a", "mpich"};
+  const auto got = decode_as<RegisterRank>(encode(sent));
+  CHECK(got.job_id == sent.job_id);
+  CHECK(got.secret == sent.secret);
+  CHECK(got.logical_rank == 3);
+  CHECK(got.world_size == 4);
+  CHECK(got.pid == 999);
+  CHECK(got.hostname == "host-a");
+  CHECK(got.flavour == "mpich");
+}
+
+TEST_CASE("RegisterAck, QueryStatus, StatusRequest and ErrorReply round-trip", "[protocol]") {
+  const auto ack = decode_as<RegisterAck>(encode(RegisterAck{false, "wrong job secret"}));
+  CHECK_FALSE(ack.accepted);
+  CHECK(ack.reason == "wrong job secret");
+  CHECK(decode_as<QueryStatus>(encode(QueryStatus{77})).query_id == 77);
+  const auto request = decode_as<StatusRequest>(encode(StatusRequest{"yk-1", "abc"}));
+  CHECK(request.job_id == "yk-1");
+  CHECK(request.secret == "abc");
+  CHECK(decode_as<ErrorReply>(encode(ErrorReply{"nope"})).reason == "nope");
+}
+
+TEST_CASE("RankStatus and StatusReport round-trip", "[protocol]") {
+  require_same(decode_as<RankStatus>(encode(sample_status(2))), sample_status(2));
+
+  StatusReport report{"yk-9", "./ring", "openmpi", 3, {sample_status(0), sample_status(2)}, {1}};
+  const auto got = decode_as<StatusReport>(encode(report));
+  CHECK(got.job_id == "yk-9");
+  CHECK(got.app == "./ring");
+  CHECK(got.flavour == "openmpi");
+  CHECK(got.world_size == 3);
+  REQUIRE(got.ranks.size() == 2);
+  require_same(got.ranks[1], sample_status(2));
+  CHECK(got.ranks_not_answering == std::vector<std::int32_t>{1});
+}
+
+TEST_CASE("decode tells which message it got", "[protocol]") {
+  const Message m = decode(encode(QueryStatus{1}));
+  CHECK(type_of(m) == MessageType::query_status);
+  CHECK(std::holds_alternative<QueryStatus>(m));
+}
+
+TEST_CASE("decode refuses other protocol versions", "[protocol]") {
+  const std::string bytes = with_u16_at(encode(QueryStatus{1}), 2, kProtocolVersion + 1);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 2, this build speaks version 1");
+}
+
+TEST_CASE("decode refuses unknown message types", "[protocol]") {
+  const std::string bytes = with_u16_at(encode(QueryStatus{1}), 4, 999);
+  CHECK_THROWS_WITH(decode(bytes), "unknown control message type 999");
+}
+
+TEST_CASE("decode refuses what is not ours", "[protocol]") {
+  CHECK_THROWS_WITH(decode(""), "control message too short (0 bytes)");
+  CHECK_THROWS_WITH(decode("GET / HTTP/1.1\r\n"), "not a yadokari control message");
+}
+
+TEST_CASE("decode refuses truncated and padded messages", "[protocol]") {
+  const std::string full = encode(RegisterRank{"yk-1", "secret", 0, 2, 1, "h", "openmpi"});
+  for (std::size_t cut = 6; cut < full.size(); ++cut)
+    CHECK_THROWS_AS(decode(full.substr(0, cut)), ProtocolError);
+  CHECK_THROWS_WITH(decode(full + "x"), "trailing bytes after control message RegisterRank");
+}
+
+TEST_CASE("decode survives absurd lengths inside a message", "[protocol]") {
+  // A string length of 2^62 right after the header: must be an error, not a crash.
+  std::string bytes = encode(ErrorReply{""});
+  bytes.resize(bytes.size() - 8);
+  bytes += std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8);
+  CHECK_THROWS_AS(decode(bytes), ProtocolError);
+}
+
+TEST_CASE("decode_as names both types on a mismatch", "[protocol]") {
+  CHECK_THROWS_WITH(decode_as<RegisterAck>(encode(QueryStatus{1})),
+                    "expected control message RegisterAck, got QueryStatus");
+}
