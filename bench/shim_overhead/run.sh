@@ -120,7 +120,6 @@ run_one() {
 }
 
 status=0
-declare -A compared=()
 for fl in "${flavours[@]}"; do
   app="$build/bench/$fl/shim_overhead"
   if [[ ! -x "$app" ]]; then
@@ -158,7 +157,6 @@ for fl in "${flavours[@]}"; do
         echo "$fl $label: shim active ($n stats file(s) written in the check run)" >&2
       fi
     fi
-    compared["$fl/$label"]=1
     echo "$fl: native vs $label, $reps interleaved reps" >&2
     for ((r = 0; r < reps; r++)); do
       if (( r % 2 == 0 )); then order=("native:native" "$variant:$label"); else order=("$variant:$label" "native:native"); fi
@@ -207,19 +205,24 @@ for (fl, variant) in sorted(k for k in runs if k[1] != "native"):
               f"{min(b):7.3f}-{max(b):<7.3f} {min(s):7.3f}-{max(s):<7.3f} {len(reps):3}")
         if key == "pingpong_half_rtt":
             q = statistics.quantiles(pr, n=4) if len(pr) >= 2 else [mpr, mpr, mpr]
-            verdicts.append((fl, variant, "ping-pong " + ("block median" if stat == "median" else "best block"), mpr, q[0], q[2]))
+            verdicts.append((fl, variant, "ping-pong " + ("block median" if stat == "median" else "best block"),
+                             mpr, q[0], q[2], (ms - mb) * 1000))
 print()
 print("ratio = median(shim) / median(native) over reps; paired ratio = per-rep shim/native (adjacent runs);")
 print("each value is one run's median over its blocks ('best block': its fastest block, least disturbed by")
 print("other load); spreads are min-max over reps; 'native-again' rows are an A/A noise-floor check.")
-print("target: <= 3 % added ping-pong latency. The verdict is 'inconclusive' when the interquartile range of")
-print("the paired ratios is wider than +-3 % (machine too noisy: rerun when it is quiet, or raise --reps).")
-for fl, variant, name, r, q1, q3 in verdicts:
+print("target: <= 3 % added ping-pong latency. Verdict from the interquartile range (IQR) of the paired ratios:")
+print("ABOVE if even its lower quartile is above +3 %, within if its upper quartile is at most +3 %, else")
+print("inconclusive (machine too noisy: rerun when it is quiet, or raise --reps).")
+for fl, variant, name, r, q1, q3, ns in verdicts:
     added = (r - 1) * 100
-    if (q3 - q1) / 2 > 0.03:
-        tag = "inconclusive"
+    if q1 - 1 > 0.03:
+        tag = "ABOVE target"
+    elif q3 - 1 <= 0.03:
+        tag = "within target"
     else:
-        tag = "within target" if added <= 3.0 else "ABOVE target"
-    print(f"{fl:8} {variant:13} {name:22} added latency {added:+6.1f} % (paired IQR {(q1 - 1) * 100:+.1f}..{(q3 - 1) * 100:+.1f} %) -> {tag}")
+        tag = "inconclusive"
+    print(f"{fl:8} {variant:13} {name:22} added {added:+6.1f} % ({ns:+.0f} ns per half round trip; "
+          f"paired IQR {(q1 - 1) * 100:+.1f}..{(q3 - 1) * 100:+.1f} %) -> {tag}")
 EOF
 exit $status

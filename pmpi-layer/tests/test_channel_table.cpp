@@ -37,3 +37,17 @@ TEST_CASE("traffic of sub-communicators adds up by logical rank", "[channels]") 
   CHECK(r.messages_sent[3] == 2);
   CHECK(r.bytes_received[2] == 7);
 }
+
+TEST_CASE("freed communicators keep their traffic in the matrix", "[channels]") {
+  yk::RetiredChannels retired;
+  retired.resize(4);
+  yk::CommChannels row(5, {2, 3});
+  row.on_send(1, 64);
+  row.on_receive(0, 32);
+  retired.retire(row);
+  CHECK(retired.communicators() == 1);
+  auto r = yk::make_traffic_row(4);
+  yk::accumulate(retired.as_world_view(), r);
+  CHECK(r.bytes_sent == std::vector<std::uint64_t>{0, 0, 0, 64});
+  CHECK(r.bytes_received == std::vector<std::uint64_t>{0, 0, 32, 0});
+}

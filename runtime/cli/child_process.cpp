@@ -1,13 +1,13 @@
 #include "cli/child_process.hpp"
 
-#include "cli/cli_error.hpp"
-
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "cli/cli_error.hpp"
 
 namespace yadokari::cli {
 namespace {
@@ -47,8 +47,7 @@ std::optional<int> try_reap(pid_t child) {
   do {
     done = waitpid(child, &status, WNOHANG);
   } while (done < 0 && errno == EINTR);
-  if (done < 0)
-    throw CliError(exit_code::failure, std::string("waitpid: ") + std::strerror(errno));
+  if (done < 0) throw CliError(exit_code::failure, std::string("waitpid: ") + std::strerror(errno));
   if (done != child) return std::nullopt;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

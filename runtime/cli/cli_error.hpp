@@ -6,8 +6,8 @@
 namespace yadokari::cli {
 
 namespace exit_code {
-inline constexpr int failure = 1;          // runtime problem: no job, job not answering, setup failed
-inline constexpr int usage = 2;            // bad options or input (incl. not an MPI program)
+inline constexpr int failure = 1;  // runtime problem: no job, job not answering, setup failed
+inline constexpr int usage = 2;    // bad options or input (incl. not an MPI program)
 inline constexpr int not_executable = 126;  // as a shell reports it
 inline constexpr int not_found = 127;       // app or launcher missing, as a shell reports it
 }  // namespace exit_code

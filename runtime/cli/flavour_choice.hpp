@@ -1,9 +1,9 @@
 #pragma once
-#include "launch/mpi_flavour.hpp"
-
 #include <filesystem>
 #include <optional>
 #include <string>
+
+#include "launch/mpi_flavour.hpp"
 
 namespace yadokari::cli {
 

@@ -1,8 +1,9 @@
 #include "cli/job_environment.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
-#include <unistd.h>
 
 namespace yadokari::cli {
 
@@ -15,7 +16,8 @@ JobEnvironment make_job_environment(const std::vector<std::string>& current,
   }
   JobEnvironment env;
   env.rank_ld_preload = settings.shim;
-  if (auto inherited = vars.find("LD_PRELOAD"); inherited != vars.end() && !inherited->second.empty())
+  if (auto inherited = vars.find("LD_PRELOAD");
+      inherited != vars.end() && !inherited->second.empty())
     env.rank_ld_preload += ":" + inherited->second;
 
   // Ours win over anything inherited (e.g. from an outer yadokari run); the user's own

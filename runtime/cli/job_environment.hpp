@@ -15,7 +15,7 @@ struct JobSettings {
 };
 
 struct JobEnvironment {
-  std::vector<std::string> launcher_env;    // NAME=VALUE, for exec of the launcher
+  std::vector<std::string> launcher_env;     // NAME=VALUE, for exec of the launcher
   std::vector<std::string> forwarded_names;  // every YADOKARI_* in launcher_env, sorted
   std::string rank_ld_preload;               // shim first, then any LD_PRELOAD we inherited
 };

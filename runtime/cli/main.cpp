@@ -1,12 +1,11 @@
 // yadokari: one binary, one subcommand per file (run_command, status_command).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
 #include "cli/cli_error.hpp"
 #include "cli/run_command.hpp"
 #include "cli/status_command.hpp"
-
-#include <CLI/CLI.hpp>
-
-#include <cstdio>
-#include <exception>
 
 namespace {
 

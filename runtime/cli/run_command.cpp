@@ -1,5 +1,11 @@
 #include "cli/run_command.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
 #include "cli/app_resolver.hpp"
 #include "cli/child_process.hpp"
 #include "cli/cli_error.hpp"
@@ -11,12 +17,6 @@
 #include "control/job_registry.hpp"
 #include "control/secret.hpp"
 #include "launch/launcher.hpp"
-
-#include <signal.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
 
 namespace yadokari::cli {
 namespace {
@@ -100,10 +100,10 @@ int run_job(const RunOptions& options) {
 
   std::optional<control::PublishedJob> published;
   try {
-    published.emplace(control::state_dir(),
-                      control::JobRecord{job_id, getpid(), coordinator.status_endpoint(), secret,
-                                         shown_app, config.flavour, options.ranks,
-                                         control::utc_now_iso8601()});
+    published.emplace(
+        control::state_dir(),
+        control::JobRecord{job_id, getpid(), coordinator.status_endpoint(), secret, shown_app,
+                           config.flavour, options.ranks, control::utc_now_iso8601()});
   } catch (const control::RegistryError& e) {
     throw CliError(exit_code::failure, std::string("cannot publish the job: ") + e.what());
   }

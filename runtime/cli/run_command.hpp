@@ -7,9 +7,9 @@ namespace yadokari::cli {
 
 struct RunOptions {
   int ranks = 0;
-  std::string mpi = "auto";  // openmpi | mpich | auto
-  std::string hosts;         // h1:slots,h2:slots
-  std::string mpi_args;      // extra launcher arguments, shell-quoted
+  std::string mpi = "auto";          // openmpi | mpich | auto
+  std::string hosts;                 // h1:slots,h2:slots
+  std::string mpi_args;              // extra launcher arguments, shell-quoted
   std::vector<std::string> command;  // APP ARGS...
 };
 

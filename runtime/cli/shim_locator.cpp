@@ -1,9 +1,9 @@
 #include "cli/shim_locator.hpp"
 
-#include "cli/cli_error.hpp"
-
 #include <cstdlib>
 #include <string>
+
+#include "cli/cli_error.hpp"
 
 namespace yadokari::cli {
 namespace fs = std::filesystem;
@@ -23,8 +23,8 @@ fs::path locate_shim(launch::MpiFlavour flavour) {
   const fs::path shim = fs::absolute(dir / file_name).lexically_normal();
   std::error_code ec;
   if (!fs::is_regular_file(shim, ec))
-    throw CliError(exit_code::failure,
-                   "shim not found: " + shim.string() + " (set YADOKARI_SHIM_DIR to its directory)");
+    throw CliError(exit_code::failure, "shim not found: " + shim.string() +
+                                           " (set YADOKARI_SHIM_DIR to its directory)");
   return shim;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-#include "launch/mpi_flavour.hpp"
-
 #include <filesystem>
+
+#include "launch/mpi_flavour.hpp"
 
 namespace yadokari::cli {
 

@@ -1,12 +1,12 @@
 #include "cli/status_command.hpp"
 
+#include <chrono>
+#include <iostream>
+
 #include "cli/cli_error.hpp"
 #include "cli/status_format.hpp"
 #include "control/job_registry.hpp"
 #include "control/status_client.hpp"
-
-#include <chrono>
-#include <iostream>
 
 namespace yadokari::cli {
 namespace {
@@ -30,8 +30,8 @@ control::JobRecord pick_job(const std::string& wanted) {
   if (jobs.size() > 1) {
     std::string ids;
     for (const auto& job : jobs) ids += (ids.empty() ? "" : ", ") + job.job_id;
-    throw CliError(exit_code::usage,
-                   std::to_string(jobs.size()) + " jobs are running (" + ids + "); pick one with --job");
+    throw CliError(exit_code::usage, std::to_string(jobs.size()) + " jobs are running (" + ids +
+                                         "); pick one with --job");
   }
   return jobs.front();
 }

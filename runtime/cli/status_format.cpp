@@ -16,9 +16,10 @@ std::string status_table(const control::StatusReport& report) {
   }
   const auto row = [&](auto rank, auto host, auto pid, auto call, auto calls, auto msgs_sent,
                        auto bytes_sent, auto msgs_received, auto bytes_received, auto since) {
-    return fmt::format("{:>4}  {:<{}}  {:>8}  {:<{}}  {:>12}  {:>10}  {:>14}  {:>10}  {:>14}  {:>9}\n",
-                       rank, host, host_width, pid, call, call_width, calls, msgs_sent, bytes_sent,
-                       msgs_received, bytes_received, since);
+    return fmt::format(
+        "{:>4}  {:<{}}  {:>8}  {:<{}}  {:>12}  {:>10}  {:>14}  {:>10}  {:>14}  {:>9}\n", rank, host,
+        host_width, pid, call, call_width, calls, msgs_sent, bytes_sent, msgs_received,
+        bytes_received, since);
   };
   out += row("rank", "host", "pid", "MPI call", "calls", "msgs sent", "bytes sent", "msgs recv",
              "bytes recv", "since init");

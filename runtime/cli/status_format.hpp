@@ -1,10 +1,9 @@
 #pragma once
 // How `yadokari status` shows a StatusReport.
-#include "control/protocol.hpp"
-
 #include <nlohmann/json.hpp>
-
 #include <string>
+
+#include "control/protocol.hpp"
 
 namespace yadokari::cli {
 

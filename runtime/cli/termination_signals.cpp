@@ -1,12 +1,12 @@
 #include "cli/termination_signals.hpp"
 
-#include "cli/cli_error.hpp"
-
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "cli/cli_error.hpp"
 
 namespace yadokari::cli {
 
@@ -15,8 +15,7 @@ TerminationSignals::TerminationSignals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, sig);
   pthread_sigmask(SIG_BLOCK, &set_, &previous_);
   fd_ = signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (fd_ < 0)
-    throw CliError(exit_code::failure, std::string("signalfd: ") + std::strerror(errno));
+  if (fd_ < 0) throw CliError(exit_code::failure, std::string("signalfd: ") + std::strerror(errno));
 }
 
 TerminationSignals::~TerminationSignals() {

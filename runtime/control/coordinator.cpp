@@ -1,15 +1,14 @@
 #include "control/coordinator.hpp"
 
-#include "control/secret.hpp"
-
-#include <zmq.hpp>
-#include <zmq_addon.hpp>
-
 #include <array>
 #include <cerrno>
 #include <cstdio>
 #include <set>
 #include <utility>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "control/secret.hpp"
 
 namespace yadokari::control {
 namespace {
@@ -47,7 +46,8 @@ struct Coordinator::Sockets {
 
 Coordinator::Coordinator(CoordinatorConfig config)
     : config_(std::move(config)), sockets_(std::make_unique<Sockets>()) {
-  if (!config_.log) config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (!config_.log)
+    config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   sockets_->context.set(zmq::ctxopt::blocky, 0);
   sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host);
   sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host);
@@ -127,8 +127,8 @@ void Coordinator::receive_rank_messages(std::map<std::int32_t, RankStatus>* answ
                              zmq::recv_flags::dontwait))
       return;
     if (frames.size() != 2) continue;  // a DEALER sends exactly one payload frame
-    serve_rank_message(frames[0].to_string(), peer_address(frames[1]),
-                       frames[1].to_string_view(), answers, query_id);
+    serve_rank_message(frames[0].to_string(), peer_address(frames[1]), frames[1].to_string_view(),
+                       answers, query_id);
   }
 }
 
@@ -149,7 +149,8 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
     auto entry = ranks_.find(status->logical_rank);
     // Only the connection the rank registered on may speak for it; late answers are dropped.
     if (entry == ranks_.end() || entry->second.routing_id != routing_id) return;
-    if (answers && status->query_id == query_id) (*answers)[status->logical_rank] = std::move(*status);
+    if (answers && status->query_id == query_id)
+      (*answers)[status->logical_rank] = std::move(*status);
   }
 }
 
@@ -167,7 +168,8 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
     reason = "logical rank " + std::to_string(r.logical_rank) + " is outside the job's world of " +
              std::to_string(config_.world_size);
   }
-  if (reason.empty()) ranks_[r.logical_rank] = RankEntry{routing_id, r};  // a newer one replaces
+  if (reason.empty())
+    ranks_[r.logical_rank] = RankEntry{routing_id, r};  // a newer one replaces
   else
     config_.log("yadokari: refused registration from " + peer + " (rank " +
                 std::to_string(r.logical_rank) + ", pid " + std::to_string(r.pid) + " on " +
@@ -180,8 +182,7 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
 
 void Coordinator::serve_status_request() {
   std::vector<zmq::message_t> frames;
-  if (!zmq::recv_multipart(sockets_->status, std::back_inserter(frames),
-                           zmq::recv_flags::dontwait))
+  if (!zmq::recv_multipart(sockets_->status, std::back_inserter(frames), zmq::recv_flags::dontwait))
     return;
   Message reply;
   try {

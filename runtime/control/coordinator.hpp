@@ -2,8 +2,6 @@
 // The front end's side of the control plane. Ranks connect to a ROUTER (control endpoint) and
 // register with the job id and secret; CLI clients ask a REP socket (status endpoint) for a
 // StatusReport, which the coordinator assembles by querying every registered rank.
-#include "control/protocol.hpp"
-
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -11,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "control/protocol.hpp"
 
 namespace yadokari::control {
 

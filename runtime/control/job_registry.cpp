@@ -1,7 +1,5 @@
 #include "control/job_registry.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace yadokari::control {
 namespace fs = std::filesystem;
@@ -41,8 +40,8 @@ bool process_alive(std::int64_t pid) {
 }
 
 json to_json(const JobRecord& r) {
-  return json{{"job_id", r.job_id}, {"pid", r.pid}, {"status_endpoint", r.status_endpoint},
-              {"secret", r.secret}, {"app", r.app}, {"flavour", r.flavour},
+  return json{{"job_id", r.job_id}, {"pid", r.pid},        {"status_endpoint", r.status_endpoint},
+              {"secret", r.secret}, {"app", r.app},        {"flavour", r.flavour},
               {"ranks", r.ranks},   {"started", r.started}};
 }
 
@@ -91,8 +90,8 @@ fs::path state_dir() {
 bool is_valid_job_id(const std::string& job_id) {
   if (job_id.empty() || job_id.size() > 128 || job_id.front() == '.') return false;
   return std::all_of(job_id.begin(), job_id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
   });
 }
 
@@ -106,7 +105,8 @@ std::string utc_now_iso8601() {
 }
 
 PublishedJob::PublishedJob(const fs::path& state_dir, const JobRecord& record) {
-  if (!is_valid_job_id(record.job_id)) throw RegistryError("invalid job id '" + record.job_id + "'");
+  if (!is_valid_job_id(record.job_id))
+    throw RegistryError("invalid job id '" + record.job_id + "'");
   const fs::path jobs = state_dir / "jobs";
   ensure_private_dir(jobs);
   file_ = jobs / (record.job_id + ".json");

@@ -1,10 +1,9 @@
 #include "control/protocol.hpp"
 
+#include <array>
 #include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
-
-#include <array>
 #include <sstream>
 #include <utility>
 
@@ -54,13 +53,20 @@ Message load_payload(MessageType type, cereal::PortableBinaryInputArchive& archi
 
 std::string_view message_type_name(MessageType type) {
   switch (type) {
-    case MessageType::register_rank: return "RegisterRank";
-    case MessageType::register_ack: return "RegisterAck";
-    case MessageType::query_status: return "QueryStatus";
-    case MessageType::rank_status: return "RankStatus";
-    case MessageType::status_request: return "StatusRequest";
-    case MessageType::status_report: return "StatusReport";
-    case MessageType::error_reply: return "ErrorReply";
+    case MessageType::register_rank:
+      return "RegisterRank";
+    case MessageType::register_ack:
+      return "RegisterAck";
+    case MessageType::query_status:
+      return "QueryStatus";
+    case MessageType::rank_status:
+      return "RankStatus";
+    case MessageType::status_request:
+      return "StatusRequest";
+    case MessageType::status_report:
+      return "StatusReport";
+    case MessageType::error_reply:
+      return "ErrorReply";
   }
   return "unknown";
 }
@@ -104,8 +110,8 @@ Message decode(std::string_view bytes) {
     throw;
   } catch (const std::exception& e) {
     // cereal::Exception on truncation; length_error/bad_alloc on absurd string sizes.
-    throw ProtocolError("malformed control message " + std::string(message_type_name(type)) +
-                        ": " + e.what());
+    throw ProtocolError("malformed control message " + std::string(message_type_name(type)) + ": " +
+                        e.what());
   }
 }
 

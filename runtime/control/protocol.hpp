@@ -110,7 +110,7 @@ struct StatusReport {
   std::string app;
   std::string flavour;
   std::int32_t world_size = 0;
-  std::vector<RankStatus> ranks;               // sorted by logical rank
+  std::vector<RankStatus> ranks;                  // sorted by logical rank
   std::vector<std::int32_t> ranks_not_answering;  // unregistered or silent within the timeout
 
   template <class Archive>

@@ -1,7 +1,5 @@
 #include "control/rank_client.hpp"
 
-#include <zmq.hpp>
-
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -13,6 +11,7 @@
 #include <cstdlib>
 #include <thread>
 #include <utility>
+#include <zmq.hpp>
 
 namespace yadokari::control {
 namespace {
@@ -164,10 +163,10 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &callers);
     try {
-      impl->thread = std::thread([raw, dealer = std::move(dealer),
-                                  stop_receiver = std::move(stop_receiver)]() mutable {
-        raw->run(std::move(dealer), std::move(stop_receiver));
-      });
+      impl->thread = std::thread(
+          [raw, dealer = std::move(dealer), stop_receiver = std::move(stop_receiver)]() mutable {
+            raw->run(std::move(dealer), std::move(stop_receiver));
+          });
     } catch (...) {
       pthread_sigmask(SIG_SETMASK, &callers, nullptr);
       throw;

@@ -2,21 +2,21 @@
 // The rank side of the control plane, embedded in the shim.
 // One background thread per rank owns a ZeroMQ DEALER connected to the coordinator: it
 // registers the rank and answers status queries with a snapshot taken from the shim's counters.
-#include "control/protocol.hpp"
-
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "control/protocol.hpp"
 
 namespace yadokari::control {
 
 struct RankIdentity {
   std::int32_t logical_rank = -1;
   std::int32_t world_size = 0;
-  std::int64_t pid = 0;   // 0: getpid()
-  std::string hostname;   // empty: gethostname()
-  std::string flavour;    // empty: $YADOKARI_FLAVOUR
+  std::int64_t pid = 0;  // 0: getpid()
+  std::string hostname;  // empty: gethostname()
+  std::string flavour;   // empty: $YADOKARI_FLAVOUR
 };
 
 class RankControlClient {

@@ -33,8 +33,7 @@ std::string random_hex(std::size_t bytes) {
 bool secrets_equal(std::string_view a, std::string_view b) {
   unsigned char difference = a.size() == b.size() ? 0 : 1;
   const std::size_t n = a.size() < b.size() ? a.size() : b.size();
-  for (std::size_t i = 0; i < n; ++i)
-    difference |= static_cast<unsigned char>(a[i] ^ b[i]);
+  for (std::size_t i = 0; i < n; ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i]);
   return difference == 0;
 }
 

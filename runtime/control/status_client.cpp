@@ -1,8 +1,7 @@
 #include "control/status_client.hpp"
 
-#include <zmq.hpp>
-
 #include <array>
+#include <zmq.hpp>
 
 namespace yadokari::control {
 

@@ -1,10 +1,10 @@
 #pragma once
 // The CLI's side of the status endpoint: one request, one StatusReport.
-#include "control/protocol.hpp"
-
 #include <chrono>
 #include <stdexcept>
 #include <string>
+
+#include "control/protocol.hpp"
 
 namespace yadokari::control {
 

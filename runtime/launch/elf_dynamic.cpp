@@ -80,7 +80,8 @@ ElfDynamic read_elf_dynamic(const std::filesystem::path& file) {
   if (header.e_phnum > kMaxProgramHeaders || header.e_phentsize != sizeof(Elf64_Phdr))
     return failure(Status::unsupported, file.string() + " has malformed program headers");
 
-  const auto phdr_bytes = in.read(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr));
+  const auto phdr_bytes =
+      in.read(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr));
   if (!phdr_bytes) return failure(Status::unsupported, file.string() + " is truncated");
   std::vector<Elf64_Phdr> loads;
   std::optional<Elf64_Phdr> dynamic;
@@ -129,10 +130,18 @@ ElfDynamic read_elf_dynamic(const std::filesystem::path& file) {
     if (end == std::string::npos) return malformed();
     std::string text = strtab->substr(entry.d_un.d_val, end - entry.d_un.d_val);
     switch (entry.d_tag) {
-      case DT_NEEDED: result.needed.push_back(std::move(text)); break;
-      case DT_SONAME: result.soname = std::move(text); break;
-      case DT_RPATH: result.rpath = split_path_list(text); break;
-      case DT_RUNPATH: result.runpath = split_path_list(text); break;
+      case DT_NEEDED:
+        result.needed.push_back(std::move(text));
+        break;
+      case DT_SONAME:
+        result.soname = std::move(text);
+        break;
+      case DT_RPATH:
+        result.rpath = split_path_list(text);
+        break;
+      case DT_RUNPATH:
+        result.runpath = split_path_list(text);
+        break;
     }
   }
   return result;

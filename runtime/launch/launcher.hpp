@@ -1,8 +1,6 @@
 #pragma once
 // Command lines for the MPI implementations' own launchers. Pure functions: everything they
 // depend on (paths, euid, environment names) comes in through LaunchPlan.
-#include "launch/mpi_flavour.hpp"
-
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -10,6 +8,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "launch/mpi_flavour.hpp"
 
 namespace yadokari::launch {
 
@@ -36,14 +36,15 @@ std::vector<std::string> split_shell_words(std::string_view text);
 std::string_view launcher_name(MpiFlavour flavour);
 
 // First executable `name` in a PATH-style list; empty entries mean the current directory.
-std::optional<std::filesystem::path> find_in_path(std::string_view name, std::string_view path_list);
+std::optional<std::filesystem::path> find_in_path(std::string_view name,
+                                                  std::string_view path_list);
 
 struct LaunchPlan {
   MpiFlavour flavour = MpiFlavour::openmpi;
   std::filesystem::path launcher;  // from find_in_path(launcher_name(flavour), ...)
   int ranks = 1;
-  std::vector<HostSlots> hosts;         // empty: the launcher's default (this host)
-  bool running_as_root = false;         // Open MPI refuses root without --allow-run-as-root
+  std::vector<HostSlots> hosts;  // empty: the launcher's default (this host)
+  bool running_as_root = false;  // Open MPI refuses root without --allow-run-as-root
   // Variables already in the launcher's environment that the ranks must see (Open MPI only
   // forwards what it is told to with -x; Hydra forwards the whole environment).
   std::vector<std::string> forwarded_env;

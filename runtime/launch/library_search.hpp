@@ -2,12 +2,12 @@
 // Finds the file the dynamic loader would load for a DT_NEEDED name, approximating ld.so:
 // DT_RPATH (only without DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, the ld.so.conf
 // directories (instead of parsing ld.so.cache), then the default directories.
-#include "launch/elf_dynamic.hpp"
-
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "launch/elf_dynamic.hpp"
 
 namespace yadokari::launch {
 

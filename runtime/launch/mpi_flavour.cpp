@@ -48,10 +48,13 @@ FlavourDetection detect_flavour(const fs::path& executable, const LibrarySearch&
   using Outcome = FlavourDetection::Outcome;
   ElfDynamic top = read_elf_dynamic(executable);
   switch (top.status) {
-    case ElfDynamic::Status::ok: break;
-    case ElfDynamic::Status::cannot_open: return {Outcome::not_found, std::nullopt, top.error};
+    case ElfDynamic::Status::ok:
+      break;
+    case ElfDynamic::Status::cannot_open:
+      return {Outcome::not_found, std::nullopt, top.error};
     case ElfDynamic::Status::not_elf:
-    case ElfDynamic::Status::unsupported: return {Outcome::not_elf, std::nullopt, top.error};
+    case ElfDynamic::Status::unsupported:
+      return {Outcome::not_elf, std::nullopt, top.error};
   }
 
   struct Pending {

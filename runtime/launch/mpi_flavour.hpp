@@ -1,12 +1,12 @@
 #pragma once
 // Which MPI an executable is built against, from its dynamic dependencies (the executable's
 // DT_NEEDED and, recursively, those of the libraries it needs). The shim must match that ABI.
-#include "launch/library_search.hpp"
-
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "launch/library_search.hpp"
 
 namespace yadokari::launch {
 

@@ -1,17 +1,18 @@
 // Coordinator and rank clients in one process, over real ZeroMQ TCP sockets on loopback.
-#include "control/coordinator.hpp"
-#include "control/rank_client.hpp"
-#include "control/status_client.hpp"
-
-#include <catch2/catch.hpp>
-#include <zmq.hpp>
-
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <functional>
 #include <thread>
+#include <zmq.hpp>
+
+#include "control/coordinator.hpp"
+#include "control/rank_client.hpp"
+#include "control/status_client.hpp"
 
 using namespace yadokari::control;
 using namespace std::chrono_literals;
@@ -140,9 +141,9 @@ TEST_CASE("a rank with the wrong secret is refused and logged", "[control]") {
   auto client = start_rank(0);
   REQUIRE(client);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
-  CHECK(f.log == std::vector<std::string>{"yadokari: refused registration from 127.0.0.1 (rank 0, pid " +
-                                          std::to_string(getpid()) + " on " + hostname() +
-                                          "): wrong job secret"});
+  CHECK(f.log == std::vector<std::string>{
+                     "yadokari: refused registration from 127.0.0.1 (rank 0, pid " +
+                     std::to_string(getpid()) + " on " + hostname() + "): wrong job secret"});
   CHECK(f.coordinator.registered_ranks().empty());
   CHECK_FALSE(client->registered());
   const StatusReport report = f.coordinator.query_all(30s);
@@ -162,7 +163,8 @@ TEST_CASE("ranks of another job or outside the world are refused", "[control]") 
     RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
     auto client = start_rank(2);
     REQUIRE(f.serve_until([&] { return f.log.size() == 2; }));
-    CHECK(f.log.back().find("): logical rank 2 is outside the job's world of 2") != std::string::npos);
+    CHECK(f.log.back().find("): logical rank 2 is outside the job's world of 2") !=
+          std::string::npos);
   }
   CHECK(f.coordinator.registered_ranks().empty());
 }
@@ -177,8 +179,9 @@ TEST_CASE("messages of another protocol version are ignored and logged", "[contr
   bytes[2] = 9;  // protocol version 9
   dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
-  CHECK(f.log[0] == "yadokari: ignored control message from 127.0.0.1: control message has "
-                    "protocol version 9, this build speaks version 1");
+  CHECK(f.log[0] ==
+        "yadokari: ignored control message from 127.0.0.1: control message has "
+        "protocol version 9, this build speaks version 1");
   CHECK(f.coordinator.registered_ranks().empty());
 }
 
@@ -237,4 +240,35 @@ TEST_CASE("a client that never reached a coordinator stops", "[control]") {
   CHECK_FALSE(client->registered());
   client.reset();
   SUCCEED();
+}
+
+namespace {
+std::atomic<int> g_signals_elsewhere{0};
+pthread_t g_main_thread;
+void count_foreign_thread(int) {
+  if (!pthread_equal(pthread_self(), g_main_thread)) ++g_signals_elsewhere;
+}
+}  // namespace
+
+TEST_CASE("the client thread never runs the application's signal handlers", "[control]") {
+  g_main_thread = pthread_self();
+  struct sigaction action {
+  }, previous{};
+  action.sa_handler = count_foreign_thread;
+  sigaction(SIGUSR1, &action, &previous);
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  auto client = start_rank(0);
+  REQUIRE(f.serve_until([&] { return client->registered(); }));
+  // While this thread blocks SIGUSR1, a process-directed signal (like a timer's) goes to any
+  // thread that does not: there must be none, so it stays pending until we unblock it.
+  sigset_t usr1, before;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &usr1, &before);
+  for (int i = 0; i < 100; ++i) kill(getpid(), SIGUSR1);
+  CHECK(f.coordinator.query_all(30s).ranks.size() == 1);  // the client still serves
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  CHECK(g_signals_elsewhere == 0);
+  sigaction(SIGUSR1, &previous, nullptr);
 }

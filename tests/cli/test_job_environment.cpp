@@ -1,8 +1,7 @@
-#include "cli/job_environment.hpp"
-
+#include <algorithm>
 #include <catch2/catch.hpp>
 
-#include <algorithm>
+#include "cli/job_environment.hpp"
 
 using namespace yadokari::cli;
 
@@ -30,7 +29,8 @@ TEST_CASE("the ranks get the contract's variables", "[environment]") {
   CHECK(env.rank_ld_preload == "/opt/y/lib/libyadokari-openmpi.so");
 }
 
-TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keeps", "[environment]") {
+TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keeps",
+          "[environment]") {
   const auto env = make_job_environment({"LD_PRELOAD=/usr/lib/libother.so"}, kSettings);
   CHECK(env.rank_ld_preload == "/opt/y/lib/libyadokari-openmpi.so:/usr/lib/libother.so");
   CHECK(has(env.launcher_env, "LD_PRELOAD=/usr/lib/libother.so"));
@@ -39,7 +39,8 @@ TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keep
 TEST_CASE("the user's YADOKARI_STATS is kept and forwarded; stale job variables are replaced",
           "[environment]") {
   const auto env = make_job_environment(
-      {"YADOKARI_STATS=/tmp/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"}, kSettings);
+      {"YADOKARI_STATS=/tmp/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"},
+      kSettings);
   CHECK(has(env.launcher_env, "YADOKARI_STATS=/tmp/stats"));
   CHECK(has(env.launcher_env, "YADOKARI_JOB_ID=yk-1"));
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_JOB_ID=old"));

@@ -1,14 +1,13 @@
-#include "control/job_registry.hpp"
-
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include "control/job_registry.hpp"
 
 using namespace yadokari::control;
 namespace fs = std::filesystem;
@@ -29,7 +28,8 @@ struct TempStateDir {
 };
 
 JobRecord sample(const std::string& id, std::int64_t pid) {
-  return JobRecord{id, pid, "tcp://127.0.0.1:5555", "secret", "./app", "openmpi", 4, "2024-01-01T00:00:00Z"};
+  return JobRecord{id,        pid, "tcp://127.0.0.1:5555", "secret", "./app",
+                   "openmpi", 4,   "2024-01-01T00:00:00Z"};
 }
 
 // The pid of a process that certainly no longer exists.

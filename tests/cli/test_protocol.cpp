@@ -1,6 +1,6 @@
-#include "control/protocol.hpp"
-
 #include <catch2/catch.hpp>
+
+#include "control/protocol.hpp"
 
 using namespace yadokari::control;
 
@@ -89,7 +89,8 @@ TEST_CASE("decode tells which message it got", "[protocol]") {
 
 TEST_CASE("decode refuses other protocol versions", "[protocol]") {
   const std::string bytes = with_u16_at(encode(QueryStatus{1}), 2, kProtocolVersion + 1);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 2, this build speaks version 1");
+  CHECK_THROWS_WITH(decode(bytes),
+                    "control message has protocol version 2, this build speaks version 1");
 }
 
 TEST_CASE("decode refuses unknown message types", "[protocol]") {

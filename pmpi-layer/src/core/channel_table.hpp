@@ -40,6 +40,15 @@ class CommChannels {
     }
   }
 
+  void add_counts(int peer, const Channel& from) {
+    if (Channel* c = find(peer)) {
+      c->messages_sent.add(from.messages_sent.get());
+      c->bytes_sent.add(from.bytes_sent.get());
+      c->messages_received.add(from.messages_received.get());
+      c->bytes_received.add(from.bytes_received.get());
+    }
+  }
+
   std::uint32_t comm_id() const { return comm_id_; }
   std::size_t peers() const { return channels_.size(); }
   const Channel& channel(std::size_t peer) const { return channels_[peer]; }
@@ -53,6 +62,42 @@ class CommChannels {
   std::uint32_t comm_id_ = 0;
   std::vector<int> world_rank_of_peer_;
   std::vector<Channel> channels_;
+};
+
+// Traffic of communicators the app has freed, folded by logical peer so that the job's traffic
+// matrix still sees it (most codes free their sub-communicators before MPI_Finalize).
+class RetiredChannels {
+ public:
+  void resize(std::size_t world_size) { by_world_peer_ = std::vector<Channel>(world_size); }
+  void retire(const CommChannels& comm) {
+    ++communicators_;
+    for (std::size_t p = 0; p < comm.peers(); ++p) {
+      const int w = comm.world_rank_of(p);
+      if (w < 0 || static_cast<std::size_t>(w) >= by_world_peer_.size()) continue;
+      const Channel& c = comm.channel(p);
+      Channel& r = by_world_peer_[static_cast<std::size_t>(w)];
+      r.messages_sent.add(c.messages_sent.get());
+      r.bytes_sent.add(c.bytes_sent.get());
+      r.messages_received.add(c.messages_received.get());
+      r.bytes_received.add(c.bytes_received.get());
+    }
+  }
+  std::size_t communicators() const { return communicators_; }
+  // As a communicator whose peer p is logical rank p, so the usual accumulation applies.
+  CommChannels as_world_view() const {
+    std::vector<int> ids(by_world_peer_.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
+    CommChannels view(0, ids);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const Channel& c = by_world_peer_[i];
+      view.add_counts(static_cast<int>(i), c);
+    }
+    return view;
+  }
+
+ private:
+  std::vector<Channel> by_world_peer_;
+  std::size_t communicators_ = 0;
 };
 
 // Totals over every channel, by logical peer rank: one row of the job's traffic matrix.

@@ -86,6 +86,12 @@ int cart_ndims(MPI_Comm comm) {
   return n;
 }
 
+void retire_comm_channels(MPI_Comm comm) {
+  // Only the last reference's free retires it; MPI_COMM_WORLD/SELF are never freed by the app.
+  if (!codec::is_virtual(comm)) return;
+  if (auto* e = find_entry<CommK>(comm); e && e->references == 1) g_retired_channels.retire(e->record.channels);
+}
+
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (auto* rec = comm_record(comm)) rec->errhandler = errhandler;
 }

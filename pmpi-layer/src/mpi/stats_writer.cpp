@@ -45,6 +45,7 @@ nlohmann::json channels_json(TrafficRow& traffic) {
     comms.push_back({{"comm", index}, {"kind", kind}, {"size", ch.peers()},
                      {"collectives", e.record.collectives_started}, {"channels", peers}});
   });
+  accumulate(g_retired_channels.as_world_view(), traffic);
   return comms;
 }
 
@@ -70,6 +71,7 @@ void write_stats_if_requested() {
     if (const auto n = g_call_counts[i].get()) calls[kFunctionNames[i]] = n;
   j["calls"] = calls;
   j["communicators"] = channels_json(traffic);
+  j["freed_communicators"] = g_retired_channels.communicators();  // their traffic is in the totals
   const RankTotals t = rank_totals();
   j["totals"] = {{"calls", t.calls}, {"messages_sent", t.messages_sent}, {"bytes_sent", t.bytes_sent},
                  {"messages_received", t.messages_received}, {"bytes_received", t.bytes_received}};

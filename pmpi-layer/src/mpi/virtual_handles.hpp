@@ -24,6 +24,7 @@ struct Entry {
   Handle real{};
   Recipe recipe;
   Record record;
+  std::uint32_t references = 1;  // the library hands out extra references (see another_reference)
 };
 
 // Kind tags: in MPICH every handle type is `int`, so the kind cannot be told from the C type.
@@ -94,9 +95,7 @@ template <class K>
 typename K::handle adopt(typename K::handle real, Recipe recipe, typename K::record rec = {}) {
   if (real == K::null()) return real;
   auto& reg = registry<K>();
-  const std::uint32_t index = reg.table.add({real, std::move(recipe), std::move(rec)}, g_many_writers);
-  // The first virtual handle of a real object keeps the reverse mapping (MPI_Type_get_contents
-  // may hand out a second one for the same library object).
+  const std::uint32_t index = reg.table.add({real, std::move(recipe), std::move(rec), 1}, g_many_writers);
   if constexpr (K::reverse_map) reg.by_real.emplace(codec::to_u64(real), index);
   return codec::encode<typename K::handle>(K::code, index);
 }
@@ -107,10 +106,8 @@ void release(typename K::handle v) {
   if (!codec::is_virtual(v)) return;
   auto& reg = registry<K>();
   const std::uint32_t index = codec::index_of(v);
-  if constexpr (K::reverse_map) {
-    auto it = reg.by_real.find(codec::to_u64(reg.table.at(index).real));
-    if (it != reg.by_real.end() && it->second == index) reg.by_real.erase(it);
-  }
+  if (--reg.table.at(index).references > 0) return;
+  if constexpr (K::reverse_map) reg.by_real.erase(codec::to_u64(reg.table.at(index).real));
   reg.table.remove(index, g_many_writers);
 }
 
@@ -125,6 +122,20 @@ typename K::handle to_virtual(typename K::handle real) {
   auto& reg = registry<K>();
   auto it = reg.by_real.find(codec::to_u64(real));
   if (it == reg.by_real.end()) return real;
+  return codec::encode<typename K::handle>(K::code, it->second);
+}
+
+// Getters such as MPI_Comm_get_errhandler and MPI_Type_get_contents return a new *reference*
+// to an existing object, which the app frees separately. The app gets the same virtual handle
+// (as it would get the same library handle) and the entry counts the reference, so freeing one
+// reference never invalidates the other.
+template <class K>
+typename K::handle another_reference(typename K::handle real) {
+  static_assert(K::reverse_map, "enable the reverse map for this kind");
+  auto& reg = registry<K>();
+  auto it = reg.by_real.find(codec::to_u64(real));
+  if (it == reg.by_real.end()) return real;  // predefined
+  ++reg.table.at(it->second).references;
   return codec::encode<typename K::handle>(K::code, it->second);
 }
 

@@ -53,7 +53,7 @@ void register_world(MPI_Comm vworld_real) {
   auto& reg = registry<CommK>();
   CommRecord rec;
   rec.is_world = true;
-  g_world_index = reg.table.add({vworld_real, Recipe{}, std::move(rec)}, false);
+  g_world_index = reg.table.add({vworld_real, Recipe{}, std::move(rec), 1}, false);
   reg.by_real.emplace(codec::to_u64(vworld_real), g_world_index);
   PMPI_Comm_group(vworld_real, &g_world_group);
   auto& entry = reg.table.at(g_world_index);
@@ -61,7 +61,7 @@ void register_world(MPI_Comm vworld_real) {
   entry.record.is_world = true;
 
   CommRecord self;
-  g_self_index = reg.table.add({MPI_COMM_SELF, Recipe{}, std::move(self)}, false);
+  g_self_index = reg.table.add({MPI_COMM_SELF, Recipe{}, std::move(self), 1}, false);
   reg.table.at(g_self_index).record.channels = make_comm_record(MPI_COMM_SELF, g_self_index).channels;
 }
 
@@ -100,6 +100,7 @@ void after_library_init(int thread_level) {
   g_identity.logical_rank = logical_rank_for(real_rank, size);
   g_identity.thread_level = thread_level;
   g_identity.init_time = PMPI_Wtime();
+  g_retired_channels.resize(static_cast<std::size_t>(size));
 
   // The app's MPI_COMM_WORLD is a communicator of its own: ranks ordered by logical rank, and a
   // separate context from anything the shim sends on the real world.

@@ -33,6 +33,8 @@ void on_collective(MPI_Comm comm);
 int peer_count(MPI_Comm comm);
 int cart_ndims(MPI_Comm comm);
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+void retire_comm_channels(MPI_Comm comm);  // MPI_Comm_free: keep its traffic in the totals
+inline RetiredChannels g_retired_channels;
 
 // --- recipes.cpp: recipes whose arguments are arrays
 Recipe recipe_cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder);

@@ -1,13 +1,13 @@
 // Stand-in for the real shim (pmpi-layer/), for testing the runtime on its own: it wraps only
 // MPI_Init/MPI_Init_thread/MPI_Finalize and runs the control-plane client exactly as the shim
 // must (start after PMPI_Init, stop before PMPI_Finalize), reporting a call count.
-#include "control/rank_client.hpp"
-
 #include <mpi.h>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
+
+#include "control/rank_client.hpp"
 
 namespace {
 
