@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs everything yadokari builds and tests with, from Debian 12 packages. Run as root.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  build-essential cmake g++ gfortran pkg-config python3 git
+  openmpi-bin libopenmpi-dev mpich libmpich-dev
+  libzmq3-dev cppzmq-dev libcereal-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
+  catch2 libzstd-dev libxxhash-dev
+  iproute2 util-linux procps
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ci/install-deps.sh: installing ${missing[*]}"
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
