@@ -1,16 +1,22 @@
 /* Small-message latency microbenchmark used to measure the cost the yadokari shim adds per MPI call.
  *
- *   shim_overhead [--iters N] [--blocks B] [--warmup W] [--bytes S]
+ *   shim_overhead [--iters N] [--blocks B] [--warmup W] [--bytes S] [--no-inproc]
  *
  * 1. Ping-pong between ranks 0 and 1 (MPI_Send/MPI_Recv, S bytes, default 8): W warm-up round
  *    trips, then B timed blocks of N round trips each; a block's value is its half round-trip time.
  *    Other ranks wait in MPI_Barrier.
  * 2. MPI_Allreduce (MPI_SUM) of S/8 doubles over all ranks: W warm-up calls, then B blocks of N
  *    calls; a block's value is the slowest rank's mean time per call.
+ * 3. In-process A/B (unless --no-inproc): B pairs of blocks, one block through the public MPI_Send/
+ *    MPI_Recv (or MPI_Allreduce), the other through PMPI_Send/PMPI_Recv (PMPI_Allreduce) directly,
+ *    in alternating order. With the shim preloaded the public names are the shim's wrappers and the
+ *    PMPI names the MPI library itself, so the per-pair ratio MPI/PMPI is the shim's overhead measured
+ *    under the same conditions; without the shim both are the library and the ratio is an A/A control.
  * S must be a multiple of 8 (the payload is MPI_DOUBLE).
  *
  * Rank 0 prints one JSON line: per metric the median, min, max, first and third quartile of the B
- * block values in microseconds. The median over blocks resists the interference of a noisy machine.
+ * block values (microseconds, or plain ratios for the in-process part). The median over blocks resists
+ * the interference of a noisy machine.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +26,24 @@
 typedef struct {
   double median, min, max, q1, q3;
 } summary_t;
+
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+typedef int (*allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+
+typedef struct {
+  send_fn send;
+  recv_fn recv;
+  allreduce_fn allreduce;
+} api_t;
+
+static const api_t kPublic = {MPI_Send, MPI_Recv, MPI_Allreduce};
+static const api_t kProfiling = {PMPI_Send, PMPI_Recv, PMPI_Allreduce};
+
+typedef struct {
+  int rank, count;
+  double *sbuf, *rbuf;
+} ctx_t;
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -35,6 +59,7 @@ static double quantile(const double *v, int n, double q) {
   return v[lo] + frac * (v[lo + 1] - v[lo]);
 }
 
+/* Sorts v in place. */
 static summary_t summarize(double *v, int n) {
   summary_t s;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -61,6 +86,35 @@ static void print_summary(const char *name, summary_t s) {
          s.max, s.q1, s.q3);
 }
 
+/* n round trips between ranks 0 and 1; returns the half round-trip time in us (0 on other ranks). */
+static double pingpong_block(const ctx_t *c, const api_t *api, long n) {
+  const int tag = 7;
+  double t0 = MPI_Wtime();
+  if (c->rank == 0) {
+    for (long i = 0; i < n; ++i) {
+      api->send(c->sbuf, c->count, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
+      api->recv(c->rbuf, c->count, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  } else if (c->rank == 1) {
+    for (long i = 0; i < n; ++i) {
+      api->recv(c->rbuf, c->count, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      api->send(c->sbuf, c->count, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD);
+    }
+  }
+  double t1 = MPI_Wtime();
+  return n > 0 && c->rank <= 1 ? (t1 - t0) / (2.0 * (double)n) * 1e6 : 0.0;
+}
+
+/* n allreduces over all ranks; returns (on rank 0) the slowest rank's mean time per call in us. */
+static double allreduce_block(const ctx_t *c, const api_t *api, long n) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (long i = 0; i < n; ++i) api->allreduce(c->sbuf, c->rbuf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double local = n > 0 ? (MPI_Wtime() - t0) / (double)n * 1e6 : 0.0, slowest = 0.0;
+  MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  return slowest;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
@@ -68,7 +122,12 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   long iters = 20000, blocks = 15, warmup = 5000, bytes = 8;
+  int inproc = 1;
   for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--no-inproc") == 0) {
+      inproc = 0;
+      continue;
+    }
     if (i + 1 >= argc) {
       if (rank == 0) fprintf(stderr, "shim_overhead: unknown or incomplete argument '%s'\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -96,69 +155,94 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 
-  int count = (int)(bytes / (long)sizeof(double));
-  double *sbuf = calloc((size_t)count, sizeof(double));
-  double *rbuf = calloc((size_t)count, sizeof(double));
-  double *pp = calloc((size_t)blocks, sizeof(double));
-  double *ar = calloc((size_t)blocks, sizeof(double));
-  if (!sbuf || !rbuf || !pp || !ar) {
+  ctx_t c = {rank, (int)(bytes / (long)sizeof(double)), NULL, NULL};
+  c.sbuf = calloc((size_t)c.count, sizeof(double));
+  c.rbuf = calloc((size_t)c.count, sizeof(double));
+  /* pp, ar: phases 1 and 2; the rest: phase 3 (public, profiling, ratio; ping-pong then allreduce). */
+  double *v[8];
+  for (int k = 0; k < 8; ++k) v[k] = calloc((size_t)blocks, sizeof(double));
+  double *pp = v[0], *ar = v[1], *pp_pub = v[2], *pp_prof = v[3], *pp_ratio = v[4], *ar_pub = v[5],
+         *ar_prof = v[6], *ar_ratio = v[7];
+  int oom = !c.sbuf || !c.rbuf;
+  for (int k = 0; k < 8; ++k) oom |= !v[k];
+  if (oom) {
     fprintf(stderr, "shim_overhead: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  for (int i = 0; i < count; ++i) sbuf[i] = (double)(rank + i);
+  for (int i = 0; i < c.count; ++i) c.sbuf[i] = (double)(rank + i);
 
-  /* ---- ping-pong 0 <-> 1 ---- */
-  const int tag = 7;
+  /* ---- 1. ping-pong 0 <-> 1 ---- */
   MPI_Barrier(MPI_COMM_WORLD);
-  for (long b = -1; b < blocks; ++b) { /* block -1 is the warm-up */
-    long n = b < 0 ? warmup : iters;
-    double t0 = MPI_Wtime();
-    if (rank == 0) {
-      for (long i = 0; i < n; ++i) {
-        MPI_Send(sbuf, count, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
-        MPI_Recv(rbuf, count, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      }
-    } else if (rank == 1) {
-      for (long i = 0; i < n; ++i) {
-        MPI_Recv(rbuf, count, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(sbuf, count, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD);
-      }
-    }
-    double t1 = MPI_Wtime();
-    if (b >= 0 && n > 0) pp[b] = (t1 - t0) / (2.0 * (double)n) * 1e6;
-  }
+  pingpong_block(&c, &kPublic, warmup);
+  for (long b = 0; b < blocks; ++b) pp[b] = pingpong_block(&c, &kPublic, iters);
   MPI_Barrier(MPI_COMM_WORLD);
 
-  /* ---- allreduce over all ranks ---- */
-  for (long b = -1; b < blocks; ++b) {
-    long n = b < 0 ? warmup : iters;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (long i = 0; i < n; ++i) MPI_Allreduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    double local = n > 0 ? (MPI_Wtime() - t0) / (double)n * 1e6 : 0.0, slowest = 0.0;
-    MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (b >= 0) ar[b] = slowest;
-  }
+  /* ---- 2. allreduce over all ranks ---- */
+  allreduce_block(&c, &kPublic, warmup);
+  for (long b = 0; b < blocks; ++b) ar[b] = allreduce_block(&c, &kPublic, iters);
   /* Keep the result observable so the reductions cannot be elided. */
   double expected = 0.0;
   for (int r = 0; r < size; ++r) expected += (double)r;
-  int ok = rbuf[0] == expected;
+  int ok = c.rbuf[0] == expected;
+
+  /* ---- 3. in-process A/B: public names vs. PMPI names, alternating block order ---- */
+  if (inproc) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    pingpong_block(&c, &kProfiling, warmup);
+    for (long b = 0; b < blocks; ++b) {
+      if (b % 2 == 0) {
+        pp_pub[b] = pingpong_block(&c, &kPublic, iters);
+        pp_prof[b] = pingpong_block(&c, &kProfiling, iters);
+      } else {
+        pp_prof[b] = pingpong_block(&c, &kProfiling, iters);
+        pp_pub[b] = pingpong_block(&c, &kPublic, iters);
+      }
+      pp_ratio[b] = pp_prof[b] > 0 ? pp_pub[b] / pp_prof[b] : 0.0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    allreduce_block(&c, &kProfiling, warmup);
+    for (long b = 0; b < blocks; ++b) {
+      if (b % 2 == 0) {
+        ar_pub[b] = allreduce_block(&c, &kPublic, iters);
+        ar_prof[b] = allreduce_block(&c, &kProfiling, iters);
+      } else {
+        ar_prof[b] = allreduce_block(&c, &kProfiling, iters);
+        ar_pub[b] = allreduce_block(&c, &kPublic, iters);
+      }
+      ar_ratio[b] = ar_prof[b] > 0 ? ar_pub[b] / ar_prof[b] : 0.0;
+    }
+    ok = ok && c.rbuf[0] == expected;
+  }
 
   if (rank == 0) {
-    summary_t spp = summarize(pp, (int)blocks), sar = summarize(ar, (int)blocks);
+    int n = (int)blocks;
     printf("{\"bench\":\"shim_overhead\",\"ranks\":%d,\"bytes\":%ld,\"iters\":%ld,\"blocks\":%ld,\"warmup\":%ld,"
            "\"allreduce_ok\":%s,\"unit\":\"us\",",
            size, bytes, iters, blocks, warmup, ok ? "true" : "false");
-    print_summary("pingpong_half_rtt", spp);
+    print_summary("pingpong_half_rtt", summarize(pp, n));
     printf(",");
-    print_summary("allreduce", sar);
+    print_summary("allreduce", summarize(ar, n));
+    if (inproc) {
+      printf(",\"inproc\":{");
+      print_summary("pingpong_public", summarize(pp_pub, n));
+      printf(",");
+      print_summary("pingpong_pmpi", summarize(pp_prof, n));
+      printf(",");
+      print_summary("pingpong_ratio", summarize(pp_ratio, n));
+      printf(",");
+      print_summary("allreduce_public", summarize(ar_pub, n));
+      printf(",");
+      print_summary("allreduce_pmpi", summarize(ar_prof, n));
+      printf(",");
+      print_summary("allreduce_ratio", summarize(ar_ratio, n));
+      printf("}");
+    }
     printf("}\n");
     fflush(stdout);
   }
-  free(sbuf);
-  free(rbuf);
-  free(pp);
-  free(ar);
+  free(c.sbuf);
+  free(c.rbuf);
+  for (int k = 0; k < 8; ++k) free(v[k]);
   MPI_Finalize();
   return ok ? 0 : 1;
 }

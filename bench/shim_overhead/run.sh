@@ -3,7 +3,7 @@
 # invocation, 2 ranks on this node over shared memory.
 #
 #   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|both]
-#          [--iters N] [--blocks B] [--warmup W] [--raw FILE]
+#          [--iters N] [--blocks B] [--warmup W] [--max-seconds S] [--raw FILE]
 #
 #   --mpi     flavours to measure (default both)
 #   --reps    repetitions per variant (default 10); rep i runs native then shim, rep i+1 the reverse
@@ -12,11 +12,13 @@
 #   --via     how the shim gets in: 'preload' = the launcher with LD_PRELOAD and YADOKARI_FLAVOUR for
 #             the ranks only; 'cli' = '<build>/bin/yadokari run -n 2 --'; 'both' (default: preload)
 #   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 2000 / 101 / 5000)
-#   --raw     also keep every run's JSON line, tagged with flavour/variant/rep, in FILE
+#   --max-seconds  stop starting new reps once the timed part has taken S seconds (default 90; at
+#             least 2 reps always run); all comparisons run round-robin, so each gets the same reps
+#   --raw     also keep every run's JSON line, tagged with flavour/pair/side/rep, in FILE
 #
 # Transport: Open MPI OMPI_MCA_btl=self,vader (shared memory); MPICH UCX_TLS=sm,self (override either by
 # setting it in the environment). The launcher pins ranks to cores (Open MPI's default for 2 ranks,
-# '-bind-to core' for Hydra); 'yadokari run' uses its own defaults.
+# '-bind-to core' for Hydra, also passed through 'yadokari run --mpi-args').
 # Each run reports the median (and the fastest) of its blocks; the table gives, per metric, the median
 # of those over the reps for each variant, their ratio, the median and range of the per-rep paired
 # ratios, and the spread (min-max over reps) of each variant. Without a shim library the second
@@ -35,6 +37,7 @@ via=preload
 iters=2000
 blocks=101
 warmup=5000
+max_seconds=90
 raw=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -46,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     --blocks) [[ $# -ge 2 ]] || die "--blocks needs a value"; blocks=$2; shift 2 ;;
     --warmup) [[ $# -ge 2 ]] || die "--warmup needs a value"; warmup=$2; shift 2 ;;
     --raw)    [[ $# -ge 2 ]] || die "--raw needs a value"; raw=$2; shift 2 ;;
+    --max-seconds) [[ $# -ge 2 ]] || die "--max-seconds needs a value"; max_seconds=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -61,7 +65,7 @@ case "$via" in
   both) vias=(preload cli) ;;
   *) die "unknown --via '$via' (preload, cli or both)" ;;
 esac
-for v in "$reps" "$iters" "$blocks" "$warmup"; do
+for v in "$reps" "$iters" "$blocks" "$warmup" "$max_seconds"; do
   [[ "$v" =~ ^[0-9]+$ ]] || die "numeric option expected, got '$v'"
 done
 (( reps >= 1 && iters >= 1 && blocks >= 1 )) || die "--reps, --iters and --blocks must be >= 1"
@@ -100,26 +104,33 @@ launch() {
       fi
       ;;
     cli)
-      cmd=(env "$@" "$build/bin/yadokari" run -n 2 --) ;;
+      # Same pinning as the native runs: Open MPI binds 2 ranks to cores by default, Hydra needs asking.
+      cmd=(env "$@" "$build/bin/yadokari" run -n 2)
+      [[ $fl == mpich ]] && cmd+=("--mpi-args=-bind-to core")
+      cmd+=(--) ;;
   esac
   timeout -k 5 120 "${cmd[@]}" "$app" "${bench_args[@]}"
 }
 
-# run_one <flavour> <variant> <label> <rep> <app>
+# run_one <flavour> <launch variant> <pair label> <side: native|shim> <rep> <app>
 run_one() {
-  local fl=$1 variant=$2 label=$3 rep=$4 app=$5 out line
+  local fl=$1 variant=$2 pair=$3 side=$4 rep=$5 app=$6 out line
   if ! out=$(launch "$fl" "$variant" "$app" 2>"$work/stderr"); then
-    echo "$prog: $fl $label rep $rep failed:" >&2
+    echo "$prog: $fl $pair ($side) rep $rep failed:" >&2
     sed 's/^/  | /' "$work/stderr" >&2
     printf '%s\n' "$out" | sed 's/^/  | /' >&2
     return 1
   fi
   line=$(printf '%s\n' "$out" | grep '^{"bench":"shim_overhead"' | tail -n 1 || true)
-  [[ -n "$line" ]] || { echo "$prog: $fl $label rep $rep printed no result" >&2; return 1; }
-  printf '{"flavour":"%s","variant":"%s","rep":%d,"result":%s}\n' "$fl" "$label" "$rep" "$line" >>"$results"
+  [[ -n "$line" ]] || { echo "$prog: $fl $pair ($side) rep $rep printed no result" >&2; return 1; }
+  printf '{"flavour":"%s","pair":"%s","side":"%s","rep":%d,"result":%s}\n' \
+    "$fl" "$pair" "$side" "$rep" "$line" >>"$results"
 }
 
+# Comparisons to run: "flavour|launch variant|label". Checked first, then timed round-robin so that a
+# deadline (--max-seconds) cuts every comparison to the same number of reps.
 status=0
+comparisons=()
 for fl in "${flavours[@]}"; do
   app="$build/bench/$fl/shim_overhead"
   if [[ ! -x "$app" ]]; then
@@ -157,60 +168,103 @@ for fl in "${flavours[@]}"; do
         echo "$fl $label: shim active ($n stats file(s) written in the check run)" >&2
       fi
     fi
-    echo "$fl: native vs $label, $reps interleaved reps" >&2
-    for ((r = 0; r < reps; r++)); do
-      if (( r % 2 == 0 )); then order=("native:native" "$variant:$label"); else order=("$variant:$label" "native:native"); fi
-      for o in "${order[@]}"; do
-        run_one "$fl" "${o%%:*}" "${o#*:}" "$r" "$app" || status=1
-      done
-    done
+    comparisons+=("$fl|$variant|$label")
   done
+done
+
+timed_start=$SECONDS
+done_reps=0
+echo "timing ${#comparisons[@]} comparison(s): up to $reps interleaved reps each, stop after ${max_seconds} s" >&2
+for ((r = 0; r < reps; r++)); do
+  round_start=$SECONDS
+  for c in "${comparisons[@]}"; do
+    IFS='|' read -r fl variant label <<<"$c"
+    app="$build/bench/$fl/shim_overhead"
+    if (( r % 2 == 0 )); then
+      run_one "$fl" native "$label" native "$r" "$app" || status=1
+      run_one "$fl" "$variant" "$label" shim "$r" "$app" || status=1
+    else
+      run_one "$fl" "$variant" "$label" shim "$r" "$app" || status=1
+      run_one "$fl" native "$label" native "$r" "$app" || status=1
+    fi
+  done
+  done_reps=$((r + 1))
+  round=$((SECONDS - round_start))
+  # Keep at least two rounds (both orders); then stop if another round would pass the deadline.
+  if (( done_reps >= 2 && done_reps < reps && SECONDS - timed_start + round > max_seconds )); then
+    echo "$prog: stopping after $done_reps of $reps reps: --max-seconds $max_seconds reached (machine busy?)" >&2
+    break
+  fi
 done
 
 [[ -n "$raw" ]] && cp "$results" "$raw"
 
-echo "load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg) (2 ranks on $(nproc) CPUs); $((SECONDS - start_s)) s"
+load1=${load_before%% *}
+if awk -v l="$load1" 'BEGIN { exit !(l > 1.0) }'; then
+  echo "WARNING: load average $load1 before the run: other work shares the CPUs; expect noise-dominated results" >&2
+fi
+echo "reps: $done_reps; load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg) (2 ranks on $(nproc) CPUs); $((SECONDS - start_s)) s"
 python3 - "$results" <<'EOF'
 import json, statistics, sys
 from collections import defaultdict
 
-runs = defaultdict(dict)  # (flavour, variant) -> rep -> result
+runs = defaultdict(dict)  # (flavour, pair, side) -> rep -> result
 for line in open(sys.argv[1]):
     rec = json.loads(line)
-    runs[(rec["flavour"], rec["variant"])][rec["rep"]] = rec["result"]
+    runs[(rec["flavour"], rec["pair"], rec["side"])][rec["rep"]] = rec["result"]
 if not runs:
     print("no results")
     sys.exit(0)
 
 metrics = [("pingpong_half_rtt", "median", "ping-pong 8B half-RTT"), ("pingpong_half_rtt", "min", "  best block"),
-           ("allreduce", "median", "allreduce 8B"), ("allreduce", "min", "  best block")]
+           ("allreduce", "median", "allreduce 8B"), ("allreduce", "min", "  best block"),
+           ("inproc.pingpong_ratio", "median", "in-proc ping-pong MPI/PMPI"),
+           ("inproc.allreduce_ratio", "median", "in-proc allreduce MPI/PMPI")]
+
+def get(result, key, stat):
+    node = result
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return None if node is None else node[stat]
 head = f"{'mpi':8} {'shim via':13} {'metric':24} {'native us':>9} {'shim us':>9} {'ratio':>6} {'paired ratio med [min-max]':>27} {'native min-max':>15} {'shim min-max':>15} {'n':>3}"
 print(head)
 print("-" * len(head))
 verdicts = []
-for (fl, variant) in sorted(k for k in runs if k[1] != "native"):
-    base = runs.get((fl, "native"), {})
-    other = runs[(fl, variant)]
+for (fl, variant) in sorted({(k[0], k[1]) for k in runs}):
+    base = runs.get((fl, variant, "native"), {})
+    other = runs.get((fl, variant, "shim"), {})
     reps = sorted(set(base) & set(other))
     if not reps:
         continue
     for key, stat, name in metrics:
-        b = [base[r][key][stat] for r in reps]
-        s = [other[r][key][stat] for r in reps]
+        b = [get(base[r], key, stat) for r in reps]
+        s = [get(other[r], key, stat) for r in reps]
+        if None in b or None in s:
+            continue
         mb, ms = statistics.median(b), statistics.median(s)
         pr = [y / x for x, y in zip(b, s)]
         mpr = statistics.median(pr)
         print(f"{fl:8} {variant:13} {name:24} {mb:9.4f} {ms:9.4f} {ms / mb:6.3f} "
               f"{mpr:9.3f} [{min(pr):.3f}-{max(pr):.3f}]{'':4} "
               f"{min(b):7.3f}-{max(b):<7.3f} {min(s):7.3f}-{max(s):<7.3f} {len(reps):3}")
-        if key == "pingpong_half_rtt":
+        if key in ("pingpong_half_rtt", "inproc.pingpong_ratio"):
             q = statistics.quantiles(pr, n=4) if len(pr) >= 2 else [mpr, mpr, mpr]
-            verdicts.append((fl, variant, "ping-pong " + ("block median" if stat == "median" else "best block"),
-                             mpr, q[0], q[2], (ms - mb) * 1000))
+            diff_ns = statistics.median([(y - x) * 1000 for x, y in zip(b, s)])
+            if key.startswith("inproc"):
+                # shim run's MPI_/PMPI_ ratio over the native run's (an A/A control, ~1); ns from PMPI time
+                pp_ns = statistics.median([(x - y) * 1000 * other[r]["inproc"]["pingpong_pmpi"]["median"]
+                                           for r, x, y in zip(reps, s, b)])
+                verdicts.append((fl, variant, "ping-pong in-process", mpr, q[0], q[2], pp_ns))
+            else:
+                verdicts.append((fl, variant, "ping-pong " + ("block median" if stat == "median" else "best block"),
+                                 mpr, q[0], q[2], diff_ns))
 print()
 print("ratio = median(shim) / median(native) over reps; paired ratio = per-rep shim/native (adjacent runs);")
 print("each value is one run's median over its blocks ('best block': its fastest block, least disturbed by")
 print("other load); spreads are min-max over reps; 'native-again' rows are an A/A noise-floor check.")
+print("in-proc rows: within each run, blocks through MPI_* (the shim's wrappers when preloaded) alternate with")
+print("blocks through PMPI_* (the library); values are that run's median per-block-pair ratio (not us): ~1.00")
+print("in native runs (A/A control), the shim's own cost in shim runs. Least sensitive to machine noise.")
 print("target: <= 3 % added ping-pong latency. Verdict from the interquartile range (IQR) of the paired ratios:")
 print("ABOVE if even its lower quartile is above +3 %, within if its upper quartile is at most +3 %, else")
 print("inconclusive (machine too noisy: rerun when it is quiet, or raise --reps).")
@@ -222,7 +276,7 @@ for fl, variant, name, r, q1, q3, ns in verdicts:
         tag = "within target"
     else:
         tag = "inconclusive"
-    print(f"{fl:8} {variant:13} {name:22} added {added:+6.1f} % ({ns:+.0f} ns per half round trip; "
+    print(f"{fl:8} {variant:13} {name:22} added {added:+6.1f} % ({ns:+.0f} ns per half round trip, paired median; "
           f"paired IQR {(q1 - 1) * 100:+.1f}..{(q3 - 1) * 100:+.1f} %) -> {tag}")
 EOF
 exit $status

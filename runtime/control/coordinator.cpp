@@ -138,6 +138,11 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
                                      std::uint64_t query_id) {
   Message message;
   try {
+    // Ranks send only these; anything else (a StatusReport with a forged rank count...) is
+    // refused before its payload is decoded.
+    const MessageType type = decode_header(bytes);
+    if (type != MessageType::register_rank && type != MessageType::rank_status)
+      throw ProtocolError("unexpected control message " + std::string(message_type_name(type)));
     message = decode(bytes);
   } catch (const ProtocolError& e) {
     config_.log("yadokari: ignored control message from " + peer + ": " + e.what());
@@ -186,7 +191,10 @@ void Coordinator::serve_status_request() {
     return;
   Message reply;
   try {
-    const auto request = decode_as<StatusRequest>(frames.at(0).to_string_view());
+    const std::string_view bytes = frames.at(0).to_string_view();
+    if (decode_header(bytes) != MessageType::status_request)
+      throw ProtocolError("expected control message StatusRequest");
+    const auto request = decode_as<StatusRequest>(bytes);
     if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
       reply = ErrorReply{"wrong job id or secret"};
     else

@@ -7,6 +7,26 @@
 #include <sstream>
 #include <utility>
 
+// Length prefixes come from peers. cereal would resize a string to whatever a forged prefix
+// claims before finding out the bytes are not there; no string of ours comes near the cap, so
+// refuse larger claims up front. (A non-template overload in the archive's namespace is
+// preferred over cereal's generic one.)
+namespace cereal {
+namespace {
+constexpr std::uint64_t kMaxTextBytes = 1 << 20;
+}  // namespace
+
+void load(PortableBinaryInputArchive& archive, std::string& text) {
+  size_type size = 0;
+  archive(make_size_tag(size));
+  if (size > kMaxTextBytes)
+    throw yadokari::control::ProtocolError("string of " + std::to_string(size) +
+                                           " bytes in a control message");
+  text.resize(static_cast<std::size_t>(size));
+  archive(binary_data(text.data(), static_cast<std::size_t>(size)));
+}
+}  // namespace cereal
+
 namespace yadokari::control {
 namespace {
 
@@ -36,10 +56,20 @@ std::uint16_t get_u16(std::string_view bytes, std::size_t at) {
 }
 
 template <std::size_t I = 0>
+constexpr bool is_known_type(std::uint16_t type) {
+  if constexpr (I == std::variant_size_v<Message>) {
+    return false;
+  } else {
+    return static_cast<std::uint16_t>(std::variant_alternative_t<I, Message>::kType) == type ||
+           is_known_type<I + 1>(type);
+  }
+}
+
+// `type` is one of Message's (decode_header checked).
+template <std::size_t I = 0>
 Message load_payload(MessageType type, cereal::PortableBinaryInputArchive& archive) {
   if constexpr (I == std::variant_size_v<Message>) {
-    throw ProtocolError("unknown control message type " +
-                        std::to_string(static_cast<unsigned>(type)));
+    throw ProtocolError("unknown control message type");
   } else {
     using T = std::variant_alternative_t<I, Message>;
     if (T::kType != type) return load_payload<I + 1>(type, archive);
@@ -88,7 +118,7 @@ std::string encode(const Message& message) {
   return std::move(out).str();
 }
 
-Message decode(std::string_view bytes) {
+MessageType decode_header(std::string_view bytes) {
   if (bytes.size() < kHeaderSize)
     throw ProtocolError("control message too short (" + std::to_string(bytes.size()) + " bytes)");
   if (get_u16(bytes, 0) != kProtocolMagic) throw ProtocolError("not a yadokari control message");
@@ -96,23 +126,27 @@ Message decode(std::string_view bytes) {
   if (version != kProtocolVersion)
     throw ProtocolError("control message has protocol version " + std::to_string(version) +
                         ", this build speaks version " + std::to_string(kProtocolVersion));
-  const auto type = static_cast<MessageType>(get_u16(bytes, 4));
+  const std::uint16_t type = get_u16(bytes, 4);
+  if (!is_known_type<>(type))
+    throw ProtocolError("unknown control message type " + std::to_string(type));
+  return static_cast<MessageType>(type);
+}
 
+Message decode(std::string_view bytes) {
+  const MessageType type = decode_header(bytes);
+  const std::string name(message_type_name(type));
   std::istringstream in(std::string(bytes.substr(kHeaderSize)), std::ios::binary);
+  Message message;
   try {
     cereal::PortableBinaryInputArchive archive(in);
-    Message message = load_payload(type, archive);
-    if (in.peek() != std::char_traits<char>::eof())
-      throw ProtocolError("trailing bytes after control message " +
-                          std::string(message_type_name(type)));
-    return message;
-  } catch (const ProtocolError&) {
-    throw;
+    message = load_payload(type, archive);
   } catch (const std::exception& e) {
-    // cereal::Exception on truncation; length_error/bad_alloc on absurd string sizes.
-    throw ProtocolError("malformed control message " + std::string(message_type_name(type)) + ": " +
-                        e.what());
+    // cereal::Exception on truncation, ours on absurd lengths, bad_alloc on absurd counts.
+    throw ProtocolError("malformed control message " + name + ": " + e.what());
   }
+  if (in.peek() != std::char_traits<char>::eof())
+    throw ProtocolError("trailing bytes after control message " + name);
+  return message;
 }
 
 }  // namespace yadokari::control

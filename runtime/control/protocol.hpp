@@ -143,6 +143,9 @@ std::string_view message_type_name(MessageType type);
 MessageType type_of(const Message& message);
 
 std::string encode(const Message& message);
+// Checks magic, version and type without reading the payload, so a receiver can refuse a
+// message type it does not expect from that peer before decoding it.
+MessageType decode_header(std::string_view bytes);
 Message decode(std::string_view bytes);
 
 // decode() that also insists on one message type.

@@ -185,6 +185,20 @@ TEST_CASE("messages of another protocol version are ignored and logged", "[contr
   CHECK(f.coordinator.registered_ranks().empty());
 }
 
+TEST_CASE("ranks may not send what only the front end sends", "[control]") {
+  Fixture f;
+  zmq::context_t context;
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(f.coordinator.control_endpoint());
+  const std::string bytes = encode(StatusReport{});
+  dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
+  REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
+  CHECK(
+      f.log[0] ==
+      "yadokari: ignored control message from 127.0.0.1: unexpected control message StatusReport");
+}
+
 TEST_CASE("the status endpoint answers CLI clients that know the secret", "[control]") {
   Fixture f;
   RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);

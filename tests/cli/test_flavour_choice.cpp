@@ -1,7 +1,7 @@
+#include <catch2/catch.hpp>
+
 #include "cli/cli_error.hpp"
 #include "cli/flavour_choice.hpp"
-
-#include <catch2/catch.hpp>
 
 using namespace yadokari::cli;
 using yadokari::launch::MpiFlavour;

@@ -110,12 +110,28 @@ TEST_CASE("decode refuses truncated and padded messages", "[protocol]") {
   CHECK_THROWS_WITH(decode(full + "x"), "trailing bytes after control message RegisterRank");
 }
 
-TEST_CASE("decode survives absurd lengths inside a message", "[protocol]") {
-  // A string length of 2^62 right after the header: must be an error, not a crash.
+TEST_CASE("decode refuses forged lengths before allocating", "[protocol]") {
+  // ErrorReply is one string: replace its length prefix with 2^62, then with 2 GiB.
   std::string bytes = encode(ErrorReply{""});
   bytes.resize(bytes.size() - 8);
-  bytes += std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8);
-  CHECK_THROWS_AS(decode(bytes), ProtocolError);
+  CHECK_THROWS_WITH(decode(bytes + std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8)),
+                    "malformed control message ErrorReply: string of 4611686018427387904 bytes "
+                    "in a control message");
+  CHECK_THROWS_WITH(decode(bytes + std::string("\x00\x00\x00\x80\x00\x00\x00\x00", 8)),
+                    "malformed control message ErrorReply: string of 2147483648 bytes in a "
+                    "control message");
+  // a vector count of 2^62 RankStatus
+  std::string report = encode(StatusReport{});
+  const std::size_t count_at = report.size() - 16;  // [ranks count][not_answering count]
+  report.replace(count_at, 8, std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8));
+  CHECK_THROWS_AS(decode(report), ProtocolError);
+}
+
+TEST_CASE("decode_header checks the header only", "[protocol]") {
+  CHECK(decode_header(encode(StatusRequest{"a", "b"})) == MessageType::status_request);
+  std::string truncated = encode(StatusRequest{"a", "b"}).substr(0, 6);
+  CHECK(decode_header(truncated) == MessageType::status_request);
+  CHECK_THROWS_AS(decode(truncated), ProtocolError);
 }
 
 TEST_CASE("decode_as names both types on a mismatch", "[protocol]") {

@@ -98,6 +98,35 @@ extern "C" void mpi_op_create_(void* function, MPI_Fint* commute, MPI_Fint* op, 
   if (ierr) *ierr = rc;
 }
 
+// Attribute queries from Fortran: the library's predefined attributes (MPI_TAG_UB, MPI_HOST,
+// MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE) are C ints the
+// C binding returns a pointer to; Fortran wants the value. Keyvals of the shim cannot come from
+// Fortran (MPI_COMM_CREATE_KEYVAL is not supported there).
+namespace {
+int fortran_attr_get(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag) {
+  void* p = nullptr;
+  int found = 0;
+  const int rc = MPI_Comm_get_attr(fortran::to_c<CommK>(*comm), *keyval, &p, &found);
+  if (rc == MPI_SUCCESS) {
+    *flag = found ? 1 : 0;
+    if (found) *value = *static_cast<int*>(p);
+  }
+  return rc;
+}
+}  // namespace
+
+extern "C" void mpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierr) {
+  const int rc = fortran_attr_get(comm, keyval, value, flag);
+  if (ierr) *ierr = rc;
+}
+
+extern "C" void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierr) {
+  MPI_Aint v = 0;
+  const int rc = fortran_attr_get(comm, keyval, &v, flag);
+  if (rc == MPI_SUCCESS && *flag) *value = static_cast<MPI_Fint>(v);
+  if (ierr) *ierr = rc;
+}
+
 // C code of a mixed-language app converting handles (Open MPI has real functions for these;
 // MPICH defines them as casts, which are right for its integer handles).
 #define YK_F2C_C2F(Name, Kind, H)                                                          \

@@ -13,6 +13,9 @@
 #include <initializer_list>
 #include <vector>
 
+// misc.cpp: stops the job with one clear line (also called by the generated stubs).
+extern "C" [[noreturn]] void yadokari_unsupported_call(const char* function, const char* binding);
+
 namespace yk {
 
 template <class H>
