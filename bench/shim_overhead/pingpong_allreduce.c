@@ -10,12 +10,13 @@
  * 3. In-process A/B (unless --no-inproc): B pairs of blocks, one block through the public MPI_Send/
  *    MPI_Recv (or MPI_Allreduce), the other through PMPI_Send/PMPI_Recv (PMPI_Allreduce) directly,
  *    in alternating order. With the shim preloaded the public names are the shim's wrappers and the
- *    PMPI names the MPI library itself, so the per-pair ratio MPI/PMPI is the shim's overhead measured
- *    under the same conditions; without the shim both are the library and the ratio is an A/A control.
+ *    PMPI names the MPI library itself, so the per-pair ratio MPI/PMPI and difference MPI-PMPI (in ns)
+ *    are the shim's overhead measured under the same conditions; without the shim both are the
+ *    library and they are an A/A control (ratio ~1, difference ~0).
  * S must be a multiple of 8 (the payload is MPI_DOUBLE).
  *
  * Rank 0 prints one JSON line: per metric the median, min, max, first and third quartile of the B
- * block values (microseconds, or plain ratios for the in-process part). The median over blocks resists
+ * block values (microseconds; for the in-process part also ratios and differences in nanoseconds). The median over blocks resists
  * the interference of a noisy machine.
  */
 #include <mpi.h>
@@ -159,12 +160,13 @@ int main(int argc, char **argv) {
   c.sbuf = calloc((size_t)c.count, sizeof(double));
   c.rbuf = calloc((size_t)c.count, sizeof(double));
   /* pp, ar: phases 1 and 2; the rest: phase 3 (public, profiling, ratio; ping-pong then allreduce). */
-  double *v[8];
-  for (int k = 0; k < 8; ++k) v[k] = calloc((size_t)blocks, sizeof(double));
-  double *pp = v[0], *ar = v[1], *pp_pub = v[2], *pp_prof = v[3], *pp_ratio = v[4], *ar_pub = v[5],
-         *ar_prof = v[6], *ar_ratio = v[7];
+  enum { kVectors = 10 };
+  double *v[kVectors];
+  for (int k = 0; k < kVectors; ++k) v[k] = calloc((size_t)blocks, sizeof(double));
+  double *pp = v[0], *ar = v[1], *pp_pub = v[2], *pp_prof = v[3], *pp_ratio = v[4], *pp_diff = v[5],
+         *ar_pub = v[6], *ar_prof = v[7], *ar_ratio = v[8], *ar_diff = v[9];
   int oom = !c.sbuf || !c.rbuf;
-  for (int k = 0; k < 8; ++k) oom |= !v[k];
+  for (int k = 0; k < kVectors; ++k) oom |= !v[k];
   if (oom) {
     fprintf(stderr, "shim_overhead: out of memory\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -198,6 +200,7 @@ int main(int argc, char **argv) {
         pp_pub[b] = pingpong_block(&c, &kPublic, iters);
       }
       pp_ratio[b] = pp_prof[b] > 0 ? pp_pub[b] / pp_prof[b] : 0.0;
+      pp_diff[b] = (pp_pub[b] - pp_prof[b]) * 1000.0;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     allreduce_block(&c, &kProfiling, warmup);
@@ -210,6 +213,7 @@ int main(int argc, char **argv) {
         ar_pub[b] = allreduce_block(&c, &kPublic, iters);
       }
       ar_ratio[b] = ar_prof[b] > 0 ? ar_pub[b] / ar_prof[b] : 0.0;
+      ar_diff[b] = (ar_pub[b] - ar_prof[b]) * 1000.0;
     }
     ok = ok && c.rbuf[0] == expected;
   }
@@ -230,11 +234,15 @@ int main(int argc, char **argv) {
       printf(",");
       print_summary("pingpong_ratio", summarize(pp_ratio, n));
       printf(",");
+      print_summary("pingpong_diff_ns", summarize(pp_diff, n));
+      printf(",");
       print_summary("allreduce_public", summarize(ar_pub, n));
       printf(",");
       print_summary("allreduce_pmpi", summarize(ar_prof, n));
       printf(",");
       print_summary("allreduce_ratio", summarize(ar_ratio, n));
+      printf(",");
+      print_summary("allreduce_diff_ns", summarize(ar_diff, n));
       printf("}");
     }
     printf("}\n");
@@ -242,7 +250,7 @@ int main(int argc, char **argv) {
   }
   free(c.sbuf);
   free(c.rbuf);
-  for (int k = 0; k < 8; ++k) free(v[k]);
+  for (int k = 0; k < kVectors; ++k) free(v[k]);
   MPI_Finalize();
   return ok ? 0 : 1;
 }

@@ -11,8 +11,8 @@
 #             bin/yadokari (default: <repo>/build)
 #   --via     how the shim gets in: 'preload' = the launcher with LD_PRELOAD and YADOKARI_FLAVOUR for
 #             the ranks only; 'cli' = '<build>/bin/yadokari run -n 2 --'; 'both' (default: preload)
-#   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 2000 / 101 / 5000)
-#   --max-seconds  stop starting new reps once the timed part has taken S seconds (default 90; at
+#   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 1000 / 61 / 5000)
+#   --max-seconds  stop starting new reps once the timed part has taken S seconds (default 75; at
 #             least 2 reps always run); all comparisons run round-robin, so each gets the same reps
 #   --raw     also keep every run's JSON line, tagged with flavour/pair/side/rep, in FILE
 #
@@ -34,10 +34,10 @@ mpi=both
 reps=10
 build="$repo/build"
 via=preload
-iters=2000
-blocks=101
+iters=1000
+blocks=61
 warmup=5000
-max_seconds=90
+max_seconds=75
 raw=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -216,17 +216,28 @@ if not runs:
     print("no results")
     sys.exit(0)
 
-metrics = [("pingpong_half_rtt", "median", "ping-pong 8B half-RTT"), ("pingpong_half_rtt", "min", "  best block"),
-           ("allreduce", "median", "allreduce 8B"), ("allreduce", "min", "  best block"),
-           ("inproc.pingpong_ratio", "median", "in-proc ping-pong MPI/PMPI"),
-           ("inproc.allreduce_ratio", "median", "in-proc allreduce MPI/PMPI")]
-
-def get(result, key, stat):
+def get(result, key, stat="median"):
     node = result
     for part in key.split("."):
         node = node.get(part) if isinstance(node, dict) else None
     return None if node is None else node[stat]
-head = f"{'mpi':8} {'shim via':13} {'metric':24} {'native us':>9} {'shim us':>9} {'ratio':>6} {'paired ratio med [min-max]':>27} {'native min-max':>15} {'shim min-max':>15} {'n':>3}"
+
+def iqr(values):
+    if len(values) < 2:
+        return values[0], values[0]
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[0], q[2]
+
+# (key, stat, label, kind): 'time' rows compare two processes (native run vs shim run, in us);
+# 'diff' rows are in-process MPI_-minus-PMPI_ differences (ns), ~0 in native runs.
+metrics = [("pingpong_half_rtt", "median", "ping-pong 8B half-RTT us", "time"),
+           ("pingpong_half_rtt", "min", "  best block", "time"),
+           ("allreduce", "median", "allreduce 8B us", "time"),
+           ("allreduce", "min", "  best block", "time"),
+           ("inproc.pingpong_diff_ns", "median", "in-proc ping-pong +ns", "diff"),
+           ("inproc.allreduce_diff_ns", "median", "in-proc allreduce +ns", "diff")]
+head = (f"{'mpi':8} {'shim via':13} {'metric':26} {'native':>9} {'shim':>9} {'ratio':>6} "
+        f"{'paired med [min-max]':>26} {'native min-max':>17} {'shim min-max':>17} {'n':>3}")
 print(head)
 print("-" * len(head))
 verdicts = []
@@ -236,47 +247,55 @@ for (fl, variant) in sorted({(k[0], k[1]) for k in runs}):
     reps = sorted(set(base) & set(other))
     if not reps:
         continue
-    for key, stat, name in metrics:
+    for key, stat, name, kind in metrics:
         b = [get(base[r], key, stat) for r in reps]
         s = [get(other[r], key, stat) for r in reps]
         if None in b or None in s:
             continue
         mb, ms = statistics.median(b), statistics.median(s)
-        pr = [y / x for x, y in zip(b, s)]
-        mpr = statistics.median(pr)
-        print(f"{fl:8} {variant:13} {name:24} {mb:9.4f} {ms:9.4f} {ms / mb:6.3f} "
-              f"{mpr:9.3f} [{min(pr):.3f}-{max(pr):.3f}]{'':4} "
-              f"{min(b):7.3f}-{max(b):<7.3f} {min(s):7.3f}-{max(s):<7.3f} {len(reps):3}")
-        if key in ("pingpong_half_rtt", "inproc.pingpong_ratio"):
-            q = statistics.quantiles(pr, n=4) if len(pr) >= 2 else [mpr, mpr, mpr]
+        if kind == "time":
+            paired = [y / x for x, y in zip(b, s)]
+            ratio = f"{ms / mb:6.3f}"
+            pfmt = "{:.3f}"
+        else:
+            paired = [y - x for x, y in zip(b, s)]
+            ratio = f"{'-':>6}"
+            pfmt = "{:+.1f}"
+        pm = statistics.median(paired)
+        ptxt = f"{pfmt.format(pm)} [{pfmt.format(min(paired))}..{pfmt.format(max(paired))}]"
+        print(f"{fl:8} {variant:13} {name:26} {mb:9.3f} {ms:9.3f} {ratio} {ptxt:>26} "
+              f"{min(b):8.3f}-{max(b):<8.3f} {min(s):8.3f}-{max(s):<8.3f} {len(reps):3}")
+        if key == "pingpong_half_rtt":
+            q1, q3 = iqr(paired)
             diff_ns = statistics.median([(y - x) * 1000 for x, y in zip(b, s)])
-            if key.startswith("inproc"):
-                # shim run's MPI_/PMPI_ ratio over the native run's (an A/A control, ~1); ns from PMPI time
-                pp_ns = statistics.median([(x - y) * 1000 * other[r]["inproc"]["pingpong_pmpi"]["median"]
-                                           for r, x, y in zip(reps, s, b)])
-                verdicts.append((fl, variant, "ping-pong in-process", mpr, q[0], q[2], pp_ns))
-            else:
-                verdicts.append((fl, variant, "ping-pong " + ("block median" if stat == "median" else "best block"),
-                                 mpr, q[0], q[2], diff_ns))
+            label = "ping-pong " + ("block median" if stat == "median" else "best block")
+            verdicts.append((fl, variant, label, (pm - 1) * 100, (q1 - 1) * 100, (q3 - 1) * 100, diff_ns))
+        elif key == "inproc.pingpong_diff_ns":
+            # Added ns per half round trip (shim run's MPI-PMPI minus the native run's, an A/A control),
+            # as a share of the native run's best-block latency (the latency of an undisturbed machine).
+            pct = [(y - x) / (base[r]["pingpong_half_rtt"]["min"] * 1000) * 100 for r, x, y in zip(reps, b, s)]
+            q1, q3 = iqr(pct)
+            verdicts.append((fl, variant, "ping-pong in-process", statistics.median(pct), q1, q3, pm))
 print()
-print("ratio = median(shim) / median(native) over reps; paired ratio = per-rep shim/native (adjacent runs);")
-print("each value is one run's median over its blocks ('best block': its fastest block, least disturbed by")
-print("other load); spreads are min-max over reps; 'native-again' rows are an A/A noise-floor check.")
-print("in-proc rows: within each run, blocks through MPI_* (the shim's wrappers when preloaded) alternate with")
-print("blocks through PMPI_* (the library); values are that run's median per-block-pair ratio (not us): ~1.00")
-print("in native runs (A/A control), the shim's own cost in shim runs. Least sensitive to machine noise.")
-print("target: <= 3 % added ping-pong latency. Verdict from the interquartile range (IQR) of the paired ratios:")
+print("time rows: each value is one run's median over its blocks ('best block': its fastest block, least")
+print("disturbed by other load); native/shim = median over reps; ratio = shim/native; paired = per rep,")
+print("shim run / its adjacent native run; min-max over reps. 'native-again' = A/A noise-floor check.")
+print("in-proc rows: within each run, blocks through MPI_* (the shim's wrappers when preloaded) alternate")
+print("with blocks through PMPI_* (the library itself); value = median over block pairs of MPI_ - PMPI_ in")
+print("ns (~0 in native runs: A/A control); paired = shim run - native run. Least sensitive to noise.")
+print()
+print("target: <= 3 % added ping-pong latency. Verdict from the interquartile range (IQR) over reps:")
 print("ABOVE if even its lower quartile is above +3 %, within if its upper quartile is at most +3 %, else")
-print("inconclusive (machine too noisy: rerun when it is quiet, or raise --reps).")
-for fl, variant, name, r, q1, q3, ns in verdicts:
-    added = (r - 1) * 100
-    if q1 - 1 > 0.03:
+print("inconclusive (machine too noisy: rerun when it is quiet, or raise --reps). In-process % = added ns /")
+print("the native run's best-block half round trip.")
+for fl, variant, name, added, q1, q3, ns in verdicts:
+    if q1 > 3.0:
         tag = "ABOVE target"
-    elif q3 - 1 <= 0.03:
+    elif q3 <= 3.0:
         tag = "within target"
     else:
         tag = "inconclusive"
-    print(f"{fl:8} {variant:13} {name:22} added {added:+6.1f} % ({ns:+.0f} ns per half round trip, paired median; "
-          f"paired IQR {(q1 - 1) * 100:+.1f}..{(q3 - 1) * 100:+.1f} %) -> {tag}")
+    print(f"{fl:8} {variant:13} {name:22} added {added:+6.1f} % ({ns:+5.0f} ns per half round trip; "
+          f"IQR {q1:+.1f}..{q3:+.1f} %) -> {tag}")
 EOF
 exit $status
