@@ -81,7 +81,7 @@ if [[ " ${modes[*]} " == *" yadokari "* ]]; then
 fi
 command -v python3 >/dev/null || die "python3 is needed to summarize the results"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/yk-npb.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-npb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 [[ -n "$stats_dir" ]] || stats_dir="$work/stats"
 mkdir -p "$stats_dir"

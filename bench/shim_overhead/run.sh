@@ -73,7 +73,7 @@ done
 build=$(cd "$build" && pwd)
 command -v python3 >/dev/null || die "python3 is needed to summarize the results"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/yk-shim-overhead.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-shim-overhead.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 results="$work/results.jsonl"
 : >"$results"

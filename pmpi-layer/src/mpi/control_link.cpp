@@ -23,7 +23,7 @@ yadokari::control::RankStatus snapshot() {
   s.messages_received = t.messages_received;
   s.bytes_received = t.bytes_received;
   s.current_call = function_name(g_current_call.load(std::memory_order_relaxed));
-  s.seconds_since_init = PMPI_Wtime() - identity().init_time;
+  s.seconds_since_init = seconds_since_init();
   return s;
 }
 

@@ -65,7 +65,7 @@ void write_stats_if_requested() {
   j["flavour"] = kFlavour;
   j["host"] = host;
   j["pid"] = static_cast<long>(getpid());
-  j["seconds_in_mpi_job"] = PMPI_Wtime() - id.init_time;
+  j["seconds_in_mpi_job"] = seconds_since_init();
   nlohmann::json calls = nlohmann::json::object();
   for (std::size_t i = 0; i < kFunctionCount; ++i)
     if (const auto n = g_call_counts[i].get()) calls[kFunctionNames[i]] = n;

@@ -68,6 +68,9 @@ void register_world(MPI_Comm vworld_real) {
 }  // namespace
 
 const RankIdentity& identity() { return g_identity; }
+double seconds_since_init() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_identity.init_time).count();
+}
 MPI_Group world_group() { return g_world_group; }
 
 void check_abi_or_die() {
@@ -99,7 +102,7 @@ void after_library_init(int thread_level) {
   g_identity.world_size = size;
   g_identity.logical_rank = logical_rank_for(real_rank, size);
   g_identity.thread_level = thread_level;
-  g_identity.init_time = PMPI_Wtime();
+  g_identity.init_time = std::chrono::steady_clock::now();
   g_retired_channels.resize(static_cast<std::size_t>(size));
 
   // The app's MPI_COMM_WORLD is a communicator of its own: ranks ordered by logical rank, and a

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -16,10 +17,13 @@ struct RankIdentity {
   int logical_rank = 0;
   int world_size = 1;
   int thread_level = MPI_THREAD_SINGLE;
-  double init_time = 0;  // PMPI_Wtime() right after MPI_Init
+  // When MPI_Init returned, on a clock any thread may read (the control thread must not call
+  // into a library initialised with MPI_THREAD_SINGLE).
+  std::chrono::steady_clock::time_point init_time{};
 };
 
 const RankIdentity& identity();
+double seconds_since_init();
 MPI_Group world_group();  // real group of the virtual world (translating ranks to logical ones)
 CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
 void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);
