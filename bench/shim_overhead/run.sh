@@ -21,8 +21,10 @@
 # '-bind-to core' for Hydra, also passed through 'yadokari run --mpi-args').
 # Each run reports the median (and the fastest) of its blocks; the table gives, per metric, the median
 # of those over the reps for each variant, their ratio, the median and range of the per-rep paired
-# ratios, and the spread (min-max over reps) of each variant. Without a shim library the second
-# variant is the native binary again, so the table shows the noise floor (A/A) and says so.
+# ratios, and the spread (min-max over reps) of each variant. The 'in-proc' rows come from inside each
+# run: blocks through MPI_* alternate with blocks through PMPI_*, and their difference (ns) is the
+# shim's own cost (about 0 in native runs), which other load on the machine barely disturbs. Without a
+# shim library the second variant is the native binary again, so the table shows the noise floor (A/A).
 set -euo pipefail
 
 prog=$(basename "$0")

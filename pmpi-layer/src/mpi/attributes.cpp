@@ -43,37 +43,41 @@ std::map<int, void*>* type_attrs(MPI_Datatype type) {
   return rec ? &rec->attributes : nullptr;
 }
 
-int delete_one_comm_attr(MPI_Comm comm, std::map<int, void*>& attrs, int k) {
+// Communicators and datatypes cache attributes the same way; only the callback types differ.
+template <class H, class DeleteFn>
+int delete_one(H object, std::map<int, void*>& attrs, int k, DeleteFn KeyvalRecord::*delete_fn) {
   auto it = attrs.find(k);
   if (it == attrs.end()) return MPI_ERR_KEYVAL;
   int rc = MPI_SUCCESS;
-  if (keyval(k).delete_fn) rc = keyval(k).delete_fn(comm, k, it->second, keyval(k).extra_state);
+  if (auto fn = keyval(k).*delete_fn) rc = fn(object, k, it->second, keyval(k).extra_state);
   attrs.erase(it);
   return rc;
 }
 
-int delete_one_type_attr(MPI_Datatype type, std::map<int, void*>& attrs, int k) {
-  auto it = attrs.find(k);
-  if (it == attrs.end()) return MPI_ERR_KEYVAL;
-  int rc = MPI_SUCCESS;
-  if (keyval(k).type_delete_fn) rc = keyval(k).type_delete_fn(type, k, it->second, keyval(k).extra_state);
-  attrs.erase(it);
-  return rc;
-}
-
-}  // namespace
-
-void copy_comm_attributes(MPI_Comm from, MPI_Comm to) {
-  auto* src = comm_attrs(from);
-  auto* dst = comm_attrs(to);
+template <class H, class CopyFn>
+void copy_all(H from, std::map<int, void*>* src, std::map<int, void*>* dst, CopyFn KeyvalRecord::*copy_fn) {
   if (!src || !dst) return;
   for (auto& [k, value] : *src) {
-    auto* fn = keyval(k).copy_fn;
+    auto fn = keyval(k).*copy_fn;
     if (!fn) continue;  // MPI_COMM_NULL_COPY_FN is a null pointer in MPICH
     void* out = nullptr;
     int flag = 0;
     if (fn(from, k, keyval(k).extra_state, value, &out, &flag) == MPI_SUCCESS && flag) (*dst)[k] = out;
   }
+}
+
+int delete_one_comm_attr(MPI_Comm comm, std::map<int, void*>& attrs, int k) {
+  return delete_one(comm, attrs, k, &KeyvalRecord::delete_fn);
+}
+
+int delete_one_type_attr(MPI_Datatype type, std::map<int, void*>& attrs, int k) {
+  return delete_one(type, attrs, k, &KeyvalRecord::type_delete_fn);
+}
+
+}  // namespace
+
+void copy_comm_attributes(MPI_Comm from, MPI_Comm to) {
+  copy_all(from, comm_attrs(from), comm_attrs(to), &KeyvalRecord::copy_fn);
 }
 
 void delete_comm_attributes(MPI_Comm comm) {
@@ -83,16 +87,7 @@ void delete_comm_attributes(MPI_Comm comm) {
 }
 
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
-  auto* src = type_attrs(from);
-  auto* dst = type_attrs(to);
-  if (!src || !dst) return;
-  for (auto& [k, value] : *src) {
-    auto* fn = keyval(k).type_copy_fn;
-    if (!fn) continue;
-    void* out = nullptr;
-    int flag = 0;
-    if (fn(from, k, keyval(k).extra_state, value, &out, &flag) == MPI_SUCCESS && flag) (*dst)[k] = out;
-  }
+  copy_all(from, type_attrs(from), type_attrs(to), &KeyvalRecord::type_copy_fn);
 }
 
 void delete_type_attributes(MPI_Datatype type) {
