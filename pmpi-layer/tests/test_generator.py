@@ -19,7 +19,7 @@ int MPI_Comm_c2f(MPI_Comm comm);
 
 TABLE = """
 [p2p]
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) @@ post=yk::on_send(count, datatype, dest, comm)
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) @@ post=yk::on_send(yk_entry_comm, count, datatype, dest)
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm {out;new=yk::adopt_comm($real, R)})
 """
 
@@ -40,23 +40,24 @@ class GeneratorTest(unittest.TestCase):
     def test_c_wrapper_translates_handles_and_runs_hooks(self):
         out, _ = run(TABLE)
         c = (out / "c_wrappers.cpp").read_text()
-        self.assertIn('extern "C" int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)', c)
-        self.assertIn("PMPI_Send(buf, count, yk::to_real<yk::TypeK>(datatype), dest, tag, yk::to_real<yk::CommK>(comm))", c)
-        self.assertIn("yk::on_send(count, datatype, dest, comm);", c)
+        self.assertIn('extern "C" YK_API int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)', c)
+        self.assertIn("yk::CommK::entry* const yk_entry_comm = yk::find_entry<yk::CommK>(comm);", c)
+        self.assertIn("PMPI_Send(buf, count, yk::to_real<yk::TypeK>(datatype), dest, tag, yk::real_of(yk_entry_comm, comm))", c)
+        self.assertIn("yk::on_send(yk_entry_comm, count, datatype, dest);", c)
         self.assertIn("*newcomm = yk::adopt_comm(yk_real_newcomm, R);", c)
 
     def test_uncovered_functions_get_fail_loudly_stubs_but_macros_do_not(self):
         out, _ = run(TABLE)
         stubs = (out / "unsupported.c").read_text()
-        self.assertIn('int MPI_Win_create() { yadokari_unsupported_call("MPI_Win_create", "C"); return 1; }', stubs)
+        self.assertIn('YK_API int MPI_Win_create() { yadokari_unsupported_call("MPI_Win_create", "C"); return 1; }', stubs)
         self.assertNotIn("int MPI_Send()", stubs)
         self.assertNotIn("MPI_Comm_c2f()", stubs)
-        self.assertIn('void mpi_win_create_() { yadokari_unsupported_call("MPI_Win_create", "Fortran"); }', stubs)
+        self.assertIn('YK_API void mpi_win_create_() { yadokari_unsupported_call("MPI_Win_create", "Fortran"); }', stubs)
 
     def test_fortran_bindings_only_for_open_mpi(self):
         out, _ = run(TABLE, "openmpi")
         f = (out / "fortran_bindings.cpp").read_text()
-        self.assertIn('extern "C" void mpi_send_(const void* f_buf, MPI_Fint* f_count', f)
+        self.assertIn('extern "C" YK_API void mpi_send_(const void* f_buf, MPI_Fint* f_count', f)
         self.assertIn("const MPI_Comm comm = yk::fortran::to_c<yk::CommK>(*f_comm);", f)
         self.assertIn("*f_newcomm = yk::fortran::to_f<yk::CommK>(yk_h_newcomm);", f)
         out, _ = run(TABLE, "mpich")

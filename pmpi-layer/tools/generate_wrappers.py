@@ -126,7 +126,11 @@ def gen_c_wrapper(f):
     status_var = None
     for p in f.params:
         k = p.kind
-        if k and not p.is_array and p.ptr == 0:
+        if k == "yk::CommK" and not p.is_array and p.ptr == 0:
+            # Looked up once: the hooks (channel table, collective counts) reuse the entry.
+            pre.append(f"yk::CommK::entry* const yk_entry_{p.name} = yk::find_entry<yk::CommK>({p.name});")
+            args.append(f"yk::real_of(yk_entry_{p.name}, {p.name})")
+        elif k and not p.is_array and p.ptr == 0:
             args.append(f"yk::to_real<{k}>({p.name})")
         elif k and p.is_array:
             n = p.ann.get("n")
@@ -172,7 +176,7 @@ def gen_c_wrapper(f):
         else:
             args.append(p.name)
     call = f"PMPI_{f.name[4:]}({', '.join(args)})"
-    lines = [f'extern "C" {f.ret} {f.name}({f.c_params()}) {{']
+    lines = [f'extern "C" YK_API {f.ret} {f.name}({f.c_params()}) {{']
     if f.ret != "int":
         if pre or after_out or after_free:
             raise SystemExit(f"{f.name}: non-int functions must be simple")
@@ -292,9 +296,9 @@ def gen_fortran(f):
         args.append(p.name)
     lname = f.name.lower() + "_"
     if f.ret == "double":
-        return f'extern "C" double {lname}() {{ return {f.name}(); }}'
+        return f'extern "C" YK_API double {lname}() {{ return {f.name}(); }}'
     sig = ", ".join(fparams + ["MPI_Fint* ierr"] + hidden)
-    lines = [f'extern "C" void {lname}({sig}) {{']
+    lines = [f'extern "C" YK_API void {lname}({sig}) {{']
     lines += ["  " + x for x in scalars + pre]
     lines.append(f"  const int yk_rc = {f.name}({', '.join(args)});")
     if post:
@@ -371,9 +375,10 @@ def main():
           " * MPI functions yadokari does not cover. Each aborts the job with a clear message instead of",
           " * letting the library see a virtual handle. Written without <mpi.h> on purpose: an old-style",
           " * declaration matches any prototype, and a stub never reads its arguments. */",
-          "void yadokari_unsupported_call(const char* function, const char* binding);", ""]
+          "void yadokari_unsupported_call(const char* function, const char* binding);",
+          "#define YK_API __attribute__((visibility(\"default\")))", ""]
     for n in unsupported:
-        st.append(f'int {n}() {{ yadokari_unsupported_call("{n}", "C"); return 1; }}')
+        st.append(f'YK_API int {n}() {{ yadokari_unsupported_call("{n}", "C"); return 1; }}')
     fortran_stubs = []
     if a.flavour == "openmpi":
         for n in declared:
@@ -382,7 +387,7 @@ def main():
             if n in ("MPI_Aint_add", "MPI_Aint_diff", "MPI_Wtime", "MPI_Wtick"):
                 continue
             fortran_stubs.append(n)
-            st.append(f'void {n.lower()}_() {{ yadokari_unsupported_call("{n}", "Fortran"); }}')
+            st.append(f'YK_API void {n.lower()}_() {{ yadokari_unsupported_call("{n}", "Fortran"); }}')
     write(out / "unsupported.c", "\n".join(st) + "\n")
 
     cov = [f"# yadokari MPI coverage for {a.flavour} (generated)", "", "## covered"]

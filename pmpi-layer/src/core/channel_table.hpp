@@ -27,13 +27,13 @@ class CommChannels {
         channels_(world_rank_of_peer_.size()) {}
 
   // Out-of-range peers (MPI_PROC_NULL, bad user input the library will reject) are ignored.
-  void on_send(int peer, std::uint64_t bytes) {
+  YK_HOT void on_send(int peer, std::uint64_t bytes) {
     if (Channel* c = find(peer)) {
       c->messages_sent.add(1);
       c->bytes_sent.add(bytes);
     }
   }
-  void on_receive(int peer, std::uint64_t bytes) {
+  YK_HOT void on_receive(int peer, std::uint64_t bytes) {
     if (Channel* c = find(peer)) {
       c->messages_received.add(1);
       c->bytes_received.add(bytes);
@@ -55,7 +55,7 @@ class CommChannels {
   int world_rank_of(std::size_t peer) const { return world_rank_of_peer_[peer]; }
 
  private:
-  Channel* find(int peer) {
+  YK_HOT Channel* find(int peer) {
     return (peer >= 0 && static_cast<std::size_t>(peer) < channels_.size()) ? &channels_[peer] : nullptr;
   }
 

@@ -100,7 +100,7 @@ void delete_type_attributes(MPI_Datatype type) {
 
 using namespace yk;
 
-extern "C" int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+extern "C" YK_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
                                       int* comm_keyval, void* extra_state) {
   CallScope scope(Fn::MPI_Comm_create_keyval);
   KeyvalRecord rec;
@@ -111,7 +111,7 @@ extern "C" int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
+extern "C" YK_API int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
                                       int* type_keyval, void* extra_state) {
   CallScope scope(Fn::MPI_Type_create_keyval);
   KeyvalRecord rec;
@@ -159,47 +159,47 @@ int comm_delete(MPI_Comm comm, int k) {
 
 }  // namespace
 
-extern "C" int MPI_Comm_free_keyval(int* comm_keyval) {
+extern "C" YK_API int MPI_Comm_free_keyval(int* comm_keyval) {
   CallScope scope(Fn::MPI_Comm_free_keyval);
   return is_shim_keyval(*comm_keyval) ? free_keyval(comm_keyval) : PMPI_Comm_free_keyval(comm_keyval);
 }
 
-extern "C" int MPI_Type_free_keyval(int* type_keyval) {
+extern "C" YK_API int MPI_Type_free_keyval(int* type_keyval) {
   CallScope scope(Fn::MPI_Type_free_keyval);
   return is_shim_keyval(*type_keyval) ? free_keyval(type_keyval) : PMPI_Type_free_keyval(type_keyval);
 }
 
-extern "C" int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+extern "C" YK_API int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
   CallScope scope(Fn::MPI_Comm_set_attr);
   return comm_set(comm, comm_keyval, attribute_val);
 }
 
-extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+extern "C" YK_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   CallScope scope(Fn::MPI_Comm_get_attr);
   return comm_get(comm, comm_keyval, attribute_val, flag);
 }
 
-extern "C" int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+extern "C" YK_API int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
   CallScope scope(Fn::MPI_Comm_delete_attr);
   return comm_delete(comm, comm_keyval);
 }
 
-extern "C" int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+extern "C" YK_API int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   CallScope scope(Fn::MPI_Attr_get);
   return comm_get(comm, keyval, attribute_val, flag);
 }
 
-extern "C" int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+extern "C" YK_API int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
   CallScope scope(Fn::MPI_Attr_put);
   return comm_set(comm, keyval, attribute_val);
 }
 
-extern "C" int MPI_Attr_delete(MPI_Comm comm, int keyval) {
+extern "C" YK_API int MPI_Attr_delete(MPI_Comm comm, int keyval) {
   CallScope scope(Fn::MPI_Attr_delete);
   return comm_delete(comm, keyval);
 }
 
-extern "C" int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+extern "C" YK_API int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
   CallScope scope(Fn::MPI_Type_set_attr);
   auto* attrs = type_attrs(datatype);
   if (!is_shim_keyval(type_keyval) || !attrs)
@@ -209,7 +209,7 @@ extern "C" int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* a
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+extern "C" YK_API int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
   CallScope scope(Fn::MPI_Type_get_attr);
   auto* attrs = type_attrs(datatype);
   if (!is_shim_keyval(type_keyval) || !attrs)
@@ -220,7 +220,7 @@ extern "C" int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* a
   return MPI_SUCCESS;
 }
 
-extern "C" int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+extern "C" YK_API int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   CallScope scope(Fn::MPI_Type_delete_attr);
   auto* attrs = type_attrs(datatype);
   if (!is_shim_keyval(type_keyval) || !attrs) return PMPI_Type_delete_attr(to_real<TypeK>(datatype), type_keyval);

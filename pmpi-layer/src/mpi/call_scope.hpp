@@ -17,11 +17,11 @@ inline std::atomic<Fn> g_current_call{Fn::none_};
 
 class CallScope {
  public:
-  explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
+  YK_HOT explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
     g_call_counts[static_cast<std::size_t>(f)].add(1);
     if (outer_ == Fn::none_) g_current_call.store(f, std::memory_order_relaxed);
   }
-  ~CallScope() {
+  YK_HOT ~CallScope() {
     if (outer_ == Fn::none_) g_current_call.store(Fn::none_, std::memory_order_relaxed);
   }
   CallScope(const CallScope&) = delete;

@@ -26,12 +26,6 @@ std::vector<int> world_ranks_of_peers(MPI_Comm real) {
 
 CommRecord* comm_record(MPI_Comm comm) { return record_of<CommK>(comm); }
 
-std::uint64_t message_bytes(int count, MPI_Datatype datatype) {
-  int size = 0;
-  PMPI_Type_size(to_real<TypeK>(datatype), &size);
-  return static_cast<std::uint64_t>(count < 0 ? 0 : count) * static_cast<std::uint64_t>(size < 0 ? 0 : size);
-}
-
 }  // namespace
 
 CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id) {
@@ -54,23 +48,8 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
   return v;
 }
 
-void on_send(int count, MPI_Datatype datatype, int dest, MPI_Comm comm) {
-  if (auto* rec = comm_record(comm)) rec->channels.on_send(dest, message_bytes(count, datatype));
-}
-
 void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes) {
   if (auto* rec = comm_record(comm)) rec->channels.on_send(dest, bytes);
-}
-
-void on_receive(MPI_Comm comm, int source, const MPI_Status* status) {
-  if (source == MPI_PROC_NULL || status->MPI_SOURCE < 0) return;
-  int bytes = 0;
-  PMPI_Get_count(status, MPI_BYTE, &bytes);
-  if (auto* rec = comm_record(comm)) rec->channels.on_receive(status->MPI_SOURCE, bytes < 0 ? 0 : static_cast<std::uint64_t>(bytes));
-}
-
-void on_collective(MPI_Comm comm) {
-  if (auto* rec = comm_record(comm)) ++rec->collectives_started;
 }
 
 int peer_count(MPI_Comm comm) {

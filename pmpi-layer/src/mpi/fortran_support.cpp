@@ -78,19 +78,19 @@ void copy_out(char* f, std::size_t len, const char* c) {
 using namespace yk;
 
 // Fortran bindings that are not mechanical (fortran_custom in mpi_functions.def).
-extern "C" void mpi_init_(MPI_Fint* ierr) {
+extern "C" YK_API void mpi_init_(MPI_Fint* ierr) {
   const int rc = MPI_Init(nullptr, nullptr);
   if (ierr) *ierr = rc;
 }
 
-extern "C" void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+extern "C" YK_API void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
   const int rc = MPI_Init_thread(nullptr, nullptr, *required, provided);
   if (ierr) *ierr = rc;
 }
 
-extern "C" void mpi_pcontrol_(MPI_Fint* level) { MPI_Pcontrol(*level); }
+extern "C" YK_API void mpi_pcontrol_(MPI_Fint* level) { MPI_Pcontrol(*level); }
 
-extern "C" void mpi_op_create_(void* function, MPI_Fint* commute, MPI_Fint* op, MPI_Fint* ierr) {
+extern "C" YK_API void mpi_op_create_(void* function, MPI_Fint* commute, MPI_Fint* op, MPI_Fint* ierr) {
   CallScope scope(Fn::MPI_Op_create);
   MPI_Op c = MPI_OP_NULL;
   const int rc = create_op(function, *commute != 0, true, &c);
@@ -115,12 +115,12 @@ int fortran_attr_get(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint
 }
 }  // namespace
 
-extern "C" void mpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierr) {
+extern "C" YK_API void mpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierr) {
   const int rc = fortran_attr_get(comm, keyval, value, flag);
   if (ierr) *ierr = rc;
 }
 
-extern "C" void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierr) {
+extern "C" YK_API void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierr) {
   MPI_Aint v = 0;
   const int rc = fortran_attr_get(comm, keyval, &v, flag);
   if (rc == MPI_SUCCESS && *flag) *value = static_cast<MPI_Fint>(v);
@@ -130,8 +130,8 @@ extern "C" void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value,
 // C code of a mixed-language app converting handles (Open MPI has real functions for these;
 // MPICH defines them as casts, which are right for its integer handles).
 #define YK_F2C_C2F(Name, Kind, H)                                                          \
-  extern "C" H MPI_##Name##_f2c(MPI_Fint f) { return fortran::to_c<Kind>(f); }             \
-  extern "C" MPI_Fint MPI_##Name##_c2f(H c) { return fortran::to_f<Kind>(c); }
+  extern "C" YK_API H MPI_##Name##_f2c(MPI_Fint f) { return fortran::to_c<Kind>(f); }             \
+  extern "C" YK_API MPI_Fint MPI_##Name##_c2f(H c) { return fortran::to_f<Kind>(c); }
 YK_F2C_C2F(Comm, CommK, MPI_Comm)
 YK_F2C_C2F(Type, TypeK, MPI_Datatype)
 YK_F2C_C2F(Group, GroupK, MPI_Group)

@@ -4,14 +4,14 @@
 #include <cstdio>
 #include <cstdlib>
 
-extern "C" int MPI_Pcontrol(const int level, ...) {
+extern "C" YK_API int MPI_Pcontrol(const int level, ...) {
   yk::CallScope scope(yk::Fn::MPI_Pcontrol);
   return PMPI_Pcontrol(level);
 }
 
 // Called by the generated stubs (unsupported.c). Aborting is the only safe answer: letting the
 // call through would hand the library a virtual handle and fail later, far from the cause.
-extern "C" [[noreturn]] void yadokari_unsupported_call(const char* function, const char* binding) {
+extern "C" [[noreturn]] YK_API void yadokari_unsupported_call(const char* function, const char* binding) {
   std::fprintf(stderr,
                "yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
                "(see pmpi-layer/README.md, \"Coverage\")\n",

@@ -29,26 +29,26 @@ MPI_Comm real_for_attributes(MPI_Comm comm) {
 
 }  // namespace
 
-extern "C" int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag, int type) {
+extern "C" YK_API int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag, int type) {
   return g_comm_get(real_for_attributes(comm), keyval, value, flag, type);
 }
 
 // The library's own PMPI_Comm_set_attr tail-calls these too, always with real handles (that
 // is what the C wrappers pass); only a virtual handle means the call came from Fortran.
-extern "C" int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int type) {
+extern "C" YK_API int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int type) {
   if (yk::codec::is_virtual(comm)) yadokari_unsupported_call("MPI_Comm_set_attr", "Fortran");
   return g_comm_set(comm, keyval, value, type);
 }
 
-extern "C" int MPII_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag, int kind) {
+extern "C" YK_API int MPII_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag, int kind) {
   return g_type_get(yk::to_real<yk::TypeK>(type), keyval, value, flag, kind);
 }
 
-extern "C" int MPII_Type_set_attr(MPI_Datatype type, int keyval, void* value, int kind) {
+extern "C" YK_API int MPII_Type_set_attr(MPI_Datatype type, int keyval, void* value, int kind) {
   if (yk::codec::is_virtual(type)) yadokari_unsupported_call("MPI_Type_set_attr", "Fortran");
   return g_type_set(type, keyval, value, kind);
 }
 
-extern "C" void MPII_Keyval_set_proxy(int, void*, void*) {
+extern "C" YK_API void MPII_Keyval_set_proxy(int, void*, void*) {
   yadokari_unsupported_call("MPI_Comm_create_keyval / MPI_Type_create_keyval", "Fortran");
 }

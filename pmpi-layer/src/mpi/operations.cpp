@@ -50,12 +50,12 @@ void release_op_trampoline(MPI_Op op) {
 
 }  // namespace yk
 
-extern "C" int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+extern "C" YK_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   yk::CallScope scope(yk::Fn::MPI_Op_create);
   return yk::create_op(reinterpret_cast<void*>(user_fn), commute, false, op);
 }
 
-extern "C" int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+extern "C" YK_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
   yk::CallScope scope(yk::Fn::MPI_Comm_create_errhandler);
   return yk::create_errhandler(reinterpret_cast<void*>(fn), false, errhandler);
 }

@@ -9,12 +9,6 @@ namespace {
 
 using ReqEntry = ReqK::entry;
 
-std::uint64_t bytes_of(int count, MPI_Datatype datatype) {
-  int size = 0;
-  PMPI_Type_size(to_real<TypeK>(datatype), &size);
-  return static_cast<std::uint64_t>(count < 0 ? 0 : count) * static_cast<std::uint64_t>(size < 0 ? 0 : size);
-}
-
 // Statuses the shim needs even when the app passes MPI_STATUSES_IGNORE (a receive's source and
 // size). Small counts stay on the stack.
 class StatusScratch {
@@ -45,7 +39,8 @@ void finish(MPI_Request* app, MPI_Request real_after, const MPI_Status* status) 
   const MPI_Request v = *app;
   if (!codec::is_virtual(v)) return;
   ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
-  if (e.record.kind == RequestKind::receive && status != MPI_STATUS_IGNORE) on_receive(e.record.comm, e.record.peer, status);
+  if (e.record.kind == RequestKind::receive && status != MPI_STATUS_IGNORE)
+    on_receive(find_entry<CommK>(e.record.comm), e.record.peer, status);
   if (real_after == MPI_REQUEST_NULL && !e.record.persistent) {
     release<ReqK>(v);
     *app = MPI_REQUEST_NULL;
@@ -60,9 +55,10 @@ void count_start(const ReqEntry& e) {
 
 }  // namespace
 
-MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm, bool persistent) {
-  RequestRecord r{RequestKind::send, persistent, comm, dest, bytes_of(count, datatype)};
-  if (!persistent) on_send_bytes(comm, dest, r.bytes);
+MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm,
+                       CommK::entry* comm_entry, bool persistent) {
+  RequestRecord r{RequestKind::send, persistent, comm, dest, message_bytes(count, datatype)};
+  if (!persistent && comm_entry) comm_entry->record.channels.on_send(dest, r.bytes);
   return adopt<ReqK>(real, Recipe{}, r);
 }
 
@@ -71,7 +67,7 @@ MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool pers
 }
 
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm) {
-  on_collective(comm);
+  on_collective(find_entry<CommK>(comm));
   return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::collective, false, comm, MPI_PROC_NULL, 0});
 }
 
@@ -88,7 +84,7 @@ MPI_Comm message_comm(MPI_Message message) {
 
 using namespace yk;
 
-extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   CallScope scope(Fn::MPI_Wait);
   if (!codec::is_virtual(*request)) return PMPI_Wait(request, status);
   MPI_Status local;
@@ -99,7 +95,7 @@ extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   return rc;
 }
 
-extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+extern "C" YK_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   CallScope scope(Fn::MPI_Test);
   if (!codec::is_virtual(*request)) return PMPI_Test(request, flag, status);
   MPI_Status local;
@@ -123,7 +119,7 @@ void finish_all(int count, MPI_Request* app, MPI_Request* reals, MPI_Status* st,
 
 }  // namespace
 
-extern "C" int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitall);
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
@@ -132,7 +128,7 @@ extern "C" int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Statu
   return rc;
 }
 
-extern "C" int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+extern "C" YK_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Testall);
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
@@ -142,7 +138,7 @@ extern "C" int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag
   return rc;
 }
 
-extern "C" int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   CallScope scope(Fn::MPI_Waitany);
   RealArray<ReqK> reals(array_of_requests, count);
   MPI_Status local;
@@ -152,7 +148,7 @@ extern "C" int MPI_Waitany(int count, MPI_Request array_of_requests[], int* inde
   return rc;
 }
 
-extern "C" int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+extern "C" YK_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   CallScope scope(Fn::MPI_Testany);
   RealArray<ReqK> reals(array_of_requests, count);
   MPI_Status local;
@@ -171,7 +167,7 @@ void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* 
 
 }  // namespace
 
-extern "C" int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitsome);
   RealArray<ReqK> reals(array_of_requests, incount);
@@ -181,7 +177,7 @@ extern "C" int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* o
   return rc;
 }
 
-extern "C" int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+extern "C" YK_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Testsome);
   RealArray<ReqK> reals(array_of_requests, incount);
@@ -191,7 +187,7 @@ extern "C" int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* o
   return rc;
 }
 
-extern "C" int MPI_Request_free(MPI_Request* request) {
+extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
   CallScope scope(Fn::MPI_Request_free);
   if (!codec::is_virtual(*request)) return PMPI_Request_free(request);
   MPI_Request real = to_real<ReqK>(*request);
@@ -203,7 +199,7 @@ extern "C" int MPI_Request_free(MPI_Request* request) {
   return rc;
 }
 
-extern "C" int MPI_Start(MPI_Request* request) {
+extern "C" YK_API int MPI_Start(MPI_Request* request) {
   CallScope scope(Fn::MPI_Start);
   ReqK::entry* e = find_entry<ReqK>(*request);
   if (!e) return PMPI_Start(request);
@@ -212,7 +208,7 @@ extern "C" int MPI_Start(MPI_Request* request) {
   return rc;
 }
 
-extern "C" int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+extern "C" YK_API int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   CallScope scope(Fn::MPI_Startall);
   RealArray<ReqK> reals(array_of_requests, count);
   const int rc = PMPI_Startall(count, reals.get());

@@ -68,24 +68,29 @@ inline Registry<K> g_registry{};
 template <class K>
 inline Registry<K>& registry() { return g_registry<K>; }
 
-// The communicator entries that stand for MPI_COMM_WORLD and MPI_COMM_SELF.
+// The communicator entries that stand for MPI_COMM_WORLD and MPI_COMM_SELF (indices for
+// records and stats; pointers because the world is on the hottest path of all).
 inline std::uint32_t g_world_index = UINT32_MAX;
 inline std::uint32_t g_self_index = UINT32_MAX;
+inline CommK::entry* g_world_entry = nullptr;
+inline CommK::entry* g_self_entry = nullptr;
 
 template <class K>
-inline typename K::entry* find_entry(typename K::handle h) {
+YK_HOT typename K::entry* find_entry(typename K::handle h) {
   auto& reg = registry<K>();
   if (codec::is_virtual(h)) return &reg.table.at(codec::index_of(h));
   if constexpr (K::code == CommK::code) {
-    if (h == MPI_COMM_WORLD && g_world_index != UINT32_MAX) return &reg.table.at(g_world_index);
-    if (h == MPI_COMM_SELF && g_self_index != UINT32_MAX) return &reg.table.at(g_self_index);
+    if (h == MPI_COMM_WORLD) return g_world_entry;
+    if (h == MPI_COMM_SELF) return g_self_entry;
   }
   return nullptr;
 }
 
+YK_HOT MPI_Comm real_of(const CommK::entry* e, MPI_Comm h) { return e ? e->real : h; }
+
 // Virtual (or predefined) -> handle of the live library. Hot path of every wrapper.
 template <class K>
-inline typename K::handle to_real(typename K::handle h) {
+YK_HOT typename K::handle to_real(typename K::handle h) {
   if (auto* e = find_entry<K>(h)) return e->real;
   return h;
 }

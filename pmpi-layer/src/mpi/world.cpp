@@ -59,10 +59,12 @@ void register_world(MPI_Comm vworld_real) {
   auto& entry = reg.table.at(g_world_index);
   entry.record.channels = make_comm_record(vworld_real, g_world_index).channels;
   entry.record.is_world = true;
+  g_world_entry = &entry;
 
   CommRecord self;
   g_self_index = reg.table.add({MPI_COMM_SELF, Recipe{}, std::move(self), 1}, false);
   reg.table.at(g_self_index).record.channels = make_comm_record(MPI_COMM_SELF, g_self_index).channels;
+  g_self_entry = &reg.table.at(g_self_index);
 }
 
 }  // namespace
@@ -120,7 +122,7 @@ void before_library_finalize() {
 
 }  // namespace yk
 
-extern "C" int MPI_Init(int* argc, char*** argv) {
+extern "C" YK_API int MPI_Init(int* argc, char*** argv) {
   yk::check_abi_or_die();
   yk::CallScope scope(yk::Fn::MPI_Init);
   const int rc = PMPI_Init(argc, argv);
@@ -128,7 +130,7 @@ extern "C" int MPI_Init(int* argc, char*** argv) {
   return rc;
 }
 
-extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   yk::check_abi_or_die();
   yk::CallScope scope(yk::Fn::MPI_Init_thread);
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
@@ -136,7 +138,7 @@ extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   return rc;
 }
 
-extern "C" int MPI_Finalize(void) {
+extern "C" YK_API int MPI_Finalize(void) {
   yk::CallScope scope(yk::Fn::MPI_Finalize);
   yk::before_library_finalize();
   return PMPI_Finalize();

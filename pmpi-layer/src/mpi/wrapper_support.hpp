@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mpi/call_scope.hpp"
+#include "mpi/message_size.hpp"
 #include "mpi/virtual_handles.hpp"
 
 #include <mpi.h>
@@ -13,8 +14,12 @@
 #include <initializer_list>
 #include <vector>
 
+// The shim is compiled with hidden visibility so that its internals bind directly (no PLT/GOT
+// on the wrappers' fast path); only the MPI entry points it interposes are exported.
+#define YK_API __attribute__((visibility("default")))
+
 // misc.cpp: stops the job with one clear line (also called by the generated stubs).
-extern "C" [[noreturn]] void yadokari_unsupported_call(const char* function, const char* binding);
+extern "C" [[noreturn]] YK_API void yadokari_unsupported_call(const char* function, const char* binding);
 
 namespace yk {
 
@@ -28,11 +33,21 @@ inline Recipe recipe(RecipeOp op, std::initializer_list<std::int64_t> ints = {},
 
 // --- communicators.cpp: channel table and per-communicator records
 MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe);
-void on_send(int count, MPI_Datatype datatype, int dest, MPI_Comm comm);
+
+// Channel-table hooks of the generated wrappers, inline: they run on every message. `comm` is
+// the communicator's entry (null for a communicator the shim does not know, e.g. MPI_COMM_NULL).
+YK_HOT void on_send(CommK::entry* comm, int count, MPI_Datatype datatype, int dest) {
+  if (comm) comm->record.channels.on_send(dest, message_bytes(count, datatype));
+}
 // `source` as posted: a receive from MPI_PROC_NULL is not a message (and MPICH leaves the status
 // of such a request unset in MPI_Waitall, so the status alone cannot tell).
-void on_receive(MPI_Comm comm, int source, const MPI_Status* status);
-void on_collective(MPI_Comm comm);
+YK_HOT void on_receive(CommK::entry* comm, int source, const MPI_Status* status) {
+  if (comm && source != MPI_PROC_NULL && status->MPI_SOURCE >= 0)
+    comm->record.channels.on_receive(status->MPI_SOURCE, received_bytes(status));
+}
+YK_HOT void on_collective(CommK::entry* comm) {
+  if (comm) ++comm->record.collectives_started;
+}
 int peer_count(MPI_Comm comm);
 int cart_ndims(MPI_Comm comm);
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
@@ -56,7 +71,8 @@ Recipe recipe_darray(int size, int rank, int ndims, const int gsizes[], const in
                      const int psizes[], int order, MPI_Datatype old);
 
 // --- requests.cpp
-MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm, bool persistent);
+MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm,
+                       CommK::entry* comm_entry, bool persistent);
 MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool persistent);
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm);
 MPI_Message track_message(MPI_Message real, MPI_Comm comm);

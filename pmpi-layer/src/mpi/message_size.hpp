@@ -1,0 +1,60 @@
+// Message sizes on the wrappers' fast path without extra calls into the library: both MPIs
+// keep the received byte count in public fields of MPI_Status, and MPICH encodes the size of a
+// builtin datatype in its handle. Everything else asks the library.
+#pragma once
+
+#include "mpi/virtual_handles.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace yk {
+
+YK_HOT std::uint64_t received_bytes(const MPI_Status* status) {
+#if defined(OPEN_MPI)
+  return status->_ucount;
+#else
+  return (static_cast<std::uint64_t>(static_cast<unsigned>(status->count_hi_and_cancelled) >> 1) << 32) +
+         static_cast<unsigned>(status->count_lo);
+#endif
+}
+
+// Sizes of the datatypes a rank sends with, keyed by the app's handle (a handle of the shim is
+// reused after MPI_Type_free, so freeing a type clears the cache). Single-writer only; under
+// MPI_THREAD_MULTIPLE the library is asked every time.
+struct TypeSizeSlot {
+  MPI_Datatype type;
+  std::uint64_t size;
+  bool valid;
+};
+inline TypeSizeSlot g_type_size_cache[64];
+
+inline void forget_type_sizes() {
+  for (auto& slot : g_type_size_cache) slot.valid = false;
+}
+
+inline std::uint64_t library_type_size(MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(to_real<TypeK>(type), &size);
+  return size < 0 ? 0 : static_cast<std::uint64_t>(size);
+}
+
+YK_HOT std::uint64_t datatype_size(MPI_Datatype type) {
+#if !defined(OPEN_MPI)
+  // MPICH builtin handles (kind bits 01): size in bits 8-15 (MPIR_Datatype_get_basic_size).
+  const auto h = static_cast<std::uint32_t>(type);
+  if ((h >> 30) == 1u) return (h & 0xff00u) >> 8;
+#endif
+  if (g_many_writers) return library_type_size(type);
+  const std::uint64_t key = codec::to_u64(type);
+  TypeSizeSlot& slot = g_type_size_cache[(key ^ (key >> 6) ^ (key >> 12)) & 63];
+  if (!slot.valid || slot.type != type) slot = {type, library_type_size(type), true};
+  return slot.size;
+}
+
+YK_HOT std::uint64_t message_bytes(int count, MPI_Datatype type) {
+  return count <= 0 ? 0 : static_cast<std::uint64_t>(count) * datatype_size(type);
+}
+
+}  // namespace yk
