@@ -12,11 +12,21 @@ trap 'rm -rf "$stats"' EXIT
 
 for flavour in openmpi mpich; do
   echo "== N-queens master-worker, 4 ranks, $flavour, under yadokari run"
-  YADOKARI_STATS="$stats/$flavour" "$y" run -n 4 -- "build/examples/$flavour/nqueens" &
+  YADOKARI_STATS="$stats/$flavour" "$y" run -n 4 -- "build/examples/$flavour/nqueens" 15 > "$stats/$flavour.out" &
   job=$!
-  sleep 1
-  "$y" status || true
+  # Ask the running job what its ranks are doing (once all have registered).
+  for _ in $(seq 50); do
+    if "$y" status > "$stats/status" 2>/dev/null && ! grep -q "not answering" "$stats/status"; then
+      echo "-- yadokari status, while the job runs:"
+      cat "$stats/status"
+      break
+    fi
+    sleep 0.2
+  done
   wait "$job"
+  echo "-- the job's output (last lines):"
+  tail -n 2 "$stats/$flavour.out"
+  echo "-- traffic each rank recorded (YADOKARI_STATS):"
   python3 - "$stats/$flavour" <<'PY'
 import json, pathlib, sys
 rows = [json.loads(p.read_text()) for p in sorted(pathlib.Path(sys.argv[1]).glob("rank-*.json"))]

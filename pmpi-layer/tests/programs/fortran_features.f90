@@ -10,7 +10,7 @@ program fortran_features
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub
   character(len=MPI_MAX_OBJECT_NAME) :: name
   integer :: namelen, total, sendv, recvv(2), left, right
-  double precision :: a(6), b(6)
+  double precision :: a(6), b(6), picked
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -43,7 +43,8 @@ program fortran_features
   left = mod(rank + nprocs - 1, nprocs)
   call MPI_Sendrecv(a, 1, vec, right, 5, b, 1, vec, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
   call MPI_Type_free(vec, ierr)
-  call MPI_Reduce(b(1) + b(3) + b(5), a(1), 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+  picked = b(1) + b(3) + b(5)
+  call MPI_Reduce(picked, a(1), 1, MPI_DOUBLE_PRECISION, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,f10.1)', 'vector sendrecv sum:', a(1)
 
   sendv = rank
