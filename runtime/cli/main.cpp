@@ -1,9 +1,10 @@
-// yadokari: one binary, one subcommand per file (run_command, status_command).
+// yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 
 #include "cli/cli_error.hpp"
+#include "cli/inspect_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/status_command.hpp"
 
@@ -30,6 +31,13 @@ void add_status(CLI::App& app, StatusOptions& options) {
   status->add_flag("--json", options.json, "Print JSON instead of a table");
 }
 
+void add_inspect(CLI::App& app, InspectOptions& options) {
+  auto* inspect = app.add_subcommand("inspect", "Show the header and areas of a checkpoint image");
+  inspect->add_option("image", options.image, "Image file (ckpt/<epoch>/rank-<L>.img)")->required();
+  inspect->add_flag("--verify", options.verify, "Read every area and check its checksum");
+  inspect->add_flag("--json", options.json, "Print JSON instead of a table");
+}
+
 int report(const std::string& message, int code) {
   std::fprintf(stderr, "yadokari: %s\n", message.c_str());
   return code;
@@ -45,6 +53,8 @@ int main(int argc, char** argv) {
   StatusOptions status_options;
   add_run(app, run_options);
   add_status(app, status_options);
+  InspectOptions inspect_options;
+  add_inspect(app, inspect_options);
 
   try {
     app.parse(argc, argv);
@@ -60,6 +70,7 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("run")) return run_job(run_options);
+    if (app.got_subcommand("inspect")) return inspect_image(inspect_options);
     return show_status(status_options);
   } catch (const CliError& e) {
     return report(e.what(), e.exit_code());

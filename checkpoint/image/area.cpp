@@ -1,0 +1,12 @@
+#include "image/area.hpp"
+
+#include "image/format.hpp"
+#include "image/zero_pages.hpp"
+
+namespace yadokari::image {
+
+bool AreaRecord::compressed() const { return flags & format::kFlagCompressed; }
+bool AreaRecord::zero_pages_elided() const { return flags & format::kFlagZeroPagesElided; }
+std::uint64_t AreaRecord::pages() const { return page_count(length); }
+
+}  // namespace yadokari::image

@@ -1,0 +1,45 @@
+#pragma once
+// Whole-buffer reads and writes on file descriptors, with EINTR and short transfers handled and
+// failures turned into ImageError(io) naming the file (internal, also used by storage/).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace yadokari::image::io {
+
+// Reads up to `size` bytes at `offset`; returns fewer only at end of file.
+std::size_t read_at(int fd, std::uint64_t offset, void* data, std::size_t size, const std::string& file);
+
+// Writes all of `data` at `offset` (pwrite: the file position is left alone).
+void write_all_at(int fd, std::uint64_t offset, const void* data, std::size_t size, const std::string& file);
+
+std::uint64_t file_size(int fd, const std::string& file);
+
+void sync(int fd, const std::string& file);
+
+// fsync of a directory, so that a rename or unlink in it is durable.
+void sync_directory(const std::string& directory);
+
+// The directory part of a path ("." if there is none).
+std::string parent_directory(const std::string& path);
+
+// Sequential writer with a 1 MiB buffer: few system calls for many small pieces.
+class BufferedOutput {
+ public:
+  BufferedOutput(int fd, std::string file);
+  void write(const void* data, std::size_t size);
+  void flush();
+  // Overwrites bytes written earlier (a record whose lengths were unknown when it was written).
+  void patch(std::uint64_t offset, const void* data, std::size_t size);
+  std::uint64_t offset() const { return offset_; }  // bytes written so far, buffered ones included
+
+ private:
+  int fd_;
+  std::string file_;
+  std::vector<std::byte> buffer_;
+  std::uint64_t flushed_ = 0;
+  std::uint64_t offset_ = 0;
+};
+
+}  // namespace yadokari::image::io

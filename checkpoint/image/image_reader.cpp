@@ -1,0 +1,230 @@
+#include "image/image_reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "image/byte_codec.hpp"
+#include "image/fd_io.hpp"
+#include "image/format.hpp"
+#include "image/header_codec.hpp"
+#include "image/image_error.hpp"
+#include "image/payload_reader.hpp"
+#include "image/record_codec.hpp"
+#include "image/zero_pages.hpp"
+
+namespace yadokari::image {
+namespace {
+
+using format::kPageSize;
+using format::kRecordSize;
+
+constexpr std::size_t kScratchSize = 1u << 20;
+
+std::string area_label(const AreaRecord& area) {
+  return "area '" + area.name + "' (#" + std::to_string(area.index) + ")";
+}
+
+// Any way an area's data fails to decode is, to the user, the same fact: its data is not what
+// was written.
+ImageError data_mismatch(const std::string& file, const AreaRecord& area) {
+  return ImageError(ImageErrorKind::checksum_mismatch, file, "checksum mismatch in area '" + area.name + "'");
+}
+
+class Hasher {
+ public:
+  Hasher() : state_(XXH64_createState(), &XXH64_freeState) {
+    if (!state_) throw std::bad_alloc();
+    XXH64_reset(state_.get(), 0);
+  }
+  void add(const void* data, std::size_t size) { XXH64_update(state_.get(), data, size); }
+  void add_zeros(std::uint64_t size) {
+    while (size > 0) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof kZeroPage));
+      add(kZeroPage, n);
+      size -= n;
+    }
+  }
+  std::uint64_t digest() const { return XXH64_digest(state_.get()); }
+
+ private:
+  std::unique_ptr<XXH64_state_t, decltype(&XXH64_freeState)> state_;
+};
+
+// The stored-page runs at the start of an elided area's data, checked for consistency with the
+// record; false if they make no sense (a damaged run list).
+bool read_run_list(int fd, const std::string& file, const AreaRecord& area, std::vector<PageRun>& runs,
+                   std::uint64_t& list_size) {
+  std::byte number[8];
+  if (area.stored_length < sizeof number ||
+      io::read_at(fd, area.data_offset, number, sizeof number, file) != sizeof number)
+    return false;
+  const auto count = codec::load<std::uint64_t>(number);
+  if (count > area.pages() || count > (area.stored_length - sizeof number) / format::kRunSize) return false;
+  list_size = sizeof number + count * format::kRunSize;
+  std::vector<std::byte> bytes(count * format::kRunSize);
+  if (io::read_at(fd, area.data_offset + sizeof number, bytes.data(), bytes.size(), file) != bytes.size())
+    return false;
+  std::uint64_t next_free = 0;
+  std::uint64_t stored_pages = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    PageRun run{codec::load<std::uint64_t>(bytes.data() + i * 16),
+                codec::load<std::uint64_t>(bytes.data() + i * 16 + 8)};
+    if (run.count == 0 || run.first < next_free || run.first > area.pages() ||
+        run.count > area.pages() - run.first)
+      return false;
+    next_free = run.first + run.count;
+    stored_pages += run.count;
+    runs.push_back(run);
+  }
+  return stored_pages + area.zero_pages == area.pages();
+}
+
+}  // namespace
+
+ImageReader::ImageReader(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0)
+    throw ImageError(ImageErrorKind::io, path_, std::string("cannot open: ") + std::strerror(errno));
+  try {
+    file_size_ = io::file_size(fd_, path_);
+    std::byte prefix[format::kPrefixSize];
+    const std::size_t got = io::read_at(fd_, 0, prefix, sizeof prefix, path_);
+    header_length_ = codec::check_prefix(prefix, got, file_size_, path_);
+    std::vector<std::byte> bytes(header_length_);
+    if (io::read_at(fd_, 0, bytes.data(), bytes.size(), path_) != bytes.size())
+      throw ImageError(ImageErrorKind::truncated, path_, "truncated inside the header");
+    header_ = codec::decode_header(bytes.data(), bytes.size(), path_);
+    header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
+    read_records();
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+ImageReader::ImageReader(ImageReader&& other) noexcept
+    : path_(std::move(other.path_)),
+      fd_(other.fd_),
+      file_size_(other.file_size_),
+      header_(std::move(other.header_)),
+      header_checksum_(other.header_checksum_),
+      header_length_(other.header_length_),
+      areas_(std::move(other.areas_)) {
+  other.fd_ = -1;
+}
+
+ImageReader::~ImageReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ImageReader::read_records() {
+  std::uint64_t offset = header_length_;
+  for (std::uint32_t position = 0;; ++position) {
+    if (file_size_ - offset < kRecordSize) {
+      std::string where;
+      if (offset != file_size_)
+        where = "inside record #" + std::to_string(position);
+      else if (areas_.empty())
+        where = "after the header (no end record)";
+      else
+        where = "after " + area_label(areas_.back()) + " (no end record)";
+      throw ImageError(ImageErrorKind::truncated, path_, "truncated " + where);
+    }
+    codec::RecordBytes bytes;
+    io::read_at(fd_, offset, bytes.data(), bytes.size(), path_);
+    const auto record = codec::decode_record(bytes, position, path_);
+    offset += kRecordSize;
+
+    if (record.is_end) {
+      if (record.header_checksum != header_checksum_)
+        throw ImageError(ImageErrorKind::checksum_mismatch, path_,
+                         "checksum mismatch in the end record (it belongs to another header)");
+      if (record.area_count != areas_.size())
+        throw ImageError(ImageErrorKind::corrupt, path_,
+                         "corrupt image: the end record counts " + std::to_string(record.area_count) +
+                             " areas but the image has " + std::to_string(areas_.size()));
+      if (offset != file_size_)
+        throw ImageError(
+            ImageErrorKind::corrupt, path_,
+            "corrupt image: " + std::to_string(file_size_ - offset) + " bytes after the end record");
+      return;
+    }
+
+    AreaRecord area = record.area;
+    area.index = position;
+    area.record_offset = offset - kRecordSize;
+    area.data_offset = offset;
+    if (area.stored_length > file_size_ - offset)
+      throw ImageError(ImageErrorKind::truncated, path_, "truncated inside the data of " + area_label(area));
+    offset += area.stored_length;
+    areas_.push_back(std::move(area));
+  }
+}
+
+const AreaRecord* ImageReader::find(const std::string& name) const {
+  for (const auto& area : areas_)
+    if (area.name == name) return &area;
+  return nullptr;
+}
+
+void ImageReader::read_area(std::size_t index, std::span<std::byte> out, bool zero_fill) const {
+  const AreaRecord& area = areas_.at(index);
+  if (out.size() != area.length)
+    throw ImageError(ImageErrorKind::usage, path_,
+                     "area '" + area.name + "' has " + std::to_string(area.length) + " bytes, not " +
+                         std::to_string(out.size()));
+  walk(area, out.data(), zero_fill);
+}
+
+std::vector<std::byte> ImageReader::read_area(std::size_t index) const {
+  std::vector<std::byte> data(areas_.at(index).length);
+  read_area(index, data, false);  // a fresh vector is already zero
+  return data;
+}
+
+void ImageReader::verify() const {
+  for (const auto& area : areas_) walk(area, nullptr, false);
+}
+
+void ImageReader::walk(const AreaRecord& area, std::byte* out, bool zero_fill) const {
+  std::vector<PageRun> runs;
+  std::uint64_t list_size = 0;
+  if (area.zero_pages_elided()) {
+    if (!read_run_list(fd_, path_, area, runs, list_size)) throw data_mismatch(path_, area);
+  } else {
+    runs = all_pages(area.length);
+  }
+
+  PayloadReader payload(fd_, path_, area.data_offset + list_size, area.stored_length - list_size,
+                        area.compressed());
+  std::vector<std::byte> scratch(out ? 0 : std::min<std::uint64_t>(kScratchSize, area.length));
+  Hasher hash;
+  std::uint64_t position = 0;  // bytes of the area produced so far
+  auto zeros_until = [&](std::uint64_t end) {
+    if (out && zero_fill) std::memset(out + position, 0, end - position);
+    hash.add_zeros(end - position);
+    position = end;
+  };
+  for (const auto& run : runs) {
+    zeros_until(run.first * kPageSize);
+    const std::uint64_t end = position + run_bytes(run, area.length);
+    while (position < end) {
+      const std::size_t n = static_cast<std::size_t>(
+          std::min<std::uint64_t>(end - position, out ? end - position : scratch.size()));
+      std::byte* target = out ? out + position : scratch.data();
+      if (!payload.read(target, n)) throw data_mismatch(path_, area);
+      hash.add(target, n);
+      position += n;
+    }
+  }
+  zeros_until(area.length);
+  if (!payload.finished() || hash.digest() != area.checksum) throw data_mismatch(path_, area);
+}
+
+}  // namespace yadokari::image

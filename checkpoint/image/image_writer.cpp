@@ -1,0 +1,136 @@
+#include "image/image_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+
+#include "image/file_hash.hpp"
+#include "image/header_codec.hpp"
+#include "image/image_error.hpp"
+#include "image/record_codec.hpp"
+#include "image/zero_pages.hpp"
+
+namespace yadokari::image {
+namespace {
+
+std::int64_t now_unix_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+}  // namespace
+
+ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions options)
+    : path_(std::move(path)), tmp_path_(path_ + ".tmp"), options_(options) {
+  if (header.created_unix_ns == 0) header.created_unix_ns = now_unix_ns();
+  const auto bytes = codec::encode_header(header, path_);
+  header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
+
+  // O_RDWR: finish() reads the file back to hash it.
+  fd_ = ::open(tmp_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd_ < 0) throw io_error(path_, "creating " + tmp_path_, errno);
+  try {
+    out_ = std::make_unique<io::BufferedOutput>(fd_, path_);
+    payload_ = std::make_unique<PayloadWriter>(options_.compression_level, path_);
+    out_->write(bytes.data(), bytes.size());
+  } catch (...) {
+    abandon();
+    throw;
+  }
+}
+
+ImageWriter::~ImageWriter() { abandon(); }
+
+void ImageWriter::abandon() noexcept {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_path_.c_str());
+    fd_ = -1;
+  }
+  done_ = true;
+}
+
+void ImageWriter::check_usable() const {
+  if (done_) throw ImageError(ImageErrorKind::usage, path_, "the image writer is already finished");
+}
+
+void ImageWriter::add_area(const AreaInfo& info, const void* data, std::size_t length) {
+  check_usable();
+  if (info.name.size() > format::kMaxNameLength || info.name.find('\0') != std::string::npos)
+    throw ImageError(ImageErrorKind::usage, path_,
+                     "area name '" + info.name + "' is longer than 64 bytes or contains a NUL byte");
+  if (length != 0 && data == nullptr)
+    throw ImageError(ImageErrorKind::usage, path_, "area '" + info.name + "' has no data");
+  try {
+    write_area(info, static_cast<const std::byte*>(data), length);
+  } catch (...) {
+    abandon();
+    throw;
+  }
+}
+
+void ImageWriter::write_area(const AreaInfo& info, const std::byte* data, std::uint64_t length) {
+  const auto runs = options_.elide_zero_pages ? stored_page_runs(data, length) : all_pages(length);
+  std::uint64_t stored_pages = 0;
+  for (const auto& run : runs) stored_pages += run.count;
+
+  AreaRecord record;
+  record.kind = info.kind;
+  record.name = info.name;
+  record.address = info.address;
+  record.length = length;
+  record.protection = info.protection;
+  record.zero_pages = page_count(length) - stored_pages;
+  record.checksum = XXH64(data, length, 0);
+  if (record.zero_pages != 0) record.flags |= format::kFlagZeroPagesElided;
+
+  // Stored length and compression are known only once the payload is written, so the record
+  // is patched afterwards.
+  const std::uint64_t record_offset = out_->offset();
+  const codec::RecordBytes placeholder{};
+  out_->write(placeholder.data(), placeholder.size());
+  const auto payload = payload_->write(*out_, data, length, runs, record.zero_pages != 0);
+  record.stored_length = payload.stored_length;
+  if (payload.compressed) record.flags |= format::kFlagCompressed;
+  const auto bytes = codec::encode_area_record(record);
+  out_->patch(record_offset, bytes.data(), bytes.size());
+  ++areas_;
+}
+
+WrittenImage ImageWriter::finish() {
+  check_usable();
+  WrittenImage written;
+  try {
+    const auto end = codec::encode_end_record(areas_, header_checksum_);
+    out_->write(end.data(), end.size());
+    out_->flush();
+    written = {path_, out_->offset(), xxh64_of_fd(fd_, path_), areas_};
+    io::sync(fd_, path_);
+    const int fd = fd_;
+    fd_ = -1;  // close() releases it even when it fails
+    if (::close(fd) != 0) {
+      const int saved = errno;
+      ::unlink(tmp_path_.c_str());
+      throw io_error(path_, "closing " + tmp_path_, saved);
+    }
+    if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+      const int saved = errno;
+      ::unlink(tmp_path_.c_str());
+      throw io_error(path_, "renaming " + tmp_path_ + " to it", saved);
+    }
+    done_ = true;
+    io::sync_directory(io::parent_directory(path_));
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  return written;
+}
+
+}  // namespace yadokari::image

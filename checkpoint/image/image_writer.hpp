@@ -1,0 +1,66 @@
+#pragma once
+// Writes one rank's image. Only a complete image ever carries the final name: everything goes to
+// `<path>.tmp`, which finish() syncs and renames (then syncs the directory). A writer destroyed
+// before finish(), or one that failed, removes its .tmp, so a crash or a full disk leaves no
+// partial file under the final name.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "image/area.hpp"
+#include "image/fd_io.hpp"
+#include "image/image_header.hpp"
+#include "image/payload_writer.hpp"
+
+namespace yadokari::image {
+
+struct WriterOptions {
+  int compression_level = 0;     // 0: no compression; otherwise a zstd level (1..19; negative = faster)
+  bool elide_zero_pages = true;  // leave out 4 KiB pages that are all zero
+};
+
+// What finish() produced: enough for the front end's MANIFEST.
+struct WrittenImage {
+  std::string path;
+  std::uint64_t size = 0;   // bytes
+  std::uint64_t xxh64 = 0;  // of the whole file
+  std::uint32_t areas = 0;
+};
+
+class ImageWriter {
+ public:
+  // Creates `<path>.tmp` (mode 0600: images hold application memory) and writes the header.
+  ImageWriter(std::string path, ImageHeader header, WriterOptions options = {});
+  ~ImageWriter();
+  ImageWriter(const ImageWriter&) = delete;
+  ImageWriter& operator=(const ImageWriter&) = delete;
+
+  // Appends one area with the `length` bytes at `data`.
+  void add_area(const AreaInfo& info, const void* data, std::size_t length);
+  void add_area(const AreaInfo& info, std::span<const std::byte> data) {
+    add_area(info, data.data(), data.size());
+  }
+
+  // Writes the end record, makes the image durable under its final name and returns its size and
+  // hash. After an error (any ImageError) the writer is finished: the .tmp is gone.
+  WrittenImage finish();
+
+ private:
+  void write_area(const AreaInfo& info, const std::byte* data, std::uint64_t length);
+  void check_usable() const;
+  void abandon() noexcept;
+
+  std::string path_;
+  std::string tmp_path_;
+  WriterOptions options_;
+  int fd_ = -1;
+  std::unique_ptr<io::BufferedOutput> out_;
+  std::unique_ptr<PayloadWriter> payload_;
+  std::uint64_t header_checksum_ = 0;
+  std::uint32_t areas_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace yadokari::image

@@ -1,0 +1,58 @@
+#include "aslr.hpp"
+
+#include <fcntl.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "diag.hpp"
+
+extern char** environ;
+
+namespace yadokari::memory {
+namespace {
+
+constexpr const char* kGuard = "YADOKARI_ASLR_REEXEC";
+
+bool randomization_disabled_system_wide() {
+  int fd = open("/proc/sys/kernel/randomize_va_space", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char c = 0;
+  bool zero = read(fd, &c, 1) == 1 && c == '0';
+  close(fd);
+  return zero;
+}
+
+}  // namespace
+
+bool ensure_no_aslr(char** argv) {
+  int pers = personality(0xffffffff);
+  if (pers == -1) {
+    say("cannot query personality(): ", std::strerror(errno), "; checkpoints disabled");
+    return false;
+  }
+  if ((pers & ADDR_NO_RANDOMIZE) || randomization_disabled_system_wide()) {
+    unsetenv(kGuard);  // the re-exec worked: keep the environment as the user gave it
+    return true;
+  }
+  if (getenv(kGuard)) {
+    say("address-space randomisation is still on after re-executing; checkpoints disabled");
+    return false;
+  }
+  if (!argv || personality(static_cast<unsigned long>(pers) | ADDR_NO_RANDOMIZE) == -1) {
+    say("cannot turn address-space randomisation off: ", std::strerror(errno), "; checkpoints disabled");
+    return false;
+  }
+  setenv(kGuard, "1", 1);
+  execve("/proc/self/exe", argv, environ);
+  int e = errno;
+  personality(static_cast<unsigned long>(pers));
+  unsetenv(kGuard);
+  say("cannot re-execute /proc/self/exe without randomisation: ", std::strerror(e), "; checkpoints disabled");
+  return false;
+}
+
+}  // namespace yadokari::memory

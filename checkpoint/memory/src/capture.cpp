@@ -1,0 +1,127 @@
+// Capture: save the registers, then hand the application's memory to the sink.
+#include <cstdio>
+#include <cstring>
+
+#include "../areas.hpp"
+#include "../memory.h"
+#include "args_region.hpp"
+#include "carried.hpp"
+#include "context.hpp"
+#include "diag.hpp"
+#include "exe_layout.hpp"
+#include "identity.hpp"
+#include "layout.hpp"
+#include "meta.hpp"
+#include "process.hpp"
+#include "routing.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+constexpr std::uint32_t kRW = 3;  // PROT_READ | PROT_WRITE
+MetaRecord g_meta;                // static: large, and must not sit on the stack being captured
+
+struct ArenaLocked {
+  ArenaLocked() { arena_lock(); }
+  ~ArenaLocked() { arena_unlock(); }
+  ArenaLocked(const ArenaLocked&) = delete;
+  ArenaLocked& operator=(const ArenaLocked&) = delete;
+};
+
+bool refuse(const char* why) {
+  say("checkpoint refused: ", why);
+  return false;
+}
+
+// Output the application wrote before the checkpoint must not be lost if the job is killed right
+// after it (and must not be written twice: a restarted process starts with empty buffers).
+void flush_output() {
+  LibraryScope scope;
+  std::fflush(nullptr);
+  if (g_real.fortran_flush) g_real.fortran_flush(nullptr);
+}
+
+bool fill_meta(MetaRecord& m, const Context& ctx, int depth, const ExeLayout& exe, std::uintptr_t tls_addr) {
+  std::memset(&m, 0, sizeof m);
+  std::memcpy(m.magic, kMetaMagic, sizeof m.magic);
+  m.version = kMetaVersion;
+  m.size = sizeof m;
+  m.ctx = ctx;
+  m.canary = yk_read_canary();
+  m.depth_at_call = depth;
+  m.stack_top = kStackTop;
+  m.args_base = kArgsBase;
+  m.arena_base = kArenaBase;
+  m.args_size = args_region()->size;
+  m.arena_committed_end = arena()->committed_end();
+  if (!exe_hash(m.exe_hash)) return refuse("cannot read /proc/self/exe");
+  m.tls_addr = tls_addr;
+  m.tls_size = exe.tls_memsz;
+  std::snprintf(m.exe_path, sizeof m.exe_path, "%s", exe_path());
+  m.objects = premain_objects();
+  capture_std_streams(m.streams);
+  m.carried_count = static_cast<std::uint32_t>(carried_count());
+  std::memcpy(m.carried, carried_ranges(), sizeof(CarriedRange) * m.carried_count);
+  return true;
+}
+
+__attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int depth) {
+  LibraryScope scope;
+  ExeLayout exe;
+  std::string error;
+  if (!read_exe_layout(exe, error)) return refuse(error.c_str()), YK_MEM_ERROR;
+  std::uintptr_t tls_addr = 0;
+  std::size_t tls_size = 0;
+  exe_tls_block(tls_addr, tls_size);
+
+  ArenaLocked locked;
+  if (!fill_meta(g_meta, ctx, depth, exe, tls_addr)) return YK_MEM_ERROR;
+  auto put = [&sink](AreaKind kind, std::uintptr_t lo, std::uintptr_t hi, const char* name) {
+    return hi <= lo || sink.area(kind, lo, hi - lo, kRW, name, reinterpret_cast<const void*>(lo));
+  };
+  bool ok = sink.area(AreaKind::meta, 0, sizeof g_meta, 0, "yadokari memory meta", &g_meta) &&
+            put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
+  for (int i = 0; ok && i < carried_count(); ++i) {
+    const CarriedRange& c = carried_ranges()[i];
+    ok = put(AreaKind::carried, c.addr, c.addr + c.len, c.name);
+  }
+  for (const Range& r : subtract(exe.writable, exe.excluded))
+    if (ok) ok = put(AreaKind::exe_data, r.lo, r.hi, ".data/.bss");
+  if (ok && tls_size) ok = put(AreaKind::exe_tls, tls_addr, tls_addr + tls_size, "executable TLS");
+  if (ok) ok = put(AreaKind::arena, kArenaBase, arena()->used_end(), "application arena");
+  if (ok) ok = put(AreaKind::stack, ctx.rsp, kStackTop, "application stack");
+  if (!ok) say("checkpoint failed: the image writer refused an area");
+  return ok ? YK_MEM_CHECKPOINTED : YK_MEM_ERROR;
+}
+
+}  // namespace
+
+__attribute__((noinline)) int checkpoint(AreaSink& sink) {
+  if (!g_enabled) return refuse("the memory layer is disabled in this process"), YK_MEM_ERROR;
+  if (!t_app) return refuse("not called from the application thread"), YK_MEM_ERROR;
+  if (g_restore_pending)
+    return refuse("this process was started to restore an image and has not restored it"), YK_MEM_ERROR;
+  auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  if (sp < g_stack_lo || sp >= kStackTop) return refuse("not running on the application stack"), YK_MEM_ERROR;
+  flush_output();
+  int depth = t_depth;
+  Context ctx;
+  if (yk_ctx_save(&ctx) == 0) return capture(sink, ctx, depth);
+  // Second return, in the restarted process: restore.cpp already set the routing state.
+  return YK_MEM_RESTARTED;
+}
+
+const char* to_string(AreaKind kind) {
+  switch (kind) {
+    case AreaKind::meta: return "meta";
+    case AreaKind::args: return "args";
+    case AreaKind::carried: return "carried";
+    case AreaKind::exe_data: return "exe-data";
+    case AreaKind::exe_tls: return "exe-tls";
+    case AreaKind::arena: return "arena";
+    case AreaKind::stack: return "stack";
+  }
+  return "unknown";
+}
+
+}  // namespace yadokari::memory

@@ -1,0 +1,152 @@
+#include "file_format.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "../memory.h"
+#include "diag.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+constexpr char kFileMagic[8] = {'Y', 'K', 'M', 'E', 'M', 'I', 'M', 'G'};
+constexpr std::uint64_t kFileVersion = 1;
+
+bool write_all(int fd, const void* p, std::uint64_t n) {
+  auto* c = static_cast<const char*>(p);
+  while (n) {
+    ssize_t w = write(fd, c, n > (1u << 30) ? (1u << 30) : n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<std::uint64_t>(w);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* p, std::uint64_t n) {
+  auto* c = static_cast<char*>(p);
+  while (n) {
+    ssize_t r = ::read(fd, c, n > (1u << 30) ? (1u << 30) : n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    c += r;
+    n -= static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+FileSink::FileSink(const char* path) {
+  std::snprintf(path_, sizeof path_, "%s", path);
+  std::snprintf(tmp_, sizeof tmp_, "%s.tmp", path);
+  fd_ = open(tmp_, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd_ < 0) return;
+  std::uint64_t version = kFileVersion;
+  ok_ = write_all(fd_, kFileMagic, sizeof kFileMagic) && write_all(fd_, &version, sizeof version);
+}
+
+FileSink::~FileSink() {
+  if (fd_ >= 0) {
+    close(fd_);
+    unlink(tmp_);
+  }
+}
+
+bool FileSink::area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot, const char* name,
+                    const void* data) {
+  FileRecord r{};
+  r.kind = static_cast<std::uint32_t>(kind);
+  r.prot = prot;
+  r.addr = addr;
+  r.len = len;
+  std::snprintf(r.name, sizeof r.name, "%s", name);
+  ok_ = ok_ && write_all(fd_, &r, sizeof r) && write_all(fd_, data, len);
+  return ok_;
+}
+
+bool FileSink::commit() {
+  FileRecord end{};
+  ok_ = ok_ && write_all(fd_, &end, sizeof end) && fsync(fd_) == 0;
+  ok_ = close(fd_) == 0 && ok_;
+  fd_ = -1;
+  if (ok_) ok_ = rename(tmp_, path_) == 0;
+  if (!ok_) unlink(tmp_);
+  return ok_;
+}
+
+FileSource::FileSource(const char* path) {
+  fd_ = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return;
+  char magic[8];
+  std::uint64_t version = 0;
+  if (!read_all(fd_, magic, sizeof magic) || std::memcmp(magic, kFileMagic, sizeof magic) != 0 ||
+      !read_all(fd_, &version, sizeof version) || version != kFileVersion) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+FileSource::~FileSource() { done(); }
+
+void FileSource::done() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+}
+
+bool FileSource::next(AreaHeader& h) {
+  if (fd_ < 0 || failed_) return false;
+  if (pending_ && lseek(fd_, static_cast<off_t>(pending_), SEEK_CUR) < 0) return !(failed_ = true);
+  pending_ = 0;
+  FileRecord r;
+  if (!read_all(fd_, &r, sizeof r)) return !(failed_ = true);
+  if (r.kind == 0) return false;
+  h.kind = static_cast<AreaKind>(r.kind);
+  h.addr = r.addr;
+  h.len = r.len;
+  h.prot = r.prot;
+  pending_ = r.len;
+  return true;
+}
+
+bool FileSource::read(void* dst) {
+  if (fd_ < 0 || failed_ || !read_all(fd_, dst, pending_)) return !(failed_ = true);
+  pending_ = 0;
+  return true;
+}
+
+}  // namespace yadokari::memory
+
+using namespace yadokari::memory;
+
+extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(const char* path) {
+  FileSink sink(path);
+  if (!sink.opened()) {
+    say("checkpoint failed: cannot create ", path, ".tmp: ", std::strerror(errno));
+    return YK_MEM_ERROR;
+  }
+  int r = checkpoint(sink);
+  if (r == YK_MEM_RESTARTED) {
+    sink.forget();
+    return r;
+  }
+  if (r == YK_MEM_CHECKPOINTED && !sink.commit()) {
+    say("checkpoint failed: cannot write ", path, ": ", std::strerror(errno));
+    return YK_MEM_ERROR;
+  }
+  return r;
+}
+
+extern "C" __attribute__((visibility("default"))) int yk_mem_restore_file(const char* path) {
+  FileSource src(path);
+  if (!src.opened()) {
+    say("cannot restore ", path, ": not readable or not a yadokari memory image");
+    return YK_MEM_ERROR;
+  }
+  return restore(src, path);
+}

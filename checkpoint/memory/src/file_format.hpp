@@ -1,0 +1,55 @@
+#pragma once
+// The memory layer's own image file, for tests and for use before the real image format is
+// plugged in: "YKMEMIMG" + version, then per area a FileRecord and its bytes, then a record of
+// kind 0. No compression, no checksums (checkpoint/image provides those). Written to <path>.tmp
+// and renamed when complete. Raw system calls only: no allocation.
+#include <cstdint>
+
+#include "../areas.hpp"
+
+namespace yadokari::memory {
+
+struct FileRecord {
+  std::uint32_t kind;  // AreaKind, 0 = end
+  std::uint32_t prot;
+  std::uint64_t addr;
+  std::uint64_t len;
+  char name[48];
+};
+
+class FileSink final : public AreaSink {
+ public:
+  explicit FileSink(const char* path);
+  ~FileSink() override;
+  bool opened() const { return fd_ >= 0; }
+  bool area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot, const char* name,
+            const void* data) override;
+  // End record, fsync, rename into place. false (and the temporary removed) on any error.
+  bool commit();
+  // In a restarted process the descriptor number belongs to someone else: drop it untouched.
+  void forget() { fd_ = -1; }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = true;
+  char path_[4096];
+  char tmp_[4096];
+};
+
+class FileSource final : public AreaSource {
+ public:
+  explicit FileSource(const char* path);
+  ~FileSource() override;
+  bool opened() const { return fd_ >= 0; }
+  bool next(AreaHeader& header) override;
+  bool read(void* dst) override;
+  bool failed() const override { return failed_; }
+  void done() override;
+
+ private:
+  int fd_ = -1;
+  bool failed_ = false;
+  std::uint64_t pending_ = 0;  // unread bytes of the current area
+};
+
+}  // namespace yadokari::memory

@@ -1,0 +1,33 @@
+#pragma once
+// Fixed addresses of the regions the memory layer owns. They must be the same in every
+// incarnation, so they are constants, chosen far from everything Linux places with ASLR off on
+// x86-64 (a PIE at 0x5555_5555_4000 with its brk heap above it, libraries and mmap() below
+// 0x7fff_f7ff_f000, the initial stack below 0x7fff_ffff_f000): mmap() would need ~80 TiB of
+// other mappings before it reached 0x1000_0000_0000.
+#include <cstddef>
+#include <cstdint>
+
+namespace yadokari::memory {
+
+inline constexpr std::size_t kPage = 4096;
+inline constexpr std::size_t kMiB = std::size_t{1} << 20;
+inline constexpr std::size_t kGiB = std::size_t{1} << 30;
+
+// argv/envp copy (strings + pointer arrays); mapped with the size the process needs.
+inline constexpr std::uintptr_t kArgsBase = 0x100000000000;
+inline constexpr std::size_t kArgsMax = 64 * kMiB;
+
+// Application stack: grows down from kStackTop; at most kStackWindow below it.
+inline constexpr std::uintptr_t kStackTop = 0x101000000000;
+inline constexpr std::size_t kStackWindow = 4 * kGiB;
+
+// Application arena: reserved PROT_NONE, committed upwards as it grows.
+inline constexpr std::uintptr_t kArenaBase = 0x110000000000;
+inline constexpr std::size_t kArenaReserve = 256 * kGiB;
+
+inline bool in_arena(const void* p) {
+  auto a = reinterpret_cast<std::uintptr_t>(p);
+  return a - kArenaBase < kArenaReserve;  // one comparison: unsigned wrap-around below the base
+}
+
+}  // namespace yadokari::memory

@@ -1,0 +1,19 @@
+// Definitions of the routing flags (routing.hpp) and process state (process.hpp).
+#include "process.hpp"
+#include "routing.hpp"
+
+namespace yadokari::memory {
+
+YK_TLS int t_depth;
+YK_TLS bool t_app;
+YK_TLS bool t_lib;
+
+bool g_enabled;
+std::atomic<bool> g_arena_on{false};
+bool g_restore_pending;
+
+std::uintptr_t g_stack_lo;
+void (*g_main_hook)(void);
+RealFunctions g_real;
+
+}  // namespace yadokari::memory

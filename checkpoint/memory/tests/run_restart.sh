@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Checkpoint/restart cases for the memory layer, without MPI. The test driver (preloaded, path in
+# YK_MEMTEST_DRIVER) checkpoints at the K-th call boundary and exits, as a job killed right after
+# its epoch committed; a fresh process restores and continues. Outputs must be byte-identical.
+#   run_restart.sh restart  PROG K N        uninterrupted == (run up to K) + (restart)
+#   run_restart.sh late     PROG K N        as restart, but restoring at the first boundary (as after
+#                                           MPI_Init): the line printed before it appears twice
+#   run_restart.sh smallstack PROG K N      as restart, the restart under `ulimit -s 256`: the saved
+#                                           stack is deeper than the fresh process's stack mapping
+#   run_restart.sh chain    PROG K1 K2 N    uninterrupted == (up to K1) + (restart up to K2) + (restart)
+#   run_restart.sh twice    PROG K N        two restarts from one image print the same
+#   run_restart.sh continue PROG K N        a checkpoint that does not stop is invisible
+#   run_restart.sh changed  PROG_A PROG_B K N   an image of A is refused by B with one line
+#   run_restart.sh libchanged PROG DIR EXTRA K N  an image is refused when a library changed
+#                                           (DIR/libyk_fakelib.so) or one more is loaded (EXTRA)
+#   run_restart.sh badimage PROG K N        garbage and truncated images: clear error, non-zero exit
+#   run_restart.sh aslr     PROG            the driver turns ASLR off by re-executing
+#   run_restart.sh plain    PROG N          same output with and without the driver
+#   run_restart.sh expect   PROG FILE       the output under the driver is FILE
+set -euo pipefail
+driver=${YK_MEMTEST_DRIVER:?set YK_MEMTEST_DRIVER to libyk_memtest.so}
+mode=$1
+shift
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# run NAME [VAR=value ...] -- PROG ARGS: stdout to $work/NAME.out, stderr to $work/NAME.err;
+# the exit status is returned (never fatal here).
+run() {
+  local name=$1
+  shift
+  local vars=()
+  while [[ $1 != -- ]]; do
+    vars+=("$1")
+    shift
+  done
+  shift
+  local rc=0
+  env "${vars[@]}" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+  return $rc
+}
+
+expect_ok() {  # NAME RC
+  [[ $2 == 0 ]] || fail "$1 exited with $2: $(head -c 2000 "$work/$1.err")"
+  [[ ! -s $work/$1.err ]] || fail "$1 wrote to stderr: $(head -c 2000 "$work/$1.err")"
+}
+
+same() {  # EXPECTED ACTUAL WHAT
+  cmp -s "$1" "$2" || { diff "$1" "$2" | head -20 >&2; fail "$3"; }
+}
+
+pre="LD_PRELOAD=$driver"
+tag="YK_TEST_TAG=alpha"
+# The restarted process gets a different value: the application must still see the old one.
+newtag="YK_TEST_TAG=beta"
+
+case $mode in
+  restart)
+    prog=$1 k=$2 n=$3
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    [[ -s $work/img ]] || fail "no image written"
+    rc=0; run part2 "$pre" "$newtag" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?; expect_ok part2 $rc
+    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
+    echo "ok: $(wc -l <"$work/part1.out") lines before the checkpoint at boundary $k, $(wc -l <"$work/part2.out") after the restart, image $(stat -c %s "$work/img") bytes"
+    ;;
+  smallstack)
+    prog=$1 k=$2 n=$3
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    rc=0; (ulimit -s 256 && run part2 "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n") || rc=$?
+    expect_ok part2 $rc
+    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "restart with a smaller stack limit differs"
+    echo "ok"
+    ;;
+  late)
+    prog=$1 k=$2 n=$3
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    rc=0; run part2 "$pre" "$newtag" YADOKARI_RESTORE="$work/img" YK_MEMTEST_RESTORE_LATE=1 -- "$prog" "$n" || rc=$?
+    expect_ok part2 $rc
+    # Code before the restore point runs again (pitfall 10): here it prints the first line again
+    # (with allocations from glibc: the arena is off until the restore).
+    (( $(wc -l <"$work/part2.out") == $(wc -l <"$work/ref.out") - $(wc -l <"$work/part1.out") + 1 )) ||
+      fail "expected exactly one line printed before the restore"
+    { cat "$work/part1.out"; tail -n +2 "$work/part2.out"; } >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + late-restarted output differs from the uninterrupted run"
+    echo "ok"
+    ;;
+  chain)
+    prog=$1 k1=$2 k2=$3 n=$4
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k1" YK_MEMTEST_CKPT_FILE="$work/img1" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    rc=0; run part2 "$pre" "$newtag" YADOKARI_RESTORE="$work/img1" YK_MEMTEST_CKPT_AT="$k2" \
+      YK_MEMTEST_CKPT_FILE="$work/img2" -- "$prog" "$n" || rc=$?
+    expect_ok part2 $rc
+    [[ -s $work/img2 ]] || fail "the restarted process wrote no second image"
+    rc=0; run part3 "$pre" "$tag" YADOKARI_RESTORE="$work/img2" -- "$prog" "$n" || rc=$?; expect_ok part3 $rc
+    cat "$work/part1.out" "$work/part2.out" "$work/part3.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpoint -> restart -> checkpoint -> restart output differs"
+    echo "ok: $(wc -l <"$work/part1.out") + $(wc -l <"$work/part2.out") + $(wc -l <"$work/part3.out") lines"
+    ;;
+  twice)
+    prog=$1 k=$2 n=$3
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    rc=0; run again1 "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?; expect_ok again1 $rc
+    rc=0; run again2 "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?; expect_ok again2 $rc
+    [[ -s $work/again1.out ]] || fail "the restart printed nothing"
+    same "$work/again1.out" "$work/again2.out" "two restarts from the same image differ"
+    echo "ok: both restarts printed $(wc -l <"$work/again1.out") identical lines"
+    ;;
+  continue)
+    prog=$1 k=$2 n=$3
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" || rc=$?; expect_ok ref $rc
+    rc=0; run cont "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" YK_MEMTEST_CONTINUE=1 \
+      -- "$prog" "$n" || rc=$?
+    expect_ok cont $rc
+    same "$work/ref.out" "$work/cont.out" "a checkpoint changed the output of the process that took it"
+    rc=0; run stop "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img2" -- "$prog" "$n" || rc=$?
+    expect_ok stop $rc
+    rc=0; run rest "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?; expect_ok rest $rc
+    cat "$work/stop.out" "$work/rest.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "restart from an image taken by a process that went on differs"
+    echo "ok"
+    ;;
+  changed)
+    prog_a=$1 prog_b=$2 k=$3 n=$4
+    cp "$prog_a" "$work/prog"
+    rc=0; run part1 "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$work/prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    cp "$prog_b" "$work/prog"
+    rc=0; run refused "$pre" YADOKARI_RESTORE="$work/img" -- "$work/prog" "$n" || rc=$?
+    [[ $rc != 0 ]] || fail "a changed executable restored without complaint"
+    [[ ! -s $work/refused.out ]] || fail "the refused restore ran the program: $(head -3 "$work/refused.out")"
+    [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+    grep -q "changed since the checkpoint" "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+    cp "$prog_a" "$work/prog"
+    rc=0; run back "$pre" YADOKARI_RESTORE="$work/img" -- "$work/prog" "$n" || rc=$?; expect_ok back $rc
+    echo "ok: $(cat "$work/refused.err")"
+    ;;
+  libchanged)
+    prog=$1 dir=$2 extra_lib=$3 k=$4 n=$5
+    rc=0; run part1 "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    rc=0; run refused "$pre" LD_LIBRARY_PATH="$dir" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?
+    [[ $rc != 0 ]] || fail "a changed library restored without complaint"
+    [[ ! -s $work/refused.out ]] || fail "the refused restore ran the program"
+    [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+    grep -q "libyk_fakelib.so changed since the checkpoint" "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+    # An extra library that was not there at the checkpoint is refused too.
+    rc=0; run extra "LD_PRELOAD=$driver $extra_lib" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?
+    [[ $rc != 0 && $(wc -l <"$work/extra.err") == 1 ]] || fail "an extra library was accepted: $(cat "$work/extra.err")"
+    grep -q "was not when the checkpoint was taken" "$work/extra.err" || fail "unclear refusal: $(cat "$work/extra.err")"
+    echo "ok: $(cat "$work/refused.err")"
+    echo "ok: $(cat "$work/extra.err")"
+    ;;
+  badimage)
+    prog=$1 k=$2 n=$3
+    head -c 100000 /dev/urandom >"$work/garbage"
+    rc=0; run garbage "$pre" YADOKARI_RESTORE="$work/garbage" -- "$prog" "$n" || rc=$?
+    [[ $rc != 0 && ! -s $work/garbage.out && $(wc -l <"$work/garbage.err") == 1 ]] ||
+      fail "garbage image: rc $rc, $(cat "$work/garbage.err")"
+    rc=0; run missing "$pre" YADOKARI_RESTORE="$work/does-not-exist" -- "$prog" "$n" || rc=$?
+    [[ $rc != 0 && ! -s $work/missing.out && $(wc -l <"$work/missing.err") == 1 ]] ||
+      fail "missing image: rc $rc, $(cat "$work/missing.err")"
+    rc=0; run part1 "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    expect_ok part1 $rc
+    head -c $(($(stat -c %s "$work/img") / 2)) "$work/img" >"$work/half"
+    rc=0; run half "$pre" YADOKARI_RESTORE="$work/half" -- "$prog" "$n" || rc=$?
+    [[ $rc != 0 && ! -s $work/half.out ]] || fail "truncated image: rc $rc, output $(head -3 "$work/half.out")"
+    grep -q "ended early" "$work/half.err" || fail "truncated image: unclear error: $(cat "$work/half.err")"
+    # A checkpoint into a directory that does not exist fails cleanly.
+    rc=0; run nodir "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/no/such/dir/img" -- "$prog" "$n" || rc=$?
+    [[ $rc == 71 && $(wc -l <"$work/nodir.err") == 1 ]] || fail "unwritable image path: rc $rc, $(cat "$work/nodir.err")"
+    echo "ok: $(cat "$work/garbage.err")"
+    echo "ok: $(cat "$work/missing.err")"
+    echo "ok: $(cat "$work/half.err")"
+    echo "ok: $(cat "$work/nodir.err")"
+    ;;
+  aslr)
+    prog=$1
+    # With the driver, every run has the same address-space layout (checked on cat's own maps)
+    # and the no-randomisation personality bit (0x0040000); the re-exec guard is not left behind.
+    rc=0; run maps1 "$pre" -- cat /proc/self/maps || rc=$?; expect_ok maps1 $rc
+    rc=0; run maps2 "$pre" -- cat /proc/self/maps || rc=$?; expect_ok maps2 $rc
+    same "$work/maps1.out" "$work/maps2.out" "two runs have different address-space layouts"
+    rc=0; run pers "$pre" -- cat /proc/self/personality || rc=$?; expect_ok pers $rc
+    (( (16#$(cat "$work/pers.out") & 16#0040000) != 0 )) || fail "personality $(cat "$work/pers.out") lacks ADDR_NO_RANDOMIZE"
+    rc=0; run env "$pre" -- env || rc=$?; expect_ok env $rc
+    ! grep -q YADOKARI_ASLR_REEXEC "$work/env.out" || fail "the re-exec guard variable leaked into the environment"
+    grep -q '^101000000000\|^100fff' "$work/maps1.out" || fail "no application stack at the fixed address: $(cat "$work/maps1.out")"
+    rc=0; run prog "$pre" -- "$prog" 3 || rc=$?; expect_ok prog $rc
+    echo "ok"
+    ;;
+  plain)
+    prog=$1 n=$2
+    rc=0; run without YK_TEST_ADDRS=0 -- "$prog" "$n" || rc=$?; expect_ok without $rc
+    rc=0; run with "$pre" YK_TEST_ADDRS=0 -- "$prog" "$n" || rc=$?; expect_ok with $rc
+    same "$work/without.out" "$work/with.out" "the driver changed the program's output"
+    echo "ok"
+    ;;
+  expect)
+    prog=$1 expected=$2
+    rc=0; run out "$pre" -- "$prog" || rc=$?; expect_ok out $rc
+    same "$expected" "$work/out.out" "unexpected output"
+    echo "ok"
+    ;;
+  *)
+    fail "unknown mode $mode"
+    ;;
+esac

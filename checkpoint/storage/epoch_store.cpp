@@ -1,0 +1,228 @@
+#include "storage/epoch_store.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "image/fd_io.hpp"
+#include "image/image_error.hpp"
+#include "storage/storage_error.hpp"
+
+namespace yadokari::storage {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kManifestName = "MANIFEST";
+
+// Epoch directories are canonical decimal numbers ("3", not "03" or "3.old").
+std::optional<std::uint64_t> epoch_of(const std::string& name) {
+  std::uint64_t epoch = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), epoch);
+  if (error != std::errc() || end != name.data() + name.size() || std::to_string(epoch) != name)
+    return std::nullopt;
+  return epoch;
+}
+
+// tmp + fsync + rename + fsync of the directory: the file appears whole or not at all.
+void write_durably(const fs::path& path, const std::string& text) {
+  const std::string tmp = path.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw StorageError("cannot create " + tmp + ": " + std::strerror(errno));
+  try {
+    image::io::write_all_at(fd, 0, text.data(), text.size(), tmp);
+    image::io::sync(fd, tmp);
+  } catch (const image::ImageError& e) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw StorageError(e.what());
+  }
+  if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    throw StorageError("cannot write " + path.string() + ": " + std::strerror(saved));
+  }
+  try {
+    image::io::sync_directory(path.parent_path().string());
+  } catch (const image::ImageError& e) {
+    throw StorageError(e.what());
+  }
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw StorageError("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+EpochStore::EpochStore(fs::path dir) : dir_(std::move(dir)) {}
+
+fs::path EpochStore::epoch_dir(std::uint64_t epoch) const { return dir_ / std::to_string(epoch); }
+
+fs::path EpochStore::rank_image_path(std::uint64_t epoch, std::uint32_t rank) const {
+  return epoch_dir(epoch) / rank_image_name(rank);
+}
+
+std::string EpochStore::rank_image_name(std::uint32_t rank) {
+  return "rank-" + std::to_string(rank) + ".img";
+}
+
+fs::path EpochStore::manifest_path(std::uint64_t epoch) const { return epoch_dir(epoch) / kManifestName; }
+
+void EpochStore::create_epoch_dir(std::uint64_t epoch) const {
+  std::error_code error;
+  fs::create_directories(epoch_dir(epoch), error);
+  if (error) throw StorageError("cannot create " + epoch_dir(epoch).string() + ": " + error.message());
+}
+
+void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
+  const std::string what = "cannot commit epoch " + std::to_string(epoch) + ": ";
+  if (manifest.epoch != epoch)
+    throw StorageError(what + "its MANIFEST names epoch " + std::to_string(manifest.epoch));
+  const auto committed = committed_epochs();
+  if (!committed.empty() && committed.back() >= epoch)
+    throw StorageError(what + "epoch " + std::to_string(committed.back()) + " is already committed");
+  std::set<std::uint32_t> ranks;
+  for (const auto& image : manifest.images) {
+    if (image.rank >= manifest.world_size || !ranks.insert(image.rank).second)
+      throw StorageError(what + "rank " + std::to_string(image.rank) + " is listed twice or out of range");
+    std::error_code error;
+    const auto size = fs::file_size(epoch_dir(epoch) / image.file, error);
+    if (error) throw StorageError(what + image.file + " is missing");
+    if (size != image.size)
+      throw StorageError(what + image.file + " has " + std::to_string(size) + " bytes, not " +
+                         std::to_string(image.size));
+  }
+  if (ranks.size() != manifest.world_size)
+    throw StorageError(what + std::to_string(ranks.size()) + " images for " +
+                       std::to_string(manifest.world_size) + " ranks");
+  if (manifest.commit_time.empty()) manifest.commit_time = utc_now_iso8601();
+  write_durably(manifest_path(epoch), to_json_text(manifest));
+}
+
+std::optional<Manifest> EpochStore::read_manifest(std::uint64_t epoch) const {
+  return read_manifest_as(epoch, manifest_path(epoch).string());
+}
+
+std::optional<Manifest> EpochStore::read_manifest_as(std::uint64_t epoch, const std::string& origin) const {
+  const fs::path path = manifest_path(epoch);
+  std::error_code error;
+  if (!fs::exists(path, error)) return std::nullopt;
+  return manifest_from_json_text(read_text(path), origin);
+}
+
+std::vector<std::uint64_t> EpochStore::all_epochs() const {
+  std::vector<std::uint64_t> epochs;
+  std::error_code error;
+  for (fs::directory_iterator it(dir_, error), end; !error && it != end; it.increment(error)) {
+    const auto epoch = epoch_of(it->path().filename().string());
+    if (epoch && it->is_directory(error)) epochs.push_back(*epoch);
+  }
+  std::sort(epochs.begin(), epochs.end());
+  return epochs;
+}
+
+std::vector<std::uint64_t> EpochStore::committed_epochs() const {
+  std::vector<std::uint64_t> epochs;
+  std::error_code error;
+  for (const auto epoch : all_epochs())
+    if (fs::exists(manifest_path(epoch), error)) epochs.push_back(epoch);
+  return epochs;
+}
+
+std::uint64_t EpochStore::next_epoch() const {
+  const auto epochs = all_epochs();
+  return epochs.empty() ? 1 : epochs.back() + 1;
+}
+
+std::optional<std::string> EpochStore::problem_with(std::uint64_t epoch, const ImageVerifier& verify,
+                                                    std::optional<Manifest>& manifest) const {
+  try {
+    manifest = read_manifest_as(epoch, kManifestName);
+  } catch (const StorageError& e) {
+    return e.what();
+  }
+  if (!manifest) return "MANIFEST is missing";
+  if (manifest->epoch != epoch) return "MANIFEST names epoch " + std::to_string(manifest->epoch);
+  if (manifest->images.size() != manifest->world_size)
+    return "MANIFEST lists " + std::to_string(manifest->images.size()) + " images for " +
+           std::to_string(manifest->world_size) + " ranks";
+  for (const auto& image : manifest->images) {
+    const fs::path path = epoch_dir(epoch) / image.file;
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (error) return image.file + ": missing";
+    if (size != image.size)
+      return image.file + ": " + std::to_string(size) + " bytes, MANIFEST says " + std::to_string(image.size);
+    try {
+      verify(path, *manifest, image);
+    } catch (const image::ImageError& e) {
+      return image.file + ": " + e.detail();
+    } catch (const StorageError& e) {
+      return image.file + ": " + e.what();
+    }
+  }
+  return std::nullopt;
+}
+
+EpochChoice EpochStore::newest_good_epoch(const ImageVerifier& verify) const {
+  EpochChoice choice;
+  auto committed = committed_epochs();
+  for (auto it = committed.rbegin(); it != committed.rend(); ++it) {
+    std::optional<Manifest> manifest;
+    if (const auto problem = problem_with(*it, verify, manifest)) {
+      choice.skipped.push_back("epoch " + std::to_string(*it) + ": " + *problem);
+      continue;
+    }
+    choice.epoch = *it;
+    choice.manifest = std::move(manifest);
+    break;
+  }
+  return choice;
+}
+
+std::vector<std::uint64_t> EpochStore::prune(unsigned keep) const {
+  const auto committed = committed_epochs();
+  if (committed.empty()) return {};
+  keep = std::max(keep, 1u);
+  const std::uint64_t newest = committed.back();
+  const std::set<std::uint64_t> kept(committed.end() - std::min<std::size_t>(keep, committed.size()),
+                                     committed.end());
+
+  std::vector<std::uint64_t> removed;
+  for (const auto epoch : all_epochs()) {
+    if (epoch >= newest || kept.count(epoch)) continue;
+    // The MANIFEST goes first, durably: an interrupted prune leaves an uncommitted directory,
+    // never a committed epoch with images missing.
+    std::error_code error;
+    if (fs::remove(manifest_path(epoch), error)) {
+      try {
+        image::io::sync_directory(epoch_dir(epoch).string());
+      } catch (const image::ImageError& e) {
+        throw StorageError(std::string("cannot prune: ") + e.what());
+      }
+    }
+    if (error) throw StorageError("cannot prune epoch " + std::to_string(epoch) + ": " + error.message());
+    fs::remove_all(epoch_dir(epoch), error);
+    if (error) throw StorageError("cannot prune epoch " + std::to_string(epoch) + ": " + error.message());
+    removed.push_back(epoch);
+  }
+  return removed;
+}
+
+void EpochStore::check_writable(std::uint64_t min_free_bytes) const {
+  storage::check_writable(dir_, min_free_bytes);
+}
+
+}  // namespace yadokari::storage

@@ -1,0 +1,76 @@
+#pragma once
+// The checkpoint directory of a job:
+//
+//   <dir>/<epoch>/rank-<L>.img   written by rank L (ImageWriter: .tmp, fsync, rename)
+//   <dir>/<epoch>/MANIFEST       written last by the front end, once every image is durable
+//
+// An epoch is committed exactly when its MANIFEST exists. Epoch directories are plain decimal
+// numbers; anything else in <dir> is ignored.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/image_verifier.hpp"
+#include "storage/manifest.hpp"
+#include "storage/writable_check.hpp"
+
+namespace yadokari::storage {
+
+// The result of looking for an epoch to restart from.
+struct EpochChoice {
+  std::optional<std::uint64_t> epoch;  // none: no committed epoch is usable
+  std::optional<Manifest> manifest;    // that epoch's MANIFEST
+  // One line per newer committed epoch that was passed over, newest first, e.g.
+  // "epoch 3: rank-1.img: checksum mismatch in area 'heap'".
+  std::vector<std::string> skipped;
+};
+
+class EpochStore {
+ public:
+  explicit EpochStore(std::filesystem::path dir);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path epoch_dir(std::uint64_t epoch) const;
+  std::filesystem::path rank_image_path(std::uint64_t epoch, std::uint32_t rank) const;
+  static std::string rank_image_name(std::uint32_t rank);  // "rank-<L>.img"
+
+  // Creates <dir>/<epoch> (ranks call it before writing; it is fine if it exists).
+  void create_epoch_dir(std::uint64_t epoch) const;
+
+  // Commits an epoch: checks that the MANIFEST lists one image per rank, each present with the
+  // listed size, and that the epoch is newer than every committed one; then writes MANIFEST
+  // (.tmp, fsync, rename, fsync of the directory). Fills in commit_time when it is empty.
+  void commit(std::uint64_t epoch, Manifest manifest) const;
+
+  // The MANIFEST of an epoch; nullopt if it is not committed. Throws StorageError if unreadable.
+  std::optional<Manifest> read_manifest(std::uint64_t epoch) const;
+
+  std::vector<std::uint64_t> committed_epochs() const;  // ascending
+  std::vector<std::uint64_t> all_epochs() const;        // ascending, committed or not
+  std::uint64_t next_epoch() const;                     // 1 + the highest epoch directory (1 if none)
+
+  // The newest committed epoch whose images all exist, have the listed sizes and pass `verify`.
+  EpochChoice newest_good_epoch(const ImageVerifier& verify = verify_image) const;
+
+  // Keeps the newest `keep` committed epochs (at least 1: the newest committed is never deleted),
+  // and leaves alone every directory newer than the newest committed one (it may be in progress).
+  // Deletes older committed epochs and stale uncommitted directories older than the newest
+  // committed one. Returns the epochs removed, ascending.
+  std::vector<std::uint64_t> prune(unsigned keep) const;
+
+  void check_writable(std::uint64_t min_free_bytes = kDefaultMinFreeBytes) const;
+
+ private:
+  std::filesystem::path manifest_path(std::uint64_t epoch) const;
+  // `origin` names the MANIFEST in errors.
+  std::optional<Manifest> read_manifest_as(std::uint64_t epoch, const std::string& origin) const;
+  // Why a committed epoch cannot be used, or nullopt if it can.
+  std::optional<std::string> problem_with(std::uint64_t epoch, const ImageVerifier& verify,
+                                          std::optional<Manifest>& manifest) const;
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace yadokari::storage

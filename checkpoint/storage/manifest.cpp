@@ -1,0 +1,75 @@
+#include "storage/manifest.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+
+#include "image/file_hash.hpp"
+#include "storage/storage_error.hpp"
+
+namespace yadokari::storage {
+namespace {
+
+// The MANIFEST layout version, independent of the image format version.
+constexpr int kManifestFormat = 1;
+
+std::uint64_t parse_hex64(const std::string& text) {
+  if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw std::invalid_argument("xxh64 must be 16 lower-case hex digits, not '" + text + "'");
+  return std::stoull(text, nullptr, 16);
+}
+
+}  // namespace
+
+ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& written) {
+  return {rank, std::filesystem::path(written.path).filename().string(), written.size, written.xxh64};
+}
+
+std::string to_json_text(const Manifest& manifest) {
+  nlohmann::json images = nlohmann::json::array();
+  for (const auto& image : manifest.images)
+    images.push_back({{"rank", image.rank},
+                      {"file", image.file},
+                      {"size", image.size},
+                      {"xxh64", image::hex64(image.xxh64)}});
+  const nlohmann::json json = {{"format", kManifestFormat},
+                               {"epoch", manifest.epoch},
+                               {"job_id", manifest.job_id},
+                               {"world_size", manifest.world_size},
+                               {"flavour", manifest.flavour},
+                               {"commit_time", manifest.commit_time},
+                               {"images", images}};
+  return json.dump(2) + "\n";
+}
+
+Manifest manifest_from_json_text(const std::string& text, const std::string& origin) {
+  try {
+    const auto json = nlohmann::json::parse(text);
+    if (json.at("format").get<int>() != kManifestFormat)
+      throw std::invalid_argument("unsupported MANIFEST format " + json.at("format").dump());
+    Manifest manifest;
+    manifest.epoch = json.at("epoch").get<std::uint64_t>();
+    manifest.job_id = json.at("job_id").get<std::string>();
+    manifest.world_size = json.at("world_size").get<std::uint32_t>();
+    manifest.flavour = json.at("flavour").get<std::string>();
+    manifest.commit_time = json.at("commit_time").get<std::string>();
+    for (const auto& image : json.at("images"))
+      manifest.images.push_back({image.at("rank").get<std::uint32_t>(), image.at("file").get<std::string>(),
+                                 image.at("size").get<std::uint64_t>(),
+                                 parse_hex64(image.at("xxh64").get<std::string>())});
+    return manifest;
+  } catch (const std::exception& e) {
+    throw StorageError(origin + ": unreadable: " + e.what());
+  }
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace yadokari::storage

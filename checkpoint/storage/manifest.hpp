@@ -1,0 +1,42 @@
+#pragma once
+// The MANIFEST of an epoch: written last, by the front end, only when every rank's image is
+// durable. Its presence is what makes an epoch committed.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "image/image_writer.hpp"
+
+namespace yadokari::storage {
+
+struct ManifestImage {
+  std::uint32_t rank = 0;
+  std::string file;         // name inside the epoch directory: rank-<L>.img
+  std::uint64_t size = 0;   // bytes
+  std::uint64_t xxh64 = 0;  // of the whole file
+
+  bool operator==(const ManifestImage&) const = default;
+};
+
+struct Manifest {
+  std::uint64_t epoch = 0;
+  std::string job_id;
+  std::uint32_t world_size = 0;
+  std::string flavour;
+  std::string commit_time;            // ISO 8601 UTC; commit() fills it in when empty
+  std::vector<ManifestImage> images;  // one per rank
+
+  bool operator==(const Manifest&) const = default;
+};
+
+// The entry for the image a rank's writer just finished.
+ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& written);
+
+std::string to_json_text(const Manifest& manifest);
+// Throws StorageError naming `origin` if the text is not a valid manifest.
+Manifest manifest_from_json_text(const std::string& text, const std::string& origin);
+
+std::string utc_now_iso8601();
+
+}  // namespace yadokari::storage

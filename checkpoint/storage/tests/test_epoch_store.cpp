@@ -1,0 +1,135 @@
+// Layout and commit protocol of the checkpoint directory.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "image/file_hash.hpp"
+#include "image_test_support.hpp"
+#include "storage/epoch_store.hpp"
+#include "storage/storage_error.hpp"
+#include "storage_test_support.hpp"
+
+using namespace yadokari::storage;
+using namespace yadokari::storage::testing;
+using yadokari::image::testing::TempDir;
+namespace fs = std::filesystem;
+
+TEST_CASE("paths follow <dir>/<epoch>/rank-<L>.img", "[storage]") {
+  const EpochStore store("/ckpt");
+  CHECK(store.epoch_dir(3) == "/ckpt/3");
+  CHECK(store.rank_image_path(3, 12) == "/ckpt/3/rank-12.img");
+  CHECK(EpochStore::rank_image_name(0) == "rank-0.img");
+}
+
+TEST_CASE("an epoch is committed by its MANIFEST", "[storage]") {
+  TempDir dir;
+  const EpochStore store(dir.path() / "ckpt");
+  CHECK(store.committed_epochs().empty());  // a missing directory has no epochs
+  CHECK(store.next_epoch() == 1);
+
+  auto manifest = write_sample_epoch(store, 1);
+  CHECK(store.all_epochs() == std::vector<std::uint64_t>{1});
+  CHECK(store.committed_epochs().empty());
+  CHECK_FALSE(store.read_manifest(1).has_value());
+
+  store.commit(1, manifest);
+  CHECK(store.committed_epochs() == std::vector<std::uint64_t>{1});
+  CHECK_FALSE(fs::exists(store.epoch_dir(1) / "MANIFEST.tmp"));
+  const auto read = store.read_manifest(1);
+  REQUIRE(read.has_value());
+  CHECK(read->commit_time.size() == 20);  // filled in
+  manifest.commit_time = read->commit_time;
+  CHECK(*read == manifest);
+  // The MANIFEST's size and hash are those of the files.
+  for (const auto& image : read->images) {
+    const auto path = store.epoch_dir(1) / image.file;
+    CHECK(fs::file_size(path) == image.size);
+    CHECK(yadokari::image::xxh64_of_file(path.string()) == image.xxh64);
+  }
+  CHECK(store.next_epoch() == 2);
+}
+
+TEST_CASE("epochs are sorted numerically and odd entries are ignored", "[storage]") {
+  TempDir dir;
+  const EpochStore store(dir.path());
+  for (const std::uint64_t epoch : {2, 9, 10}) commit_sample_epoch(store, epoch, 1);
+  store.create_epoch_dir(11);  // in progress
+  fs::create_directories(dir.path() / "07");
+  fs::create_directories(dir.path() / "3.old");
+  std::ofstream(dir.path() / "12") << "a file, not an epoch";
+  CHECK(store.committed_epochs() == std::vector<std::uint64_t>{2, 9, 10});
+  CHECK(store.all_epochs() == std::vector<std::uint64_t>{2, 9, 10, 11});
+  CHECK(store.next_epoch() == 12);
+}
+
+TEST_CASE("commit refuses an incomplete or stale epoch", "[storage]") {
+  TempDir dir;
+  const EpochStore store(dir.path());
+  const std::string path = dir.path().string();
+
+  SECTION("an image is missing") {
+    auto manifest = write_sample_epoch(store, 1);
+    fs::remove(store.rank_image_path(1, 1));
+    CHECK_THROWS_WITH(store.commit(1, manifest), "cannot commit epoch 1: rank-1.img is missing");
+  }
+  SECTION("an image has another size") {
+    auto manifest = write_sample_epoch(store, 1);
+    manifest.images[0].size += 1;
+    CHECK_THROWS_WITH(store.commit(1, manifest),
+                      Catch::Matchers::StartsWith("cannot commit epoch 1: rank-0.img has "));
+  }
+  SECTION("fewer images than ranks") {
+    auto manifest = write_sample_epoch(store, 1);
+    manifest.images.pop_back();
+    CHECK_THROWS_WITH(store.commit(1, manifest), "cannot commit epoch 1: 1 images for 2 ranks");
+  }
+  SECTION("a rank listed twice") {
+    auto manifest = write_sample_epoch(store, 1);
+    manifest.images[1].rank = 0;
+    CHECK_THROWS_WITH(store.commit(1, manifest),
+                      "cannot commit epoch 1: rank 0 is listed twice or out of range");
+  }
+  SECTION("the MANIFEST names another epoch") {
+    auto manifest = write_sample_epoch(store, 1);
+    CHECK_THROWS_WITH(store.commit(2, manifest), "cannot commit epoch 2: its MANIFEST names epoch 1");
+  }
+  SECTION("not newer than the newest committed epoch") {
+    commit_sample_epoch(store, 2);
+    auto manifest = write_sample_epoch(store, 1);
+    CHECK_THROWS_WITH(store.commit(1, manifest), "cannot commit epoch 1: epoch 2 is already committed");
+  }
+  CHECK_FALSE(fs::exists(store.epoch_dir(1) / "MANIFEST"));
+}
+
+TEST_CASE("check_writable explains what is wrong in one line", "[storage]") {
+  TempDir dir;
+  SECTION("a missing directory is created") {
+    const EpochStore store(dir.path() / "a" / "b");
+    CHECK_NOTHROW(store.check_writable(0));
+    CHECK(fs::is_directory(dir.path() / "a" / "b"));
+    CHECK(fs::is_empty(dir.path() / "a" / "b"));  // the probe file is gone
+  }
+  SECTION("a file in the way") {
+    std::ofstream(dir.path() / "file") << "x";
+    const auto path = dir.path() / "file";
+    CHECK_THROWS_WITH(EpochStore(path).check_writable(0),
+                      "checkpoint directory " + path.string() + " is not a directory");
+    CHECK_THROWS_WITH(
+        EpochStore(path / "ckpt").check_writable(0),
+        "checkpoint directory " + (path / "ckpt").string() + " cannot be created: Not a directory");
+  }
+  SECTION("a read-only file system") {
+    const TmpfsMount mount(dir.path() / "ro", "ro,size=1m");
+    CHECK_THROWS_WITH(
+        EpochStore(mount.path()).check_writable(0),
+        "checkpoint directory " + mount.path().string() + " is not writable: Read-only file system");
+  }
+  SECTION("too little free space") {
+    const TmpfsMount mount(dir.path() / "small", "size=1m");
+    CHECK_NOTHROW(EpochStore(mount.path()).check_writable(512 << 10));
+    CHECK_THROWS_WITH(
+        EpochStore(mount.path()).check_writable(16 << 20),
+        "checkpoint directory " + mount.path().string() + " has only 1 MiB free (at least 16 MiB needed)");
+  }
+}

@@ -1,0 +1,61 @@
+// The MANIFEST's JSON form.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "storage/manifest.hpp"
+#include "storage/storage_error.hpp"
+
+using namespace yadokari::storage;
+
+namespace {
+
+Manifest sample() {
+  return {7,
+          "yk-1a2b",
+          2,
+          "mpich",
+          "2025-01-02T03:04:05Z",
+          {{0, "rank-0.img", 1000, 0x0123456789abcdefULL}, {1, "rank-1.img", 2000, 0xfedcba9876543210ULL}}};
+}
+
+}  // namespace
+
+TEST_CASE("a MANIFEST round-trips through JSON", "[storage][manifest]") {
+  const auto text = to_json_text(sample());
+  CHECK(manifest_from_json_text(text, "MANIFEST") == sample());
+  // Hashes are hex strings: JSON numbers lose precision above 2^53 in other tools.
+  const auto json = nlohmann::json::parse(text);
+  CHECK(json["images"][1]["xxh64"] == "fedcba9876543210");
+  CHECK(json["format"] == 1);
+  CHECK(json["epoch"] == 7);
+  CHECK(json["job_id"] == "yk-1a2b");
+  CHECK(json["world_size"] == 2);
+  CHECK(json["flavour"] == "mpich");
+  CHECK(json["commit_time"] == "2025-01-02T03:04:05Z");
+  CHECK(json["images"][0]["file"] == "rank-0.img");
+  CHECK(json["images"][0]["size"] == 1000);
+}
+
+TEST_CASE("a broken MANIFEST is reported with its origin", "[storage][manifest]") {
+  CHECK_THROWS_WITH(manifest_from_json_text("{", "MANIFEST"),
+                    Catch::Matchers::StartsWith("MANIFEST: unreadable: "));
+  auto json = nlohmann::json::parse(to_json_text(sample()));
+  json["images"][0]["xxh64"] = "xyz";
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
+                    "M: unreadable: xxh64 must be 16 lower-case hex digits, not 'xyz'");
+  json = nlohmann::json::parse(to_json_text(sample()));
+  json["format"] = 2;
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
+                    "M: unreadable: unsupported MANIFEST format 2");
+  json.erase("format");
+  CHECK_THROWS_AS(manifest_from_json_text(json.dump(), "M"), StorageError);
+}
+
+TEST_CASE("the commit time is ISO 8601 UTC", "[storage][manifest]") {
+  const auto now = utc_now_iso8601();
+  REQUIRE(now.size() == 20);
+  CHECK(now[4] == '-');
+  CHECK(now[10] == 'T');
+  CHECK(now.back() == 'Z');
+}

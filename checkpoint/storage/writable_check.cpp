@@ -1,0 +1,45 @@
+#include "storage/writable_check.hpp"
+
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "storage/storage_error.hpp"
+
+namespace yadokari::storage {
+namespace {
+
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+void check_writable(const std::filesystem::path& directory, std::uint64_t min_free_bytes) {
+  const std::string name = "checkpoint directory " + directory.string();
+  std::error_code error;
+  if (std::filesystem::exists(directory, error) && !std::filesystem::is_directory(directory, error))
+    throw StorageError(name + " is not a directory");
+  std::filesystem::create_directories(directory, error);
+  if (error) throw StorageError(name + " cannot be created: " + error.message());
+
+  // access(W_OK) would say yes to root on a read-only mount; creating a file tells the truth.
+  const std::string probe = (directory / (".yadokari-write-probe-" + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw StorageError(name + " is not writable: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+
+  struct statvfs fs {};
+  if (::statvfs(directory.c_str(), &fs) != 0)
+    throw StorageError(name + " cannot be examined: " + std::strerror(errno));
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (free_bytes < min_free_bytes)
+    throw StorageError(name + " has only " + mib(free_bytes) + " free (at least " + mib(min_free_bytes) +
+                       " needed)");
+}
+
+}  // namespace yadokari::storage

@@ -1,0 +1,130 @@
+#include "cli/inspect_format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "image/binary_identity.hpp"
+#include "image/file_hash.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+std::string utc_time(std::int64_t unix_ns) {
+  const std::time_t seconds = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string address_text(std::uint64_t address) {
+  return address == 0 ? "-" : fmt::format("{:#018x}", address);
+}
+
+std::string compression_text(const image::AreaRecord& area) { return area.compressed() ? "zstd" : "none"; }
+
+std::string zero_pages_text(const image::AreaRecord& area) {
+  return fmt::format("{}/{}", area.zero_pages, area.pages());
+}
+
+}  // namespace
+
+std::string inspect_text(const image::ImageReader& image, const bool verified) {
+  const auto& header = image.header();
+  std::string out;
+  out += fmt::format("image     {}\n", image.path());
+  out += fmt::format("format    version {}, {} bytes\n", header.version, image.file_size());
+  out += fmt::format("job       {}\n", header.job_id);
+  out += fmt::format("rank      {} of {}\n", header.rank, header.world_size);
+  out += fmt::format("epoch     {}\n", header.epoch);
+  out += fmt::format("flavour   {}\n", header.flavour);
+  out += fmt::format("created   {}\n", utc_time(header.created_unix_ns));
+  out += fmt::format("binaries  {}\n", header.binaries.size());
+  std::size_t path_width = 0;
+  std::size_t identity_width = 0;
+  for (const auto& binary : header.binaries) {
+    path_width = std::max(path_width, binary.path.size());
+    identity_width = std::max(identity_width, image::describe_identity(binary).size());
+  }
+  for (const auto& binary : header.binaries)
+    out += fmt::format("  {:<{}}  {:<{}}  {} bytes\n", binary.path, path_width,
+                       image::describe_identity(binary), identity_width, binary.size);
+
+  std::uint64_t in_memory = 0;
+  std::uint64_t stored = 0;
+  for (const auto& area : image.areas()) {
+    in_memory += area.length;
+    stored += area.stored_length;
+  }
+  out += fmt::format("areas     {}, {} bytes in memory, {} bytes stored\n", image.areas().size(), in_memory,
+                     stored);
+
+  // Column widths fit the longest cell, so the table stays aligned for any image.
+  struct Row {
+    std::string cells[10];
+  };
+  std::vector<Row> rows;
+  rows.push_back({{"#", "address", "length", "prot", "kind", "name", "stored", "compression", "zero pages",
+                   "checksum"}});
+  for (const auto& area : image.areas())
+    rows.push_back({{std::to_string(area.index), address_text(area.address), std::to_string(area.length),
+                     image::protection_string(area.protection), image::to_string(area.kind), area.name,
+                     std::to_string(area.stored_length), compression_text(area), zero_pages_text(area),
+                     image::hex64(area.checksum)}});
+  std::size_t widths[10] = {};
+  for (const auto& row : rows)
+    for (int i = 0; i < 10; ++i) widths[i] = std::max(widths[i], row.cells[i].size());
+  constexpr bool kRightAligned[10] = {true, false, true, false, false, false, true, false, true, false};
+  for (const auto& row : rows) {
+    std::string line;
+    for (int i = 0; i < 10; ++i)
+      line += kRightAligned[i] ? fmt::format("  {:>{}}", row.cells[i], widths[i])
+                               : fmt::format("  {:<{}}", row.cells[i], widths[i]);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  if (verified) out += fmt::format("verified  all {} area checksums match\n", image.areas().size());
+  return out;
+}
+
+nlohmann::json inspect_json(const image::ImageReader& image, const bool verified) {
+  const auto& header = image.header();
+  nlohmann::json binaries = nlohmann::json::array();
+  for (const auto& binary : header.binaries)
+    binaries.push_back({{"path", binary.path},
+                        {"identity", binary.kind == image::IdentityKind::build_id ? "build-id" : "xxh64"},
+                        {"id", image::hex_bytes(binary.id)},
+                        {"size", binary.size}});
+  nlohmann::json areas = nlohmann::json::array();
+  for (const auto& area : image.areas())
+    areas.push_back({{"index", area.index},
+                     {"address", fmt::format("{:#x}", area.address)},
+                     {"length", area.length},
+                     {"protection", image::protection_string(area.protection)},
+                     {"kind", image::to_string(area.kind)},
+                     {"name", area.name},
+                     {"stored_length", area.stored_length},
+                     {"compression", compression_text(area)},
+                     {"pages", area.pages()},
+                     {"zero_pages", area.zero_pages},
+                     {"checksum", image::hex64(area.checksum)}});
+  nlohmann::json json = {{"path", image.path()},
+                         {"format_version", header.version},
+                         {"file_size", image.file_size()},
+                         {"job_id", header.job_id},
+                         {"rank", header.rank},
+                         {"world_size", header.world_size},
+                         {"epoch", header.epoch},
+                         {"flavour", header.flavour},
+                         {"created", utc_time(header.created_unix_ns)},
+                         {"created_unix_ns", header.created_unix_ns},
+                         {"binaries", binaries},
+                         {"areas", areas}};
+  if (verified) json["verified"] = true;
+  return json;
+}
+
+}  // namespace yadokari::cli
