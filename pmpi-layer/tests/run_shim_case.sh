@@ -7,6 +7,7 @@
 #   unsupported    the run fails and stderr has the shim's one-line "not supported" message
 #   stats          YADOKARI_STATS files exist for every rank with non-zero point-to-point counts
 #   wrong-abi      SHIM is the other flavour's shim: clear one-line error, non-zero exit
+#   drain          like compare (lines sorted: ranks print concurrently), and every rank drained messages
 set -u
 mode=$1 flavour=$2 n=$3 shim=$4 prog=$5
 shift 5
@@ -37,6 +38,22 @@ case $mode in
     diff -u "$work/native.out" "$work/shim.out" || fail "output differs under the shim"
     [ -s "$work/native.out" ] || fail "program printed nothing"
     cat "$work/shim.out"
+    ;;
+  drain)
+    # Same output as a native run (where the cut is skipped), and the cut really drained messages.
+    (launch NONE=1 -- "$prog" "$@") > "$work/native.out" 2> "$work/native.err" || { cat "$work/native.err"; fail "native run failed"; }
+    (launch "LD_PRELOAD=$shim" "YADOKARI_STATS=$work/stats" -- "$prog" "$@") > "$work/shim.out" 2> "$work/shim.err" \
+      || { cat "$work/shim.err"; fail "run under the shim failed"; }
+    sort "$work/native.out" > "$work/native.sorted"; sort "$work/shim.out" > "$work/shim.sorted"
+    diff -u "$work/native.sorted" "$work/shim.sorted" || fail "output differs under the shim"
+    python3 - "$work/stats" "$n" <<'PY' || fail "the cut drained nothing"
+import json, pathlib, sys
+d, n = pathlib.Path(sys.argv[1]), int(sys.argv[2])
+drained = [json.loads((d / f"rank-{r}.json").read_text())["messages_drained_at_cuts"] for r in range(n)]
+# Tags 1 (twice), 2 and 3 were in flight at every rank; tag 99 was matched by a posted receive.
+assert all(x == 4 for x in drained), drained
+print("drained per rank:", drained)
+PY
     ;;
   unsupported)
     if (launch "LD_PRELOAD=$shim" -- "$prog" "$@") > "$work/out" 2> "$work/err"; then fail "run succeeded"; fi

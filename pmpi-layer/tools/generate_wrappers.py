@@ -185,6 +185,15 @@ def gen_c_wrapper(f):
         return "\n".join(lines)
     if not f.has("nocount"):
         lines.append(f"  yk::CallScope yk_scope(yk::Fn::{f.name});")
+    if "redeliver" in f.opts:
+        # Messages drained at a checkpoint are delivered before anything from the library.
+        names = ", ".join(p.name for p in f.params)
+        lines.append("  if (yk::g_drained_pending != 0) [[unlikely]] {")
+        lines.append(f"    if (const int yk_r = {f.opts['redeliver']}({names}); yk_r != yk::kNotDrained) return yk_r;")
+        lines.append("  }")
+    if "refuse_drained" in f.opts:
+        lines.append("  if (yk::g_drained_pending != 0) [[unlikely]]")
+        lines.append(f'    yk::refuse_if_drained(comm, "{f.name}");')
     if "pre" in f.opts:
         lines.append(f"  {f.opts['pre']};")
     lines += ["  " + x for x in pre]

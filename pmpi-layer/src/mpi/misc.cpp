@@ -1,4 +1,5 @@
 // Calls that fit nowhere else, and the handler behind every unsupported-function stub.
+#include "mpi/diagnostics.hpp"
 #include "mpi/wrapper_support.hpp"
 
 #include <cstdio>
@@ -12,11 +13,9 @@ extern "C" YK_API int MPI_Pcontrol(const int level, ...) {
 // Called by the generated stubs (unsupported.c). Aborting is the only safe answer: letting the
 // call through would hand the library a virtual handle and fail later, far from the cause.
 extern "C" [[noreturn]] YK_API void yadokari_unsupported_call(const char* function, const char* binding) {
-  std::fprintf(stderr,
-               "yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
-               "(see pmpi-layer/README.md, \"Coverage\")\n",
-               function, binding);
-  std::fflush(stderr);
+  yk::print_line("yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
+                 "(see pmpi-layer/README.md, \"Coverage\")",
+                 function, binding);
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);

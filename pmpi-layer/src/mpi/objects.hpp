@@ -55,6 +55,10 @@ struct RequestRecord {
   MPI_Comm comm = MPI_COMM_NULL;  // virtual
   int peer = MPI_PROC_NULL;       // as posted (receives: may be MPI_ANY_SOURCE)
   std::uint64_t bytes = 0;        // sends: message size, for persistent re-starts
+  // Completed by the shim, not the library: a receive matched from drained messages, or one the
+  // consistent cut found complete. Wait/Test hand out `status` and must not count it again.
+  bool completed_by_shim = false;
+  MPI_Status status{};
 };
 
 struct KeyvalRecord {

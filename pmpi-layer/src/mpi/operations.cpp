@@ -3,6 +3,7 @@
 #include "mpi/operations.hpp"
 
 #include "mpi/trampolines.hpp"
+#include "mpi/diagnostics.hpp"
 #include "mpi/wrapper_support.hpp"
 
 #include <cstdio>
@@ -12,7 +13,7 @@ namespace yk {
 int create_op(void* user_fn, int commute, bool fortran, MPI_Op* op) {
   const int slot = claim_op_slot(user_fn, fortran);
   if (slot < 0) {
-    std::fprintf(stderr, "yadokari: more than %zu user reduction operations alive at once\n", kTrampolineSlots);
+    print_line("yadokari: more than %zu user reduction operations alive at once", kTrampolineSlots);
     return MPI_ERR_INTERN;
   }
   MPI_Op real = MPI_OP_NULL;
@@ -30,7 +31,7 @@ int create_op(void* user_fn, int commute, bool fortran, MPI_Op* op) {
 int create_errhandler(void* user_fn, bool fortran, MPI_Errhandler* errhandler) {
   const int slot = claim_errhandler_slot(user_fn, fortran);
   if (slot < 0) {
-    std::fprintf(stderr, "yadokari: more than %zu user error handlers created\n", kTrampolineSlots);
+    print_line("yadokari: more than %zu user error handlers created", kTrampolineSlots);
     return MPI_ERR_INTERN;
   }
   MPI_Errhandler real = MPI_ERRHANDLER_NULL;

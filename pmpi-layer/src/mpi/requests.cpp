@@ -1,6 +1,7 @@
 // Requests: tracking what each pending operation is (for the channel table now, for the drain
 // protocol later) and the completion calls, which must hand completed virtual requests back to
 // the table and set the app's handle to MPI_REQUEST_NULL exactly as the library would.
+#include "mpi/drain.hpp"
 #include "mpi/wrapper_support.hpp"
 #include "mpi/world.hpp"
 
@@ -35,12 +36,20 @@ class StatusScratch {
 
 // The library completed the operation behind the app's virtual request `*app`; `real_after` is
 // what the library left in the real handle (MPI_REQUEST_NULL, or the inactive persistent one).
-void finish(MPI_Request* app, MPI_Request real_after, const MPI_Status* status) {
+void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
   const MPI_Request v = *app;
   if (!codec::is_virtual(v)) return;
   ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
-  if (e.record.kind == RequestKind::receive && status != MPI_STATUS_IGNORE)
+  if (e.record.completed_by_shim) [[unlikely]] {
+    // Completed by the consistent cut or from a drained message: counted then; hand out the
+    // status kept then (the library has nothing behind this request any more).
+    if (status != MPI_STATUS_IGNORE) *status = e.record.status;
+    e.record.completed_by_shim = false;
+    --g_shim_completed_requests;
+    real_after = MPI_REQUEST_NULL;
+  } else if (e.record.kind == RequestKind::receive && status != MPI_STATUS_IGNORE) {
     on_receive(find_entry<CommK>(e.record.comm), e.record.peer, status);
+  }
   if (real_after == MPI_REQUEST_NULL && !e.record.persistent) {
     release<ReqK>(v);
     *app = MPI_REQUEST_NULL;
@@ -138,8 +147,26 @@ extern "C" YK_API int MPI_Testall(int count, MPI_Request array_of_requests[], in
   return rc;
 }
 
+namespace {
+
+// The library ignores requests the shim completed (there is nothing behind them), so the
+// "any"/"some" calls return those first. Index of the first one, or -1.
+int first_shim_completed(int count, const MPI_Request* requests) {
+  if (g_shim_completed_requests == 0) return -1;
+  for (int i = 0; i < count; ++i)
+    if (auto* e = find_entry<ReqK>(requests[i]); e && e->record.completed_by_shim) return i;
+  return -1;
+}
+
+}  // namespace
+
 extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   CallScope scope(Fn::MPI_Waitany);
+  if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
+    *index = i;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
+    return MPI_SUCCESS;
+  }
   RealArray<ReqK> reals(array_of_requests, count);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -150,6 +177,12 @@ extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], in
 
 extern "C" YK_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   CallScope scope(Fn::MPI_Testany);
+  if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
+    *index = i;
+    *flag = 1;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
+    return MPI_SUCCESS;
+  }
   RealArray<ReqK> reals(array_of_requests, count);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -170,6 +203,12 @@ void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* 
 extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitsome);
+  if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
+    *outcount = 1;
+    array_of_indices[0] = i;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
+    return MPI_SUCCESS;
+  }
   RealArray<ReqK> reals(array_of_requests, incount);
   StatusScratch st(array_of_statuses, incount);
   const int rc = PMPI_Waitsome(incount, reals.get(), outcount, array_of_indices, st.get());
@@ -180,6 +219,12 @@ extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[],
 extern "C" YK_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Testsome);
+  if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
+    *outcount = 1;
+    array_of_indices[0] = i;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
+    return MPI_SUCCESS;
+  }
   RealArray<ReqK> reals(array_of_requests, incount);
   StatusScratch st(array_of_statuses, incount);
   const int rc = PMPI_Testsome(incount, reals.get(), outcount, array_of_indices, st.get());

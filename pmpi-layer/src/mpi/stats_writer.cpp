@@ -1,6 +1,7 @@
 #include "mpi/stats_writer.hpp"
 
 #include "mpi/rank_totals.hpp"
+#include "mpi/diagnostics.hpp"
 #include "mpi/wrapper_support.hpp"
 #include "mpi/world.hpp"
 
@@ -72,6 +73,7 @@ void write_stats_if_requested() {
   j["calls"] = calls;
   j["communicators"] = channels_json(traffic);
   j["freed_communicators"] = g_retired_channels.communicators();  // their traffic is in the totals
+  j["messages_drained_at_cuts"] = g_drained_total;
   const RankTotals t = rank_totals();
   j["totals"] = {{"calls", t.calls}, {"messages_sent", t.messages_sent}, {"bytes_sent", t.bytes_sent},
                  {"messages_received", t.messages_received}, {"bytes_received", t.bytes_received}};
@@ -83,7 +85,7 @@ void write_stats_if_requested() {
   std::ofstream out(path);
   out << j.dump(1) << '\n';
   if (!out)
-    std::fprintf(stderr, "yadokari: cannot write stats file %s: %s\n", path.c_str(), std::strerror(errno));
+    print_line("yadokari: cannot write stats file %s: %s", path.c_str(), std::strerror(errno));
 }
 
 }  // namespace yk

@@ -3,6 +3,7 @@
 
 #include "mpi/control_link.hpp"
 #include "mpi/stats_writer.hpp"
+#include "mpi/diagnostics.hpp"
 #include "mpi/wrapper_support.hpp"
 
 #include <dlfcn.h>
@@ -29,6 +30,7 @@ namespace {
 
 RankIdentity g_identity;
 MPI_Group g_world_group = MPI_GROUP_NULL;
+MPI_Comm g_shim_comm = MPI_COMM_NULL;
 
 // Logical rank of this process. A restart launches the processes of logical ranks in whatever
 // order the placement needs; YADOKARI_RANK_MAP lists, by real rank, the logical rank hosted.
@@ -43,7 +45,7 @@ int logical_rank_for(int real_rank, int size) {
     if (end == p && *p) break;
   }
   if (static_cast<int>(logical.size()) != size) {
-    std::fprintf(stderr, "yadokari: YADOKARI_RANK_MAP has %zu entries for %d ranks\n", logical.size(), size);
+    print_line("yadokari: YADOKARI_RANK_MAP has %zu entries for %d ranks", logical.size(), size);
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
   return logical[static_cast<std::size_t>(real_rank)];
@@ -70,6 +72,7 @@ void register_world(MPI_Comm vworld_real) {
 }  // namespace
 
 const RankIdentity& identity() { return g_identity; }
+MPI_Comm shim_comm() { return g_shim_comm; }
 double seconds_since_init() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_identity.init_time).count();
 }
@@ -82,16 +85,15 @@ void check_abi_or_die() {
     const char* base = std::strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
     if (std::strncmp(base, kLibraryName, std::strlen(kLibraryName)) != 0) {
-      std::fprintf(stderr,
-                   "yadokari: this shim (libyadokari-%s.so) is built for %s but the program uses %s; "
-                   "launch it with `yadokari run`, which picks the matching shim\n",
-                   kFlavour, kPrettyName, info.dli_fname);
+      print_line("yadokari: this shim (libyadokari-%s.so) is built for %s but the program uses %s; "
+                 "launch it with `yadokari run`, which picks the matching shim",
+                 kFlavour, kPrettyName, info.dli_fname);
       std::_Exit(70);
     }
   }
   const char* expected = std::getenv("YADOKARI_FLAVOUR");
   if (expected && *expected && std::strcmp(expected, kFlavour) != 0) {
-    std::fprintf(stderr, "yadokari: YADOKARI_FLAVOUR=%s but this shim is built for %s\n", expected, kFlavour);
+    print_line("yadokari: YADOKARI_FLAVOUR=%s but this shim is built for %s", expected, kFlavour);
     std::_Exit(70);
   }
 }
@@ -112,6 +114,7 @@ void after_library_init(int thread_level) {
   MPI_Comm vworld = MPI_COMM_NULL;
   PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
   register_world(vworld);
+  PMPI_Comm_dup(vworld, &g_shim_comm);
   start_control_link();
 }
 

@@ -28,6 +28,10 @@ MPI_Group world_group();  // real group of the virtual world (translating ranks 
 CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
 void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);
 
+// The shim's own communicator: a duplicate of the virtual world (ranks = logical ranks), so its
+// protocol traffic never mixes with the application's.
+MPI_Comm shim_comm();
+
 // Called by the MPI_Init/MPI_Init_thread wrappers once the library is up.
 void after_library_init(int thread_level);
 // Called by MPI_Finalize before the library goes away.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mpi/call_scope.hpp"
+#include "mpi/drain.hpp"
 #include "mpi/message_size.hpp"
 #include "mpi/virtual_handles.hpp"
 
