@@ -17,7 +17,14 @@ fs::path locate_shim(launch::MpiFlavour flavour) {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) throw CliError(exit_code::failure, "cannot find my own executable: " + ec.message());
-    dir = self.parent_path().parent_path() / "lib";
+    // The build tree has bin/ and lib/; an install may use a multiarch libdir
+    // (lib/x86_64-linux-gnu under /usr), recorded at configure time.
+    const fs::path prefix = self.parent_path().parent_path();
+    dir = prefix / "lib";
+    std::error_code exists_ec;
+    if (!fs::is_regular_file(dir / file_name, exists_ec) &&
+        fs::is_regular_file(prefix / YADOKARI_INSTALL_LIBDIR / file_name, exists_ec))
+      dir = prefix / YADOKARI_INSTALL_LIBDIR;
   }
   // Absolute: the ranks' working directory may differ from ours.
   const fs::path shim = fs::absolute(dir / file_name).lexically_normal();

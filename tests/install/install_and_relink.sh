@@ -3,11 +3,14 @@
 # package (relinking instead of LD_PRELOAD), run it with plain mpirun and check the shim ran
 # (its stats files exist and count the ring's messages).
 set -euo pipefail
-build_dir=$1 source_dir=$2
+build_dir=$1 source_dir=$2  # $3: an MPI program for the installed CLI to run
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 test -x "$work/prefix/bin/yadokari" || { echo "FAIL: yadokari not installed"; exit 1; }
+# The installed CLI finds the installed shims (whatever the libdir) and runs a program with them.
+hello=$(timeout 120 "$work/prefix/bin/yadokari" run -n 2 -- "$3" | tail -n 1)
+[ -n "$hello" ] || { echo "FAIL: installed yadokari run printed nothing"; exit 1; }
 cmake -S "$source_dir/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
 ldd "$work/consumer/relinked_ring" | grep -q libyadokari-openmpi.so || { echo "FAIL: not linked with the shim"; exit 1; }
