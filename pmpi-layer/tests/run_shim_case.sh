@@ -7,6 +7,7 @@
 #   unsupported    the run fails and stderr has the shim's one-line "not supported" message
 #   stats          YADOKARI_STATS files exist for every rank with non-zero point-to-point counts
 #   wrong-abi      SHIM is the other flavour's shim: clear one-line error, non-zero exit
+#   replay         like drain, for the re-creation of MPI objects from their recipes
 #   drain          like compare (lines sorted: ranks print concurrently), and every rank drained messages
 set -u
 mode=$1 flavour=$2 n=$3 shim=$4 prog=$5
@@ -53,6 +54,20 @@ drained = [json.loads((d / f"rank-{r}.json").read_text())["messages_drained_at_c
 # Tags 1 (twice), 2 and 3 were in flight at every rank; tag 99 was matched by a posted receive.
 assert all(x == 4 for x in drained), drained
 print("drained per rank:", drained)
+PY
+    ;;
+  replay)
+    # Same output as a native run (where the replay is skipped), and objects were re-created.
+    (launch NONE=1 -- "$prog" "$@") > "$work/native.out" 2> "$work/native.err" || { cat "$work/native.err"; fail "native run failed"; }
+    (launch "LD_PRELOAD=$shim" "YADOKARI_STATS=$work/stats" -- "$prog" "$@") > "$work/shim.out" 2> "$work/shim.err" \
+      || { cat "$work/shim.err"; fail "run under the shim failed"; }
+    sort "$work/native.out" > "$work/native.sorted"; sort "$work/shim.out" > "$work/shim.sorted"
+    diff -u "$work/native.sorted" "$work/shim.sorted" || fail "output differs under the shim"
+    python3 - "$work/stats" <<'PY' || fail "nothing was replayed"
+import json, pathlib, sys
+replayed = json.loads((pathlib.Path(sys.argv[1]) / "rank-0.json").read_text())["objects_replayed"]
+assert replayed == 11, replayed  # split, group x3, create, cart x2, types x2, op, errhandler
+print("objects re-created from the log:", replayed)
 PY
     ;;
   unsupported)

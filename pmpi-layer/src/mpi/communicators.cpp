@@ -35,7 +35,7 @@ CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id) {
 }
 
 MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
-  if (real == MPI_COMM_NULL) return real;
+  if (real == MPI_COMM_NULL) return adopt<CommK>(real, std::move(recipe));  // logs the creation
   auto& reg = registry<CommK>();
   // A new communicator inherits its parent's error handler (MPI 3.1 §8.3).
   MPI_Errhandler inherited = MPI_ERRHANDLER_NULL;

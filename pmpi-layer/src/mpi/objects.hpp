@@ -39,6 +39,7 @@ struct OpRecord {
 struct ErrhandlerRecord {
   MPI_Comm_errhandler_function* user_fn = nullptr;
   bool fortran = false;
+  int trampoline = -1;
 };
 
 struct InfoRecord {

@@ -41,7 +41,7 @@ int create_errhandler(void* user_fn, bool fortran, MPI_Errhandler* errhandler) {
   Recipe r = recipe(RecipeOp::errhandler_create, {fortran ? 1 : 0});
   r.function = reinterpret_cast<std::uintptr_t>(user_fn);
   *errhandler = adopt<ErrhK>(real, std::move(r),
-                             ErrhandlerRecord{reinterpret_cast<MPI_Comm_errhandler_function*>(user_fn), fortran});
+                             ErrhandlerRecord{reinterpret_cast<MPI_Comm_errhandler_function*>(user_fn), fortran, slot});
   return MPI_SUCCESS;
 }
 

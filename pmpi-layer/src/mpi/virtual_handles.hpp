@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 namespace yk {
 
@@ -95,14 +96,36 @@ YK_HOT typename K::handle to_real(typename K::handle h) {
   return h;
 }
 
+// Every object-creating call of the app, in order, with its recipe and the virtual handle it
+// returned (0 for a null result: a collective creation that gave this rank MPI_COMM_NULL still
+// has to be repeated by it). Replaying the log re-creates the app's objects on a fresh library
+// (replay.cpp), parents before children, including parents the app has freed since.
+struct CreationRecord {
+  std::uint32_t kind;
+  Recipe recipe;
+  std::uint64_t result;
+};
+inline std::vector<CreationRecord> g_creation_log;
+
+template <class K>
+void log_creation(const Recipe& recipe, typename K::handle result) {
+  if constexpr (K::code != ReqK::code && K::code != MsgK::code)
+    if (recipe.op != RecipeOp::predefined) g_creation_log.push_back({K::code, recipe, codec::to_u64(result)});
+}
+
 // A new object the library just made: give the app a virtual handle for it. Null stays null.
 template <class K>
 typename K::handle adopt(typename K::handle real, Recipe recipe, typename K::record rec = {}) {
-  if (real == K::null()) return real;
+  if (real == K::null()) {
+    log_creation<K>(recipe, K::null());
+    return real;
+  }
   auto& reg = registry<K>();
   const std::uint32_t index = reg.table.add({real, std::move(recipe), std::move(rec), 1}, g_many_writers);
   if constexpr (K::reverse_map) reg.by_real.emplace(codec::to_u64(real), index);
-  return codec::encode<typename K::handle>(K::code, index);
+  const auto v = codec::encode<typename K::handle>(K::code, index);
+  log_creation<K>(reg.table.at(index).recipe, v);
+  return v;
 }
 
 // The app freed the object (the library's handle is already freed or being freed).
