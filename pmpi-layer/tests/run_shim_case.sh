@@ -32,6 +32,16 @@ launch() {  # launch ENV_ASSIGNMENTS... -- PROGRAM ARGS
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# A native run and a run under the shim (with stats) print the same lines; ranks print
+# concurrently, so the lines are compared sorted.
+same_sorted_output_with_stats() {
+  (launch NONE=1 -- "$prog" "$@") > "$work/native.out" 2> "$work/native.err" || { cat "$work/native.err"; fail "native run failed"; }
+  (launch "LD_PRELOAD=$shim" "YADOKARI_STATS=$work/stats" -- "$prog" "$@") > "$work/shim.out" 2> "$work/shim.err" \
+    || { cat "$work/shim.err"; fail "run under the shim failed"; }
+  sort "$work/native.out" > "$work/native.sorted"; sort "$work/shim.out" > "$work/shim.sorted"
+  diff -u "$work/native.sorted" "$work/shim.sorted" || fail "output differs under the shim"
+}
+
 case $mode in
   compare)
     (launch NONE=1 -- "$prog" "$@") > "$work/native.out" 2> "$work/native.err" || { cat "$work/native.err"; fail "native run failed"; }
@@ -42,11 +52,7 @@ case $mode in
     ;;
   drain)
     # Same output as a native run (where the cut is skipped), and the cut really drained messages.
-    (launch NONE=1 -- "$prog" "$@") > "$work/native.out" 2> "$work/native.err" || { cat "$work/native.err"; fail "native run failed"; }
-    (launch "LD_PRELOAD=$shim" "YADOKARI_STATS=$work/stats" -- "$prog" "$@") > "$work/shim.out" 2> "$work/shim.err" \
-      || { cat "$work/shim.err"; fail "run under the shim failed"; }
-    sort "$work/native.out" > "$work/native.sorted"; sort "$work/shim.out" > "$work/shim.sorted"
-    diff -u "$work/native.sorted" "$work/shim.sorted" || fail "output differs under the shim"
+    same_sorted_output_with_stats "$@"
     python3 - "$work/stats" "$n" <<'PY' || fail "the cut drained nothing"
 import json, pathlib, sys
 d, n = pathlib.Path(sys.argv[1]), int(sys.argv[2])
@@ -58,11 +64,7 @@ PY
     ;;
   replay)
     # Same output as a native run (where the replay is skipped), and objects were re-created.
-    (launch NONE=1 -- "$prog" "$@") > "$work/native.out" 2> "$work/native.err" || { cat "$work/native.err"; fail "native run failed"; }
-    (launch "LD_PRELOAD=$shim" "YADOKARI_STATS=$work/stats" -- "$prog" "$@") > "$work/shim.out" 2> "$work/shim.err" \
-      || { cat "$work/shim.err"; fail "run under the shim failed"; }
-    sort "$work/native.out" > "$work/native.sorted"; sort "$work/shim.out" > "$work/shim.sorted"
-    diff -u "$work/native.sorted" "$work/shim.sorted" || fail "output differs under the shim"
+    same_sorted_output_with_stats "$@"
     python3 - "$work/stats" <<'PY' || fail "nothing was replayed"
 import json, pathlib, sys
 replayed = json.loads((pathlib.Path(sys.argv[1]) / "rank-0.json").read_text())["objects_replayed"]
