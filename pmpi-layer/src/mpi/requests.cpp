@@ -46,7 +46,8 @@ void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
     if (status != MPI_STATUS_IGNORE) *status = e.record.status;
     e.record.completed_by_shim = false;
     --g_shim_completed_requests;
-    real_after = MPI_REQUEST_NULL;
+    // A persistent request stays, inactive, with its library handle; any other is done.
+    real_after = e.record.persistent ? e.real : MPI_REQUEST_NULL;
   } else if (e.record.kind == RequestKind::receive && status != MPI_STATUS_IGNORE) {
     on_receive(find_entry<CommK>(e.record.comm), e.record.peer, status);
   }
@@ -232,8 +233,45 @@ extern "C" YK_API int MPI_Testsome(int incount, MPI_Request array_of_requests[],
   return rc;
 }
 
+namespace {
+
+// A request the shim completed (drained message, or matched before a cut) that the app has not
+// waited for yet: the library's handle behind it is already gone (or inactive, if persistent).
+ReqEntry* shim_completed(MPI_Request request) {
+  if (g_shim_completed_requests == 0) return nullptr;
+  ReqEntry* e = find_entry<ReqK>(request);
+  return (e && e->record.completed_by_shim) ? e : nullptr;
+}
+
+}  // namespace
+
+extern "C" YK_API int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Request_get_status);
+  if (const ReqEntry* e = shim_completed(request)) {
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = e->record.status;
+    return MPI_SUCCESS;
+  }
+  return PMPI_Request_get_status(to_real<ReqK>(request), flag, status);
+}
+
+extern "C" YK_API int MPI_Cancel(MPI_Request* request) {
+  CallScope scope(Fn::MPI_Cancel);
+  if (shim_completed(*request)) return MPI_SUCCESS;  // cancelling a completed request does nothing
+  MPI_Request real = to_real<ReqK>(*request);
+  return PMPI_Cancel(&real);
+}
+
 extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
   CallScope scope(Fn::MPI_Request_free);
+  if (ReqEntry* e = shim_completed(*request)) {
+    e->record.completed_by_shim = false;
+    --g_shim_completed_requests;
+    if (e->real != MPI_REQUEST_NULL) PMPI_Request_free(&e->real);  // an inactive persistent one
+    release<ReqK>(*request);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
   if (!codec::is_virtual(*request)) return PMPI_Request_free(request);
   MPI_Request real = to_real<ReqK>(*request);
   const int rc = PMPI_Request_free(&real);

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
   MPI_Get_count(&st, MPI_DOUBLE, &count);
   printf("rank %d any tag: tag %d, %d doubles checksum %.1f\n", rank, st.MPI_TAG, count, checksum(got, count));
 
+  int early_done = 0;
+  do MPI_Request_get_status(early_req, &early_done, &st);
+  while (!early_done);
+  printf("rank %d early receive done, tag %d\n", rank, st.MPI_TAG);
   MPI_Wait(&early_req, &st);
   printf("rank %d early receive: tag %d checksum %.1f\n", rank, st.MPI_TAG, checksum(early, 4));
 
