@@ -39,9 +39,9 @@ TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keep
 TEST_CASE("the user's YADOKARI_STATS is kept and forwarded; stale job variables are replaced",
           "[environment]") {
   const auto env = make_job_environment(
-      {"YADOKARI_STATS=/tmp/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"},
+      {"YADOKARI_STATS=/data/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"},
       kSettings);
-  CHECK(has(env.launcher_env, "YADOKARI_STATS=/tmp/stats"));
+  CHECK(has(env.launcher_env, "YADOKARI_STATS=/data/stats"));
   CHECK(has(env.launcher_env, "YADOKARI_JOB_ID=yk-1"));
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_JOB_ID=old"));
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_CONTROL=tcp://old:1"));

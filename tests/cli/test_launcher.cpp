@@ -18,7 +18,7 @@ LaunchPlan sample_plan(MpiFlavour flavour) {
   plan.ranks = 4;
   plan.forwarded_env = {"YADOKARI_CONTROL", "YADOKARI_JOB_ID"};
   plan.rank_only_env = {{"LD_PRELOAD", "/opt/y/lib/libyadokari.so:/other.so"}};
-  plan.app_argv = {"/work/app", "--size", "10"};
+  plan.app_argv = {"/data/app", "--size", "10"};
   return plan;
 }
 
@@ -28,7 +28,7 @@ TEST_CASE("Open MPI command line as a normal user", "[launcher]") {
   CHECK(launcher_argv(sample_plan(MpiFlavour::openmpi)) ==
         Args{"/usr/bin/mpirun.openmpi", "--oversubscribe", "-n", "4", "-x",
              "LD_PRELOAD=/opt/y/lib/libyadokari.so:/other.so", "-x", "YADOKARI_CONTROL", "-x",
-             "YADOKARI_JOB_ID", "/work/app", "--size", "10"});
+             "YADOKARI_JOB_ID", "/data/app", "--size", "10"});
 }
 
 TEST_CASE("Open MPI command line as root, with hosts and user arguments", "[launcher]") {
@@ -40,20 +40,20 @@ TEST_CASE("Open MPI command line as root, with hosts and user arguments", "[laun
                                     "--oversubscribe", "-n", "4", "--host", "node1:2,node2:3", "-x",
                                     "LD_PRELOAD=/opt/y/lib/libyadokari.so:/other.so", "-x",
                                     "YADOKARI_CONTROL", "-x", "YADOKARI_JOB_ID", "--mca", "btl",
-                                    "self,vader", "/work/app", "--size", "10"});
+                                    "self,vader", "/data/app", "--size", "10"});
 }
 
 TEST_CASE("MPICH command line", "[launcher]") {
   LaunchPlan plan = sample_plan(MpiFlavour::mpich);
   plan.running_as_root = true;  // Hydra does not care
   CHECK(launcher_argv(plan) == Args{"/usr/bin/mpiexec.mpich", "-n", "4", "-genv", "LD_PRELOAD",
-                                    "/opt/y/lib/libyadokari.so:/other.so", "/work/app", "--size",
+                                    "/opt/y/lib/libyadokari.so:/other.so", "/data/app", "--size",
                                     "10"});
   plan.hosts = {{"node1", 2}, {"node2", 1}};
   plan.mpi_args = {"-launcher", "ssh"};
   plan.rank_only_env.clear();
   CHECK(launcher_argv(plan) == Args{"/usr/bin/mpiexec.mpich", "-n", "4", "-hosts",
-                                    "node1:2,node2:1", "-launcher", "ssh", "/work/app", "--size",
+                                    "node1:2,node2:1", "-launcher", "ssh", "/data/app", "--size",
                                     "10"});
 }
 
