@@ -116,6 +116,26 @@ static double allreduce_block(const ctx_t *c, const api_t *api, long n) {
   return slowest;
 }
 
+/* In-process A/B of one measurement: blocks through the public names (the shim's wrappers when
+ * it is preloaded) alternate with blocks through the PMPI names, the order flipping each block. */
+typedef double (*block_fn)(const ctx_t *, const api_t *, long);
+static void ab_blocks(const ctx_t *c, block_fn block, long warmup, long blocks, long iters, double *pub,
+                      double *prof, double *ratio, double *diff_ns) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  block(c, &kProfiling, warmup);
+  for (long b = 0; b < blocks; ++b) {
+    if (b % 2 == 0) {
+      pub[b] = block(c, &kPublic, iters);
+      prof[b] = block(c, &kProfiling, iters);
+    } else {
+      prof[b] = block(c, &kProfiling, iters);
+      pub[b] = block(c, &kPublic, iters);
+    }
+    ratio[b] = prof[b] > 0 ? pub[b] / prof[b] : 0.0;
+    diff_ns[b] = (pub[b] - prof[b]) * 1000.0;
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
@@ -189,32 +209,8 @@ int main(int argc, char **argv) {
 
   /* ---- 3. in-process A/B: public names vs. PMPI names, alternating block order ---- */
   if (inproc) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    pingpong_block(&c, &kProfiling, warmup);
-    for (long b = 0; b < blocks; ++b) {
-      if (b % 2 == 0) {
-        pp_pub[b] = pingpong_block(&c, &kPublic, iters);
-        pp_prof[b] = pingpong_block(&c, &kProfiling, iters);
-      } else {
-        pp_prof[b] = pingpong_block(&c, &kProfiling, iters);
-        pp_pub[b] = pingpong_block(&c, &kPublic, iters);
-      }
-      pp_ratio[b] = pp_prof[b] > 0 ? pp_pub[b] / pp_prof[b] : 0.0;
-      pp_diff[b] = (pp_pub[b] - pp_prof[b]) * 1000.0;
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    allreduce_block(&c, &kProfiling, warmup);
-    for (long b = 0; b < blocks; ++b) {
-      if (b % 2 == 0) {
-        ar_pub[b] = allreduce_block(&c, &kPublic, iters);
-        ar_prof[b] = allreduce_block(&c, &kProfiling, iters);
-      } else {
-        ar_prof[b] = allreduce_block(&c, &kProfiling, iters);
-        ar_pub[b] = allreduce_block(&c, &kPublic, iters);
-      }
-      ar_ratio[b] = ar_prof[b] > 0 ? ar_pub[b] / ar_prof[b] : 0.0;
-      ar_diff[b] = (ar_pub[b] - ar_prof[b]) * 1000.0;
-    }
+    ab_blocks(&c, pingpong_block, warmup, blocks, iters, pp_pub, pp_prof, pp_ratio, pp_diff);
+    ab_blocks(&c, allreduce_block, warmup, blocks, iters, ar_pub, ar_prof, ar_ratio, ar_diff);
     ok = ok && c.rbuf[0] == expected;
   }
 
