@@ -1,6 +1,7 @@
 #include "mpi/drain.hpp"
 
 #include "mpi/diagnostics.hpp"
+#include "mpi/rank_totals.hpp"
 #include "mpi/wrapper_support.hpp"
 #include "mpi/world.hpp"
 
@@ -59,14 +60,6 @@ void take(std::deque<DrainedMessage>::iterator it) {
   --g_drained_pending;
 }
 
-// The traffic matrix row of this rank over every communicator, live or freed.
-TrafficRow my_traffic() {
-  TrafficRow row = make_traffic_row(static_cast<std::size_t>(identity().world_size));
-  registry<CommK>().table.for_each([&](std::uint32_t, CommK::entry& e) { accumulate(e.record.channels, row); });
-  accumulate(g_retired_channels.as_world_view(), row);
-  return row;
-}
-
 // Receives that the library already matched into a pending request are not in flight any more:
 // complete them now (the status is kept for the app's Wait/Test) so that they count as received.
 void complete_matched_receives() {
@@ -86,7 +79,7 @@ void complete_matched_receives() {
 
 // Messages from each peer that were sent to this rank but have not arrived.
 std::vector<std::uint64_t> missing_messages(const std::vector<std::uint64_t>& sent_to_me) {
-  const TrafficRow mine = my_traffic();
+  const TrafficRow mine = traffic_row();
   std::vector<std::uint64_t> missing(sent_to_me.size());
   for (std::size_t p = 0; p < missing.size(); ++p)
     missing[p] = sent_to_me[p] > mine.messages_received[p] ? sent_to_me[p] - mine.messages_received[p] : 0;
@@ -140,7 +133,7 @@ void drain(const std::vector<std::uint64_t>& sent_to_me) {
 }  // namespace
 
 int consistent_cut() {
-  const TrafficRow mine = my_traffic();
+  const TrafficRow mine = traffic_row();
   std::vector<std::uint64_t> sent_to_me(mine.messages_sent.size());
   // Every rank learns how many messages each peer sent to it, on the shim's own communicator.
   PMPI_Alltoall(mine.messages_sent.data(), 1, MPI_UINT64_T, sent_to_me.data(), 1, MPI_UINT64_T, shim_comm());

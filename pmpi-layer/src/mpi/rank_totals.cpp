@@ -1,5 +1,6 @@
 #include "mpi/rank_totals.hpp"
 
+#include "mpi/world.hpp"
 #include "mpi/wrapper_support.hpp"
 
 namespace yk {
@@ -24,6 +25,13 @@ RankTotals rank_totals() {
   registry<CommK>().table.for_each([&](std::uint32_t, CommK::entry& e) { add(t, e.record.channels); });
   add(t, g_retired_channels.as_world_view());
   return t;
+}
+
+TrafficRow traffic_row() {
+  TrafficRow row = make_traffic_row(static_cast<std::size_t>(identity().world_size));
+  registry<CommK>().table.for_each([&](std::uint32_t, CommK::entry& e) { accumulate(e.record.channels, row); });
+  accumulate(g_retired_channels.as_world_view(), row);
+  return row;
 }
 
 }  // namespace yk

@@ -27,7 +27,7 @@ std::string stats_path(const std::string& spec, int rank) {
   return spec + "/rank-" + std::to_string(rank) + ".json";
 }
 
-nlohmann::json channels_json(TrafficRow& traffic) {
+nlohmann::json channels_json() {
   nlohmann::json comms = nlohmann::json::array();
   registry<CommK>().table.for_each([&](std::uint32_t index, CommK::entry& e) {
     const CommChannels& ch = e.record.channels;
@@ -42,12 +42,10 @@ nlohmann::json channels_json(TrafficRow& traffic) {
                        {"messages_received", c.messages_received.get()},
                        {"bytes_received", c.bytes_received.get()}});
     }
-    accumulate(ch, traffic);
     const char* kind = e.record.is_world ? "world" : (index == g_self_index ? "self" : recipe_op_name(e.recipe.op));
     comms.push_back({{"comm", index}, {"kind", kind}, {"size", ch.peers()},
                      {"collectives", e.record.collectives_started}, {"channels", peers}});
   });
-  accumulate(g_retired_channels.as_world_view(), traffic);
   return comms;
 }
 
@@ -60,7 +58,6 @@ void write_stats_if_requested() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
 
-  TrafficRow traffic = make_traffic_row(static_cast<std::size_t>(id.world_size));
   nlohmann::json j;
   j["logical_rank"] = id.logical_rank;
   j["world_size"] = id.world_size;
@@ -72,13 +69,14 @@ void write_stats_if_requested() {
   for (std::size_t i = 0; i < kFunctionCount; ++i)
     if (const auto n = g_call_counts[i].get()) calls[kFunctionNames[i]] = n;
   j["calls"] = calls;
-  j["communicators"] = channels_json(traffic);
+  j["communicators"] = channels_json();
   j["freed_communicators"] = g_retired_channels.communicators();  // their traffic is in the totals
   j["messages_drained_at_cuts"] = g_drained_total;
   j["objects_replayed"] = g_objects_replayed;
   const RankTotals t = rank_totals();
   j["totals"] = {{"calls", t.calls}, {"messages_sent", t.messages_sent}, {"bytes_sent", t.bytes_sent},
                  {"messages_received", t.messages_received}, {"bytes_received", t.bytes_received}};
+  const TrafficRow traffic = traffic_row();
   j["traffic_by_world_peer"] = {{"bytes_sent", traffic.bytes_sent}, {"bytes_received", traffic.bytes_received},
                                 {"messages_sent", traffic.messages_sent},
                                 {"messages_received", traffic.messages_received}};

@@ -26,7 +26,6 @@ const RankIdentity& identity();
 double seconds_since_init();
 MPI_Group world_group();  // real group of the virtual world (translating ranks to logical ones)
 CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
-void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);
 
 // The shim's own communicator: a duplicate of the virtual world (ranks = logical ranks), so its
 // protocol traffic never mixes with the application's.

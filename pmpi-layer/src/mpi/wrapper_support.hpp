@@ -46,6 +46,8 @@ YK_HOT void on_receive(CommK::entry* comm, int source, const MPI_Status* status)
   if (comm && source != MPI_PROC_NULL && status->MPI_SOURCE >= 0)
     comm->record.channels.on_receive(status->MPI_SOURCE, received_bytes(status));
 }
+// Persistent sends are counted at MPI_Start, from the request's record.
+void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);
 YK_HOT void on_collective(CommK::entry* comm) {
   if (comm) ++comm->record.collectives_started;
 }
