@@ -19,6 +19,11 @@ extern "C" {
  * allocations all go to glibc and checkpoints are refused. YADOKARI_MEMORY=off disables it. */
 int yk_mem_enabled(void);
 
+/* Whether the layer turns itself on when YADOKARI_MEMORY is unset ("on"/"off" force it). The
+ * library's weak default says yes; an embedding library may define its own (called at load
+ * time, from a constructor: it must not depend on anything initialised later). */
+int yk_mem_wanted_by_default(void);
+
 /* Bracket every call into a library whose state is not ours (every MPI call): allocations made
  * meanwhile go to glibc, never to the application arena (pitfall 7). Nestable, per thread. */
 void yk_mem_enter_library(void);

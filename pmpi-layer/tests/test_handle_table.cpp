@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace {
 struct Obj {
@@ -65,4 +66,57 @@ TEST_CASE("for_each visits live entries in index order", "[handle_table]") {
   std::vector<int> seen;
   t.for_each([&](std::uint32_t, Obj& o) { seen.push_back(o.real); });
   CHECK(seen == std::vector<int>{0, 1, 3, 4});
+}
+
+TEST_CASE("a table restored at the saved indices hands out the same indices next", "[handle_table][restart]") {
+  yk::HandleTable<Obj> saved;
+  for (int i = 0; i < 6; ++i) saved.add({i, "o"}, false);
+  saved.remove(4, false);
+  saved.remove(1, false);  // free list: 1, 4
+  const auto order = saved.free_list();
+  CHECK(order == std::vector<std::uint32_t>{1, 4});
+
+  yk::HandleTable<Obj> fresh;
+  fresh.add({100, "world"}, false);  // what a new process made before loading
+  fresh.clear();
+  CHECK(fresh.live_count() == 0);
+  saved.for_each([&](std::uint32_t i, Obj& o) { fresh.restore_at(i, o); });
+  fresh.rebuild_free_list(saved.high_water(), order);
+  CHECK(fresh.live_count() == saved.live_count());
+  CHECK(fresh.high_water() == saved.high_water());
+  CHECK_FALSE(fresh.contains(1));
+  CHECK(fresh.contains(5));
+  CHECK(fresh.at(5).real == 5);
+  CHECK(fresh.free_list() == order);
+  CHECK(fresh.add({7, ""}, false) == saved.add({7, ""}, false));
+  CHECK(fresh.add({8, ""}, false) == saved.add({8, ""}, false));
+  CHECK(fresh.add({9, ""}, false) == 6);  // then past the high-water mark
+}
+
+TEST_CASE("restoring leaves unlisted holes free, lowest first, and refuses a doubly used index", "[handle_table][restart]") {
+  yk::HandleTable<Obj> t;
+  t.restore_at(3, {3, ""});
+  t.restore_at(1, {1, ""});
+  CHECK_THROWS(t.restore_at(1, {9, ""}));
+  t.rebuild_free_list(5, {4, 4, 3, 99});  // 4 first; 3 is live, 99 out of range, the repeat ignored
+  CHECK(t.free_list() == std::vector<std::uint32_t>{4, 0, 2});
+  CHECK(t.live_count() == 2);
+  std::vector<int> seen;
+  t.for_each([&](std::uint32_t, Obj& o) { seen.push_back(o.real); });
+  CHECK(seen == std::vector<int>{1, 3});
+}
+
+TEST_CASE("restoring beyond a chunk keeps earlier entries in place", "[handle_table][restart]") {
+  yk::HandleTable<Obj> t;
+  const auto first = t.add({1, ""}, false);
+  Obj* before = &t.at(first);
+  t.restore_at(yk::HandleTable<Obj>::kChunkSize * 2 + 5, {2, ""});
+  t.rebuild_free_list(0, {});
+  CHECK(&t.at(first) == before);
+  CHECK(t.at(yk::HandleTable<Obj>::kChunkSize * 2 + 5).real == 2);
+  CHECK(t.add({3, ""}, false) == 1);
+  t.clear();
+  CHECK(t.high_water() == 0);
+  CHECK(t.add({4, ""}, false) == 0);
+  CHECK(&t.at(0) == before);  // the chunk survived the clear
 }

@@ -121,6 +121,20 @@ def applies(f, flavour):
 
 
 # ---------------------------------------------------------------------------------------- C
+def collective_gate(f):
+    """The communicator a call is collective over (the consistent cut counts and gates those):
+    every collective, and every communicator creation that is collective over its parent."""
+    comms = [p.name for p in f.params if p.base == "MPI_Comm" and p.ptr == 0 and not p.is_array]
+    if not comms:
+        return None
+    if f.section == "collectives" and f.name != "MPI_Reduce_local":
+        return comms[0]
+    creates = any("adopt_comm" in str(p.ann.get("new", "")) for p in f.params)
+    if creates and f.name != "MPI_Comm_create_group":  # collective over its group only
+        return comms[0]
+    return None
+
+
 def gen_c_wrapper(f):
     pre, args, after_out, after_free = [], [], [], []
     status_var = None
@@ -185,6 +199,14 @@ def gen_c_wrapper(f):
         return "\n".join(lines)
     if not f.has("nocount"):
         lines.append(f"  yk::CallScope yk_scope(yk::Fn::{f.name});")
+    if "interruptible" in f.opts:
+        # With checkpoints on, a blocking call polls, so that a checkpoint can stop it.
+        names = ", ".join(p.name for p in f.params)
+        lines.append(f"  if (yk::g_interruptible) [[unlikely]] return {f.opts['interruptible']}({names});")
+    gate = collective_gate(f)
+    if gate:
+        # Before anything is looked up: a checkpoint may happen at the gate (cut_protocol.hpp).
+        lines.append(f"  yk::collective_gate({gate});")
     if "redeliver" in f.opts:
         # Messages drained at a checkpoint are delivered before anything from the library.
         names = ", ".join(p.name for p in f.params)
@@ -198,6 +220,8 @@ def gen_c_wrapper(f):
         lines.append(f"  {f.opts['pre']};")
     lines += ["  " + x for x in pre]
     lines.append(f"  const int yk_rc = {call};")
+    if gate:
+        lines.append("  yk::collective_done();")
     body = after_out + ([f.opts["post"] + ";"] if "post" in f.opts else []) + after_free
     if body:
         lines.append("  if (yk_rc == MPI_SUCCESS) {")

@@ -22,6 +22,8 @@ JobEnvironment make_job_environment(const std::vector<std::string>& current,
 
   // Ours win over anything inherited (e.g. from an outer yadokari run); the user's own
   // YADOKARI_* settings (YADOKARI_STATS, ...) pass through.
+  for (const char* name : kFrontEndOnlyVariables) vars.erase(name);
+  for (const auto& [name, value] : settings.extra) vars[name] = value;
   vars["YADOKARI_FLAVOUR"] = settings.flavour;
   vars["YADOKARI_CONTROL"] = settings.control_endpoint;
   vars["YADOKARI_JOB_ID"] = settings.job_id;

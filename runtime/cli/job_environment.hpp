@@ -2,6 +2,7 @@
 // The environment of the launcher and of the ranks (docs/CONTRACTS.md, "Environment a rank
 // receives from yadokari run"). Pure: takes the current environment as a list.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace yadokari::cli {
@@ -12,7 +13,15 @@ struct JobSettings {
   std::string control_endpoint;
   std::string job_id;
   std::string secret;
+  // More variables for the ranks (YADOKARI_CKPT_DIR, YADOKARI_RESTORE, ...), set over anything
+  // inherited.
+  std::vector<std::pair<std::string, std::string>> extra;
 };
+
+// Variables that only `yadokari run`/`restart` may set for the ranks: inherited values are
+// dropped, so a stray YADOKARI_RESTORE in the user's shell can never make a fresh job restore.
+inline constexpr const char* kFrontEndOnlyVariables[] = {
+    "YADOKARI_CKPT_DIR", "YADOKARI_RESTORE", "YADOKARI_RESTORE_EPOCH", "YADOKARI_RANK_MAP"};
 
 struct JobEnvironment {
   std::vector<std::string> launcher_env;     // NAME=VALUE, for exec of the launcher

@@ -1,16 +1,33 @@
-// yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command).
+// yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command,
+// checkpoint_command, restart_command).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 
+#include "cli/checkpoint_command.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/inspect_command.hpp"
+#include "cli/restart_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/status_command.hpp"
 
 namespace {
 
 using namespace yadokari::cli;
+
+// --interval, --stop-after-epoch, --keep, --compress (and --ckpt-dir), shared by run and restart.
+void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
+  command->add_option("--ckpt-dir", flags.ckpt_dir,
+                      "Checkpoint directory (env YADOKARI_CKPT_DIR); created if missing");
+  command->add_option("--interval", flags.interval,
+                      "Seconds between checkpoints, e.g. 30 or 0.5 (env YADOKARI_CKPT_INTERVAL; "
+                      "0 = only when asked)");
+  command->add_option("--stop-after-epoch", flags.stop_after_epoch,
+                      "Stop the job (exit 75) once epoch K is committed (env YADOKARI_STOP_AFTER_EPOCH)");
+  command->add_option("--keep", flags.keep, "Committed epochs to keep (env YADOKARI_KEEP, default 2)");
+  command->add_option("--compress", flags.compress,
+                      "zstd level for images, 0 = off (env YADOKARI_CKPT_COMPRESS, default 0)");
+}
 
 void add_run(CLI::App& app, RunOptions& options) {
   auto* run = app.add_subcommand("run", "Run an MPI program under yadokari");
@@ -19,6 +36,7 @@ void add_run(CLI::App& app, RunOptions& options) {
       ->capture_default_str();
   run->add_option("--hosts", options.hosts, "Hosts and slots: h1:slots,h2:slots");
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
+  add_checkpoint_flags(run, options.checkpoint);
   run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")
       ->required();
   // Everything from APP on belongs to the application, even words that look like options.
@@ -29,6 +47,30 @@ void add_status(CLI::App& app, StatusOptions& options) {
   auto* status = app.add_subcommand("status", "Show what the ranks of a running job are doing");
   status->add_option("--job", options.job, "Job id (default: the only running job)");
   status->add_flag("--json", options.json, "Print JSON instead of a table");
+}
+
+void add_checkpoint(CLI::App& app, CheckpointOptions& options) {
+  auto* checkpoint = app.add_subcommand("checkpoint", "Take a checkpoint of a running job now");
+  checkpoint->add_option("--job", options.job, "Job id (default: the only running job)");
+}
+
+// hosts/mpi_args are optional<string>: given (even empty) overrides job.json.
+struct RestartArgs {
+  std::string hosts;
+  std::string mpi_args;
+  CLI::App* command = nullptr;
+};
+
+void add_restart(CLI::App& app, RestartOptions& options, RestartArgs& args) {
+  auto* restart = app.add_subcommand(
+      "restart", "Restart a job from the newest usable epoch in its checkpoint directory");
+  add_checkpoint_flags(restart, options.checkpoint);
+  restart->add_option("-n,--np", options.ranks, "Number of ranks (must equal the checkpoint's)");
+  restart->add_option("--hosts", args.hosts, "Hosts and slots (default: as in job.json)");
+  restart->add_option("--mpi-args", args.mpi_args, "Extra launcher arguments (default: as in job.json)");
+  restart->add_option("--rank-map", options.rank_map,
+                      "Comma list: real rank i hosts logical rank LIST[i]");
+  args.command = restart;
 }
 
 void add_inspect(CLI::App& app, InspectOptions& options) {
@@ -55,6 +97,11 @@ int main(int argc, char** argv) {
   add_status(app, status_options);
   InspectOptions inspect_options;
   add_inspect(app, inspect_options);
+  CheckpointOptions checkpoint_options;
+  add_checkpoint(app, checkpoint_options);
+  RestartOptions restart_options;
+  RestartArgs restart_args;
+  add_restart(app, restart_options, restart_args);
 
   try {
     app.parse(argc, argv);
@@ -71,6 +118,12 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return run_job(run_options);
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);
+    if (app.got_subcommand("checkpoint")) return take_checkpoint(checkpoint_options);
+    if (app.got_subcommand("restart")) {
+      if (restart_args.command->count("--hosts")) restart_options.hosts = restart_args.hosts;
+      if (restart_args.command->count("--mpi-args")) restart_options.mpi_args = restart_args.mpi_args;
+      return restart_job(restart_options);
+    }
     return show_status(status_options);
   } catch (const CliError& e) {
     return report(e.what(), e.exit_code());

@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/checkpoint_options.hpp"
+#include "launch/launcher.hpp"
+
 namespace yadokari::cli {
 
 struct RunOptions {
@@ -10,11 +13,16 @@ struct RunOptions {
   std::string mpi = "auto";          // openmpi | mpich | auto
   std::string hosts;                 // h1:slots,h2:slots
   std::string mpi_args;              // extra launcher arguments, shell-quoted
+  CheckpointFlags checkpoint;        // --ckpt-dir, --interval, ...
   std::vector<std::string> command;  // APP ARGS...
 };
 
-// Returns the application's exit code (128+N if the launcher was killed by signal N).
-// Throws CliError for anything that stops the job from starting.
+// Returns the application's exit code (128+N if the launcher was killed by signal N, 75 after
+// --stop-after-epoch). Throws CliError for anything that stops the job from starting.
 int run_job(const RunOptions& options);
+
+// --hosts / --mpi-args, parsed; CliError(usage) for bad ones. Shared with `restart`.
+std::vector<launch::HostSlots> parsed_hosts(const std::string& hosts);
+std::vector<std::string> parsed_mpi_args(const std::string& mpi_args);
 
 }  // namespace yadokari::cli

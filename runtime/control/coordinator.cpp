@@ -8,6 +8,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "control/coordinator_sockets.hpp"
 #include "control/secret.hpp"
 
 namespace yadokari::control {
@@ -38,12 +39,6 @@ bool poll_interrupted(const zmq::error_t& e) { return e.num() == EINTR; }
 
 }  // namespace
 
-struct Coordinator::Sockets {
-  zmq::context_t context;
-  zmq::socket_t ranks;   // ROUTER: one DEALER per rank
-  zmq::socket_t status;  // REP: `yadokari status`
-};
-
 Coordinator::Coordinator(CoordinatorConfig config)
     : config_(std::move(config)), sockets_(std::make_unique<Sockets>()) {
   if (!config_.log)
@@ -53,6 +48,14 @@ Coordinator::Coordinator(CoordinatorConfig config)
   sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host);
   control_endpoint_ = sockets_->ranks.get(zmq::sockopt::last_endpoint);
   status_endpoint_ = sockets_->status.get(zmq::sockopt::last_endpoint);
+  if (config_.checkpoint) {
+    orchestrator_ = std::make_unique<CheckpointOrchestrator>(
+        OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour,
+                           config_.world_size, config_.checkpoint->keep,
+                           config_.checkpoint->compression},
+        config_.log);
+    next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
+  }
 }
 
 Coordinator::~Coordinator() = default;
@@ -66,19 +69,28 @@ std::vector<std::int32_t> Coordinator::registered_ranks() const {
   return ranks;
 }
 
+std::vector<RegisterRank> Coordinator::registrations() const {
+  std::vector<RegisterRank> all;
+  for (const auto& [rank, entry] : ranks_) all.push_back(entry.registration);
+  return all;
+}
+
 void Coordinator::poll(std::chrono::milliseconds timeout) {
+  // While a checkpoint request waits for its epoch the REP socket must not take another one.
   std::array<zmq::pollitem_t, 2> items{{
       {sockets_->ranks.handle(), 0, ZMQ_POLLIN, 0},
       {sockets_->status.handle(), 0, ZMQ_POLLIN, 0},
   }};
+  const int watched = pending_request_ ? 1 : 2;
   try {
-    zmq::poll(items.data(), items.size(), timeout);
+    zmq::poll(items.data(), static_cast<std::size_t>(watched), timeout);
   } catch (const zmq::error_t& e) {
-    if (poll_interrupted(e)) return;
-    throw;
+    if (!poll_interrupted(e)) throw;
+    items[0].revents = items[1].revents = 0;
   }
   if (items[0].revents & ZMQ_POLLIN) receive_rank_messages(nullptr, 0);
-  if (items[1].revents & ZMQ_POLLIN) serve_status_request();
+  if (watched == 2 && (items[1].revents & ZMQ_POLLIN)) serve_status_request();
+  run_checkpoint_timers();
 }
 
 StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
@@ -141,8 +153,14 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
     // Ranks send only these; anything else (a StatusReport with a forged rank count...) is
     // refused before its payload is decoded.
     const MessageType type = decode_header(bytes);
-    if (type != MessageType::register_rank && type != MessageType::rank_status)
+    const bool checkpoint_type = type == MessageType::cut_report ||
+                                 type == MessageType::image_written ||
+                                 type == MessageType::checkpoint_ask;
+    if (type != MessageType::register_rank && type != MessageType::rank_status && !checkpoint_type)
       throw ProtocolError("unexpected control message " + std::string(message_type_name(type)));
+    // CutReport carries a vector: only decode it from a connection that registered, so an
+    // unauthenticated peer cannot make us allocate for a forged length.
+    if (checkpoint_type && !from_registered(routing_id, -1)) return;
     message = decode(bytes);
   } catch (const ProtocolError& e) {
     config_.log("yadokari: ignored control message from " + peer + ": " + e.what());
@@ -151,12 +169,30 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
   if (const auto* registration = std::get_if<RegisterRank>(&message)) {
     serve_registration(routing_id, peer, *registration);
   } else if (auto* status = std::get_if<RankStatus>(&message)) {
-    auto entry = ranks_.find(status->logical_rank);
     // Only the connection the rank registered on may speak for it; late answers are dropped.
-    if (entry == ranks_.end() || entry->second.routing_id != routing_id) return;
+    if (!from_registered(routing_id, status->logical_rank)) return;
     if (answers && status->query_id == query_id)
       (*answers)[status->logical_rank] = std::move(*status);
+  } else {
+    std::int32_t rank = -1;
+    std::visit(
+        [&](const auto& m) {
+          if constexpr (requires { m.logical_rank; }) rank = m.logical_rank;
+        },
+        message);
+    if (from_registered(routing_id, rank)) serve_checkpoint_message(message);
   }
+}
+
+// rank -1: any registered rank.
+bool Coordinator::from_registered(const std::string& routing_id, std::int32_t logical_rank) const {
+  if (logical_rank >= 0) {
+    const auto entry = ranks_.find(logical_rank);
+    return entry != ranks_.end() && entry->second.routing_id == routing_id;
+  }
+  for (const auto& [rank, entry] : ranks_)
+    if (entry.routing_id == routing_id) return true;
+  return false;
 }
 
 void Coordinator::serve_registration(const std::string& routing_id, const std::string& peer,
@@ -192,13 +228,23 @@ void Coordinator::serve_status_request() {
   Message reply;
   try {
     const std::string_view bytes = frames.at(0).to_string_view();
-    if (decode_header(bytes) != MessageType::status_request)
-      throw ProtocolError("expected control message StatusRequest");
-    const auto request = decode_as<StatusRequest>(bytes);
-    if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
+    const MessageType type = decode_header(bytes);
+    if (type == MessageType::checkpoint_request) {
+      const auto request = decode_as<CheckpointRequest>(bytes);
+      if (request.job_id == config_.job_id && secrets_equal(request.secret, config_.secret)) {
+        serve_checkpoint_request(request);  // answers now or when the epoch ends
+        return;
+      }
       reply = ErrorReply{"wrong job id or secret"};
-    else
-      reply = query_all(config_.status_query_timeout);
+    } else if (type != MessageType::status_request) {
+      throw ProtocolError("expected control message StatusRequest");
+    } else {
+      const auto request = decode_as<StatusRequest>(bytes);
+      if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
+        reply = ErrorReply{"wrong job id or secret"};
+      else
+        reply = query_all(config_.status_query_timeout);
+    }
   } catch (const ProtocolError& e) {
     reply = ErrorReply{e.what()};
   }

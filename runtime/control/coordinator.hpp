@@ -1,15 +1,20 @@
 #pragma once
 // The front end's side of the control plane. Ranks connect to a ROUTER (control endpoint) and
 // register with the job id and secret; CLI clients ask a REP socket (status endpoint) for a
-// StatusReport, which the coordinator assembles by querying every registered rank.
+// StatusReport, which the coordinator assembles by querying every registered rank, or for a
+// checkpoint (CheckpointRequest), answered when the epoch ends. Checkpoint epochs are run by a
+// CheckpointOrchestrator; the coordinator only carries its messages (coordinator_checkpoint.cpp).
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "control/checkpoint_orchestrator.hpp"
 #include "control/protocol.hpp"
 
 namespace yadokari::control {
@@ -26,6 +31,22 @@ struct CoordinatorConfig {
   std::chrono::milliseconds status_query_timeout{2000};
   // One line per event worth telling the user (refused registrations). Default: stderr.
   std::function<void(const std::string&)> log;
+
+  // Checkpointing; absent = off (a CheckpointRequest is answered "checkpointing is off").
+  struct Checkpointing {
+    std::filesystem::path dir;  // absolute
+    unsigned keep = 2;
+    std::int32_t compression = 0;
+    double interval_seconds = 0.0;  // 0: only on request (CLI or the application)
+  };
+  std::optional<Checkpointing> checkpoint;
+  // Called when an epoch ends, after the ranks were told to resume (e.g. --stop-after-epoch).
+  std::function<void(const EpochEnd&)> on_epoch_end;
+  // How long a `yadokari checkpoint` waits for its epoch before it is answered with a failure.
+  std::chrono::milliseconds checkpoint_request_timeout{120000};
+  // How long after CheckpointPrepare every rank must have reported once (CheckpointOrchestrator::
+  // abandon_if_unreported).
+  std::chrono::milliseconds first_report_timeout{10000};
 };
 
 class Coordinator {
@@ -46,6 +67,13 @@ class Coordinator {
   StatusReport query_all(std::chrono::milliseconds timeout);
 
   std::vector<std::int32_t> registered_ranks() const;
+  // What each registered rank said about itself (pid, host), sorted by logical rank.
+  std::vector<RegisterRank> registrations() const;
+
+  // Asks for a checkpoint epoch: it starts once every rank is registered; while one is in
+  // progress the request is merged into it. Ignored when checkpointing is off.
+  void request_checkpoint();
+  bool checkpoint_in_progress() const;
 
   struct Sockets;
 
@@ -61,6 +89,22 @@ class Coordinator {
                           const RegisterRank& registration);
   void serve_status_request();
   void receive_rank_messages(std::map<std::int32_t, RankStatus>* answers, std::uint64_t query_id);
+  bool from_registered(const std::string& routing_id, std::int32_t logical_rank) const;
+
+  // coordinator_checkpoint.cpp
+  void serve_checkpoint_message(const Message& message);
+  void serve_checkpoint_request(const CheckpointRequest& request);
+  void run_checkpoint_timers();
+  void apply(OrchestratorStep step);
+  void answer_checkpoint_request(const CheckpointReply& reply);  // the pending one, if any
+  void answer_checkpoint_request_now(const CheckpointReply& reply);
+  void send_to_ranks(const Message& message);
+  // now + seconds; never, for 0
+  static std::chrono::steady_clock::time_point interval_deadline(double seconds);
+
+  struct PendingRequest {
+    std::chrono::steady_clock::time_point deadline;
+  };
 
   CoordinatorConfig config_;
   std::unique_ptr<Sockets> sockets_;
@@ -68,6 +112,15 @@ class Coordinator {
   std::string status_endpoint_;
   std::map<std::int32_t, RankEntry> ranks_;
   std::uint64_t last_query_id_ = 0;
+
+  std::unique_ptr<CheckpointOrchestrator> orchestrator_;  // null: checkpointing is off
+  bool checkpoint_wanted_ = false;
+  std::chrono::steady_clock::time_point next_interval_checkpoint_;
+  std::chrono::steady_clock::time_point epoch_started_;
+  // A CheckpointRequest waiting for its epoch. The REP socket takes no new request until it is
+  // answered (exactly one reply per request), so status requests wait meanwhile.
+  std::optional<PendingRequest> pending_request_;
+  bool told_checkpointing_off_ = false;
 };
 
 }  // namespace yadokari::control

@@ -97,6 +97,24 @@ std::string_view message_type_name(MessageType type) {
       return "StatusReport";
     case MessageType::error_reply:
       return "ErrorReply";
+    case MessageType::checkpoint_prepare:
+      return "CheckpointPrepare";
+    case MessageType::cut_report:
+      return "CutReport";
+    case MessageType::cut_targets:
+      return "CutTargets";
+    case MessageType::cut_go:
+      return "CutGo";
+    case MessageType::image_written:
+      return "ImageWritten";
+    case MessageType::checkpoint_resume:
+      return "CheckpointResume";
+    case MessageType::checkpoint_ask:
+      return "CheckpointAsk";
+    case MessageType::checkpoint_request:
+      return "CheckpointRequest";
+    case MessageType::checkpoint_reply:
+      return "CheckpointReply";
   }
   return "unknown";
 }

@@ -16,7 +16,7 @@ namespace yadokari::control {
 
 inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // Bump whenever any message's fields change; peers of different versions refuse each other.
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -26,6 +26,15 @@ enum class MessageType : std::uint16_t {
   status_request = 5,
   status_report = 6,
   error_reply = 7,
+  checkpoint_prepare = 8,
+  cut_report = 9,
+  cut_targets = 10,
+  cut_go = 11,
+  image_written = 12,
+  checkpoint_resume = 13,
+  checkpoint_ask = 14,
+  checkpoint_request = 15,
+  checkpoint_reply = 16,
 };
 
 // Rank -> coordinator, first message on a rank's connection.
@@ -130,8 +139,161 @@ struct ErrorReply {
   }
 };
 
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint protocol (ARCHITECTURE.md section 4). One epoch at a time:
+//   coordinator -> every rank   CheckpointPrepare
+//   rank -> coordinator         CutReport, whenever the rank stops (parks) or blocks at a
+//                               collective's entry, and once from the control thread at once
+//   coordinator -> every rank   CutTargets, whenever the per-communicator targets change
+//   coordinator -> every rank   CutGo, when every rank is parked exactly at the targets
+//   rank -> coordinator         ImageWritten (after drain + image write)
+//   coordinator -> every rank   CheckpointResume (after the MANIFEST, or when the epoch failed)
+// A rank reaching MPI_Finalize during a cut reports `finalizing`; the coordinator then abandons
+// the epoch (CheckpointResume with committed = false).
+
+// Collectives a rank has entered on one communicator. `key` names the communicator the same way
+// on every member (see pmpi-layer/src/mpi/cut_keys.hpp); the world is key 1.
+struct CommCount {
+  std::uint64_t key = 0;
+  std::uint64_t entered = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(key, entered);
+  }
+  bool operator==(const CommCount&) const = default;
+};
+
+struct CheckpointPrepare {
+  static constexpr MessageType kType = MessageType::checkpoint_prepare;
+  std::uint64_t epoch = 0;
+  std::string epoch_dir;         // absolute; each rank writes <epoch_dir>/rank-<L>.img
+  std::int32_t compression = 0;  // zstd level, 0 = off
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, epoch_dir, compression);
+  }
+};
+
+enum class CutState : std::uint8_t {
+  inside = 0,      // sent by the control thread: the rank is blocked inside a collective (counts
+                   // holds only that communicator)
+  parked = 1,      // stopped at a call boundary with every count equal to the targets of `round`
+  at_gate = 2,     // stopped at the entry of a collective on `gate_key` whose count already equals
+                   // its target, while some other count is still below its target
+  finalizing = 3,  // reached MPI_Finalize: this epoch cannot be taken
+  unreached = 4,   // stopped at a boundary before it knew any targets (round 0)
+};
+
+struct CutReport {
+  static constexpr MessageType kType = MessageType::cut_report;
+  std::uint64_t epoch = 0;
+  std::int32_t logical_rank = -1;
+  CutState state = CutState::unreached;
+  std::uint64_t round = 0;     // the CutTargets round this report was made against (0: none yet)
+  std::uint64_t gate_key = 0;  // at_gate / inside: the communicator
+  std::uint64_t serial = 0;    // per rank, increasing: a later report replaces an earlier one
+  std::vector<CommCount> counts;  // every communicator the rank belongs to (world included)
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, logical_rank, state, round, gate_key, serial, counts);
+  }
+};
+
+struct CutTargets {
+  static constexpr MessageType kType = MessageType::cut_targets;
+  std::uint64_t epoch = 0;
+  std::uint64_t round = 0;  // 1, 2, ...
+  std::vector<CommCount> targets;  // communicators not listed: target = what the rank entered
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, round, targets);
+  }
+};
+
+struct CutGo {
+  static constexpr MessageType kType = MessageType::cut_go;
+  std::uint64_t epoch = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch);
+  }
+};
+
+struct ImageWritten {
+  static constexpr MessageType kType = MessageType::image_written;
+  std::uint64_t epoch = 0;
+  std::int32_t logical_rank = -1;
+  bool ok = false;
+  std::string error;  // one line, when !ok
+  std::string path;
+  std::uint64_t size = 0;
+  std::uint64_t xxh64 = 0;  // of the whole file, for the MANIFEST
+  double drain_seconds = 0.0;
+  double write_seconds = 0.0;
+  std::uint64_t drained_messages = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages);
+  }
+};
+
+struct CheckpointResume {
+  static constexpr MessageType kType = MessageType::checkpoint_resume;
+  std::uint64_t epoch = 0;
+  bool committed = false;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, committed);
+  }
+};
+
+// Rank -> coordinator: the application called yadokari_checkpoint().
+struct CheckpointAsk {
+  static constexpr MessageType kType = MessageType::checkpoint_ask;
+  std::int32_t logical_rank = -1;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(logical_rank);
+  }
+};
+
+// CLI (`yadokari checkpoint`) -> front end, on the status endpoint.
+struct CheckpointRequest {
+  static constexpr MessageType kType = MessageType::checkpoint_request;
+  std::string job_id;
+  std::string secret;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret);
+  }
+};
+
+struct CheckpointReply {
+  static constexpr MessageType kType = MessageType::checkpoint_reply;
+  bool ok = false;
+  std::uint64_t epoch = 0;
+  std::string message;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ok, epoch, message);
+  }
+};
+
 using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest,
-                             StatusReport, ErrorReply>;
+                             StatusReport, ErrorReply, CheckpointPrepare, CutReport, CutTargets,
+                             CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
+                             CheckpointRequest, CheckpointReply>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public std::runtime_error {

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <array>
@@ -9,6 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <stdexcept>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <zmq.hpp>
@@ -44,6 +48,11 @@ zmq::socket_t make_socket(zmq::context_t& context, zmq::socket_type type) {
 struct RankControlClient::Impl {
   RegisterRank registration;
   Snapshot snapshot;
+  Listener listener;
+  // Messages other threads want sent; the eventfd wakes the client's poll.
+  std::mutex outbox_mutex;
+  std::deque<std::string> outbox;
+  int wake_fd = -1;
   pid_t owner_pid = getpid();
   zmq::context_t context;
   zmq::socket_t stop_sender;  // touched only by the owning thread, in the destructor
@@ -75,6 +84,11 @@ bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const Message& messa
     status.hostname = registration.hostname;
     const std::string bytes = encode(status);
     (void)dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  } else if (listener && (std::holds_alternative<CheckpointPrepare>(message) ||
+                          std::holds_alternative<CutTargets>(message) ||
+                          std::holds_alternative<CutGo>(message) ||
+                          std::holds_alternative<CheckpointResume>(message))) {
+    listener(message);
   } else if (!reported_bad_message) {
     reported_bad_message = true;
     std::fprintf(stderr, "yadokari: rank %d ignores unexpected control message %s\n",
@@ -91,9 +105,10 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
     // A connected DEALER queues even before the TCP connection exists, so this never blocks.
     (void)dealer.send(zmq::buffer(hello), zmq::send_flags::dontwait);
     while (!stopping) {
-      std::array<zmq::pollitem_t, 2> items{{
+      std::array<zmq::pollitem_t, 3> items{{
           {dealer.handle(), 0, ZMQ_POLLIN, 0},
           {stop_receiver.handle(), 0, ZMQ_POLLIN, 0},
+          {nullptr, wake_fd, ZMQ_POLLIN, 0},
       }};
       // The timeout is only a second line of defence behind the stop message.
       try {
@@ -103,6 +118,16 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
         throw;
       }
       if (items[1].revents & ZMQ_POLLIN) return;
+      if (items[2].revents & ZMQ_POLLIN) {
+        std::uint64_t ignored = 0;
+        (void)!::read(wake_fd, &ignored, sizeof ignored);
+        std::deque<std::string> pending;
+        {
+          std::lock_guard<std::mutex> lock(outbox_mutex);
+          pending.swap(outbox);
+        }
+        for (const std::string& bytes : pending) (void)dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+      }
       if (!(items[0].revents & ZMQ_POLLIN)) continue;
       zmq::message_t frame;
       if (!dealer.recv(frame, zmq::recv_flags::dontwait)) continue;
@@ -129,7 +154,8 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
 RankControlClient::RankControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankIdentity& id,
-                                                                     Snapshot snapshot) noexcept {
+                                                                     Snapshot snapshot,
+                                                                     Listener listener) noexcept {
   const std::string endpoint = env_or_empty("YADOKARI_CONTROL");
   if (endpoint.empty()) return nullptr;
   try {
@@ -144,6 +170,9 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
         id.flavour.empty() ? env_or_empty("YADOKARI_FLAVOUR") : id.flavour,
     };
     impl->snapshot = std::move(snapshot);
+    impl->listener = std::move(listener);
+    impl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (impl->wake_fd < 0) throw std::runtime_error("eventfd failed");
     impl->context.set(zmq::ctxopt::blocky, 0);
 
     // Set up every socket here so a bad endpoint is reported synchronously; the thread then
@@ -194,6 +223,17 @@ RankControlClient::~RankControlClient() {
     // the thread still notices `stopping` within kStopCheckInterval
   }
   if (impl_->thread.joinable()) impl_->thread.join();
+  ::close(impl_->wake_fd);
+}
+
+void RankControlClient::send(const Message& message) {
+  std::string bytes = encode(message);
+  {
+    std::lock_guard<std::mutex> lock(impl_->outbox_mutex);
+    impl_->outbox.push_back(std::move(bytes));
+  }
+  const std::uint64_t one = 1;
+  (void)!::write(impl_->wake_fd, &one, sizeof one);
 }
 
 bool RankControlClient::registered() const { return impl_->registered.load(); }

@@ -25,12 +25,20 @@ class RankControlClient {
   // read state that is safe to read from another thread (atomics). The client overwrites the
   // identity fields (logical_rank, pid, hostname) of what it returns.
   using Snapshot = std::function<RankStatus()>;
+  // Messages of the checkpoint protocol from the coordinator (CheckpointPrepare, CutTargets,
+  // CutGo, CheckpointResume). Runs on the client's thread; must not call MPI.
+  using Listener = std::function<void(const Message&)>;
 
   // nullptr when $YADOKARI_CONTROL is unset (no control plane, e.g. a plain mpirun of a
   // relinked app) or when the control plane cannot be set up (a one-line message on stderr).
   // Never throws: the application must run on regardless.
   static std::unique_ptr<RankControlClient> start_from_env(const RankIdentity& id,
-                                                           Snapshot snapshot) noexcept;
+                                                           Snapshot snapshot,
+                                                           Listener listener = {}) noexcept;
+
+  // Queues a message to the coordinator (CutReport, ImageWritten, CheckpointAsk). Safe from any
+  // thread, never blocks on the network; the client's thread sends it.
+  void send(const Message& message);
 
   // Stops the thread promptly and without blocking on the network, even if the coordinator is
   // gone (called from MPI_Finalize).

@@ -181,7 +181,7 @@ TEST_CASE("messages of another protocol version are ignored and logged", "[contr
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
   CHECK(f.log[0] ==
         "yadokari: ignored control message from 127.0.0.1: control message has "
-        "protocol version 9, this build speaks version 1");
+        "protocol version 9, this build speaks version " + std::to_string(kProtocolVersion));
   CHECK(f.coordinator.registered_ranks().empty());
 }
 

@@ -8,7 +8,7 @@ using namespace yadokari::cli;
 namespace {
 
 const JobSettings kSettings{"/opt/y/lib/libyadokari-openmpi.so", "openmpi", "tcp://127.0.0.1:4000",
-                            "yk-1", "s3cret"};
+                            "yk-1", "s3cret", {}};
 
 bool has(const std::vector<std::string>& env, const std::string& entry) {
   return std::find(env.begin(), env.end(), entry) != env.end();
@@ -46,4 +46,22 @@ TEST_CASE("the user's YADOKARI_STATS is kept and forwarded; stale job variables 
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_JOB_ID=old"));
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_CONTROL=tcp://old:1"));
   CHECK(std::count(env.forwarded_names.begin(), env.forwarded_names.end(), "YADOKARI_STATS") == 1);
+}
+
+TEST_CASE("checkpoint variables come only from the front end", "[environment]") {
+  JobSettings settings = kSettings;
+  settings.extra = {{"YADOKARI_CKPT_DIR", "/ckpt"}, {"YADOKARI_RESTORE", "/ckpt/3"}};
+  // A stray YADOKARI_RESTORE/RANK_MAP in the user's shell must not reach a fresh job.
+  const auto env = make_job_environment(
+      {"YADOKARI_RESTORE=/old/1", "YADOKARI_RANK_MAP=1,0", "YADOKARI_CKPT_DIR=rel"}, settings);
+  CHECK(has(env.launcher_env, "YADOKARI_CKPT_DIR=/ckpt"));
+  CHECK(has(env.launcher_env, "YADOKARI_RESTORE=/ckpt/3"));
+  CHECK_FALSE(has(env.launcher_env, "YADOKARI_RANK_MAP=1,0"));
+  CHECK(std::count(env.forwarded_names.begin(), env.forwarded_names.end(), "YADOKARI_RESTORE") == 1);
+
+  const auto fresh = make_job_environment({"YADOKARI_RESTORE=/old/1", "YADOKARI_CKPT_DIR=x"}, kSettings);
+  for (const auto& entry : fresh.launcher_env) {
+    CHECK(entry.rfind("YADOKARI_RESTORE=", 0) != 0);
+    CHECK(entry.rfind("YADOKARI_CKPT_DIR=", 0) != 0);
+  }
 }

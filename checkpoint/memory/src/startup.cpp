@@ -69,8 +69,9 @@ void atfork_release() { arena_unlock(); }
 // __libc_start_main.
 __attribute__((constructor(101))) void load_time(int, char** argv, char**) {
   resolve_real_functions();
-  const char* off = std::getenv("YADOKARI_MEMORY");
-  if (off && std::strcmp(off, "off") == 0) return;
+  const char* setting = std::getenv("YADOKARI_MEMORY");
+  if (setting && std::strcmp(setting, "off") == 0) return;
+  if (!(setting && std::strcmp(setting, "on") == 0) && !yk_mem_wanted_by_default()) return;
   if (!ensure_no_aslr(argv)) return;
   if (!map_app_stack()) {
     say("cannot map the application stack at its fixed address; checkpoints disabled");
@@ -139,6 +140,10 @@ YK_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char** 
 }
 
 YK_API int yk_mem_enabled(void) { return g_enabled ? 1 : 0; }
+// Weak: the embedding library decides (the shim wants the layer only when checkpoints are
+// configured; the test driver always).
+extern "C" __attribute__((weak)) int yk_mem_wanted_by_default(void) { return 1; }
+
 YK_API void yk_mem_enter_library(void) { ++t_depth; }
 YK_API void yk_mem_leave_library(void) { --t_depth; }
 YK_API void yk_mem_expect_restore(void) { g_restore_pending = true; }

@@ -83,6 +83,12 @@ class RetiredChannels {
     }
   }
   std::size_t communicators() const { return communicators_; }
+  // Checkpoint and restart (shim_state.cpp): the folded rows, by logical peer.
+  const std::vector<Channel>& by_world_peer() const { return by_world_peer_; }
+  void restore(std::vector<Channel> by_world_peer, std::size_t communicators) {
+    by_world_peer_ = std::move(by_world_peer);
+    communicators_ = communicators;
+  }
   // As a communicator whose peer p is logical rank p, so the usual accumulation applies.
   CommChannels as_world_view() const {
     std::vector<int> ids(by_world_peer_.size());

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace yk {
 
@@ -64,12 +65,68 @@ class HandleTable {
   }
 
   std::uint32_t live_count() const { return live_; }
+  std::uint32_t high_water() const { return high_water_; }  // one past the highest slot ever used
 
   // Visits every live entry in index order (stats, checkpoint records).
   template <class F>
   void for_each(F&& f) {
     for (std::uint32_t i = 0; i < high_water_; ++i)
       if (contains(i)) f(i, at(i));
+  }
+
+  // --- Restart path (shim_state.cpp). The application holds encoded indices, so a table is
+  // brought back with every entry at its old index and the same free list (so the next object
+  // gets the same index it would have got without the restart). Only called while no wrapper
+  // runs (single-threaded, at a checkpoint or right after MPI_Init): no lock.
+
+  // The free slots, in the order add() would hand them out.
+  std::vector<std::uint32_t> free_list() const {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i = free_head_; i != kNone && out.size() < high_water_; i = slot_const(i).next_free)
+      out.push_back(i);
+    return out;
+  }
+
+  // Forgets every entry (chunks are kept: entries never move, even across a clear).
+  void clear() {
+    for (std::uint32_t i = 0; i < high_water_; ++i) slot(i) = Slot{};
+    free_head_ = kNone;
+    high_water_ = 0;
+    live_ = 0;
+  }
+
+  // Puts `e` live at `index`; slots below it that are not live become free (see rebuild_free_list).
+  void restore_at(std::uint32_t index, Entry e) {
+    if (index >= kCapacity) throw std::length_error("yadokari: handle index out of range");
+    grow_to(index + 1);
+    Slot& s = slot(index);
+    if (s.live) throw std::invalid_argument("yadokari: two entries restored at one handle index");
+    s.value = std::move(e);
+    s.live = true;
+    s.next_free = kNone;
+    ++live_;
+  }
+
+  // Relinks the free slots after restore_at: the table covers at least `high_water` slots;
+  // `order` (a free_list() of the saved table) comes first, then any other free slot, lowest
+  // index first. Indices in `order` that are live, repeated or out of range are skipped.
+  void rebuild_free_list(std::uint32_t high_water, const std::vector<std::uint32_t>& order) {
+    if (high_water > kCapacity) throw std::length_error("yadokari: handle table too large");
+    grow_to(high_water);
+    std::vector<bool> linked(high_water_, false);
+    std::vector<std::uint32_t> chain;
+    for (std::uint32_t i : order)
+      if (i < high_water_ && !slot(i).live && !linked[i]) {
+        linked[i] = true;
+        chain.push_back(i);
+      }
+    for (std::uint32_t i = 0; i < high_water_; ++i)
+      if (!slot(i).live && !linked[i]) chain.push_back(i);
+    free_head_ = kNone;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      slot(*it).next_free = free_head_;
+      free_head_ = *it;
+    }
   }
 
  private:
@@ -86,9 +143,7 @@ class HandleTable {
     } else {
       index = high_water_;
       if (index >= kCapacity) throw std::length_error("yadokari: too many live MPI objects of one kind");
-      if ((index & (kChunkSize - 1)) == 0)
-        chunks_[index >> kChunkBits].store(new Slot[kChunkSize], std::memory_order_release);
-      ++high_water_;
+      grow_to(index + 1);
     }
     Slot& s = slot(index);
     s.value = std::move(e);
@@ -110,6 +165,20 @@ class HandleTable {
 
   Slot& slot(std::uint32_t index) {
     return chunks_[index >> kChunkBits].load(std::memory_order_relaxed)[index & (kChunkSize - 1)];
+  }
+  const Slot& slot_const(std::uint32_t index) const {
+    return chunks_[index >> kChunkBits].load(std::memory_order_relaxed)[index & (kChunkSize - 1)];
+  }
+
+  // Makes slots [high_water_, n) exist (not live, not linked). A new chunk is needed only where
+  // one starts, and may already be there from before a clear().
+  void grow_to(std::uint32_t n) {
+    for (; high_water_ < n; ++high_water_) {
+      if ((high_water_ & (kChunkSize - 1)) != 0) continue;
+      auto& chunk = chunks_[high_water_ >> kChunkBits];
+      if (chunk.load(std::memory_order_relaxed) == nullptr)
+        chunk.store(new Slot[kChunkSize], std::memory_order_release);
+    }
   }
 
   std::array<std::atomic<Slot*>, kMaxChunks> chunks_{};

@@ -76,6 +76,9 @@ int delete_one_type_attr(MPI_Datatype type, std::map<int, void*>& attrs, int k) 
 
 }  // namespace
 
+std::vector<KeyvalRecord>& keyval_records() { return g_keyvals; }
+std::vector<bool>& keyval_live_flags() { return g_keyval_live; }
+
 void copy_comm_attributes(MPI_Comm from, MPI_Comm to) {
   copy_all(from, comm_attrs(from), comm_attrs(to), &KeyvalRecord::copy_fn);
 }

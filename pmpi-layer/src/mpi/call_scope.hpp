@@ -3,8 +3,10 @@
 // entry and one on exit; the counter array is indexed by the generated function id.
 #pragma once
 
+#include "memory/memory.h"
 #include "core/counter.hpp"
 #include "function_ids.hpp"
+#include "mpi/cut_protocol.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -18,11 +20,19 @@ inline std::atomic<Fn> g_current_call{Fn::none_};
 class CallScope {
  public:
   YK_HOT explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
+    // Allocations inside MPI calls go to glibc, never into the application's arena (pitfall 7).
+    yk_mem_enter_library();
     g_call_counts[static_cast<std::size_t>(f)].add(1);
-    if (outer_ == Fn::none_) g_current_call.store(f, std::memory_order_relaxed);
+    if (outer_ == Fn::none_) {
+      g_current_call.store(f, std::memory_order_relaxed);
+      // The entry of an MPI call is a boundary of the consistent cut: nothing translated yet.
+      if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
+        cut_boundary();
+    }
   }
   YK_HOT ~CallScope() {
     if (outer_ == Fn::none_) g_current_call.store(Fn::none_, std::memory_order_relaxed);
+    yk_mem_leave_library();
   }
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;

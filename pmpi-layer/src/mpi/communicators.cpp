@@ -1,5 +1,6 @@
 // Communicator records: the logical channel table behind every communicator the app uses, and
 // the per-communicator counters the consistent cut will need.
+#include "mpi/cut_keys.hpp"
 #include "mpi/wrapper_support.hpp"
 #include "mpi/world.hpp"
 
@@ -39,12 +40,17 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
   auto& reg = registry<CommK>();
   // A new communicator inherits its parent's error handler (MPI 3.1 §8.3).
   MPI_Errhandler inherited = MPI_ERRHANDLER_NULL;
+  const bool collective_over_parent = recipe.op != RecipeOp::comm_create_group;
+  const MPI_Comm parent_handle =
+      recipe.parents.empty() ? MPI_COMM_NULL : codec::from_u64<MPI_Comm>(recipe.parents.front());
   if (!recipe.parents.empty())
-    if (auto* parent = comm_record(codec::from_u64<MPI_Comm>(recipe.parents.front()))) inherited = parent->errhandler;
+    if (auto* parent = comm_record(parent_handle)) inherited = parent->errhandler;
   const MPI_Comm v = adopt<CommK>(real, std::move(recipe));
   auto& entry = reg.table.at(codec::index_of(v));
   entry.record = make_comm_record(real, codec::index_of(v));
   entry.record.errhandler = inherited;
+  CommRecord* parent = collective_over_parent ? comm_record(parent_handle) : nullptr;
+  entry.record.cut_key = child_cut_key(parent, entry.record);
   return v;
 }
 

@@ -7,12 +7,15 @@
 
 #include <mpi.h>
 
+#include <cstdlib>
 #include <memory>
 
 namespace yk {
 namespace {
 
 std::unique_ptr<yadokari::control::RankControlClient> g_client;
+void (*g_listener)(const yadokari::control::Message&) = nullptr;
+std::string g_job_id;
 
 yadokari::control::RankStatus snapshot() {
   yadokari::control::RankStatus s;
@@ -34,8 +37,21 @@ void start_control_link() {
   id.logical_rank = identity().logical_rank;
   id.world_size = identity().world_size;
   id.flavour = kFlavour;
-  g_client = yadokari::control::RankControlClient::start_from_env(id, snapshot);
+  if (const char* job = std::getenv("YADOKARI_JOB_ID")) g_job_id = job;
+  yadokari::control::RankControlClient::Listener listener;
+  if (g_listener) listener = [](const yadokari::control::Message& m) { g_listener(m); };
+  g_client = yadokari::control::RankControlClient::start_from_env(id, snapshot, std::move(listener));
 }
+
+bool control_link_up() { return g_client != nullptr; }
+
+void set_control_listener(void (*listener)(const yadokari::control::Message&)) { g_listener = listener; }
+
+void send_to_coordinator(const yadokari::control::Message& message) {
+  if (g_client) g_client->send(message);
+}
+
+const std::string& job_id() { return g_job_id; }
 
 void stop_control_link() { g_client.reset(); }
 

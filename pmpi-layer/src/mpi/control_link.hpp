@@ -1,9 +1,25 @@
-// The rank's link to the front end (runtime/control): registration and status answers.
+// The rank's link to the front end (runtime/control): registration, status answers and the
+// checkpoint protocol's messages.
 #pragma once
+
+#include "control/protocol.hpp"
+
+#include <string>
 
 namespace yk {
 
 void start_control_link();  // after MPI_Init; no-op without YADOKARI_CONTROL
 void stop_control_link();   // in MPI_Finalize
+bool control_link_up();
+
+// Set before start_control_link(): receives the coordinator's checkpoint messages on the control
+// thread (cut_protocol.cpp).
+void set_control_listener(void (*listener)(const yadokari::control::Message&));
+
+// Queues a message to the coordinator; dropped when there is no control plane.
+void send_to_coordinator(const yadokari::control::Message& message);
+
+// $YADOKARI_JOB_ID as read at MPI_Init ("" without one).
+const std::string& job_id();
 
 }  // namespace yk

@@ -14,13 +14,6 @@
 namespace yk {
 namespace {
 
-struct DrainedMessage {
-  MPI_Comm comm;  // virtual
-  int source;
-  int tag;
-  std::vector<char> bytes;
-};
-
 std::deque<DrainedMessage> g_drained;
 
 bool matches(const DrainedMessage& m, MPI_Comm comm, int source, int tag) {
@@ -66,6 +59,8 @@ void complete_matched_receives() {
   registry<ReqK>().table.for_each([](std::uint32_t, ReqK::entry& e) {
     RequestRecord& r = e.record;
     if (r.kind != RequestKind::receive || r.completed_by_shim || e.real == MPI_REQUEST_NULL) return;
+    // An inactive persistent receive "completes" at once with an empty status: nothing to take.
+    if (r.persistent && !r.active) return;
     int done = 0;
     MPI_Status st;
     PMPI_Test(&e.real, &done, &st);
@@ -131,6 +126,8 @@ void drain(const std::vector<std::uint64_t>& sent_to_me) {
 }
 
 }  // namespace
+
+std::deque<DrainedMessage>& drained_messages() { return g_drained; }
 
 int consistent_cut() {
   const TrafficRow mine = traffic_row();

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <vector>
 
 namespace yk {
 
@@ -24,6 +26,16 @@ inline std::size_t g_shim_completed_requests = 0;
 
 // Collective over the virtual world: every rank must call it at the same point.
 int consistent_cut();
+
+// A message taken from the library at a cut and not delivered to the app yet: part of the
+// shim's state at a checkpoint (shim_state.cpp). Kept in the order drained.
+struct DrainedMessage {
+  MPI_Comm comm;  // virtual (MPI_COMM_WORLD for the virtual world)
+  int source;
+  int tag;
+  std::vector<char> bytes;
+};
+std::deque<DrainedMessage>& drained_messages();
 
 int redeliver_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
 int redeliver_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);

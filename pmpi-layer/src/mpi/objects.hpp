@@ -19,7 +19,12 @@ struct CommRecord {
   CommChannels channels;
   std::map<int, void*> attributes;          // shim-managed attribute cache (keyval -> value)
   MPI_Errhandler errhandler = MPI_ERRHANDLER_NULL;  // virtual; NULL = library default
-  std::uint64_t collectives_started = 0;    // per-communicator sequence number (consistent cut)
+  std::uint64_t collectives_started = 0;    // completed collectives (stats)
+  // The consistent cut (cut_protocol.hpp): collectives entered, the communicator's name that every
+  // member computes alike (cut_keys.hpp), and how many communicators were made from this one.
+  std::uint64_t collectives_entered = 0;
+  std::uint64_t cut_key = 0;
+  std::uint64_t children_made = 0;
   bool is_world = false;
 };
 
@@ -47,6 +52,7 @@ struct InfoRecord {
 };
 
 enum class RequestKind : std::uint8_t { send, receive, collective, other };
+enum class SendMode : std::uint8_t { standard, synchronous, buffered, ready };  // which *send_init
 
 // A pending operation. Sends are counted when posted (from then on the message may be in
 // flight); receives when they complete, from the status (the source may be MPI_ANY_SOURCE).
@@ -60,6 +66,17 @@ struct RequestRecord {
   // consistent cut found complete. Wait/Test hand out `status` and must not count it again.
   bool completed_by_shim = false;
   MPI_Status status{};
+  // How the operation was posted, so that a restart can post it again on the fresh library
+  // (receives pending at the checkpoint, persistent requests): the app's buffer address (valid
+  // after its memory is restored) and virtual handles. `repostable` says the fields are known.
+  bool repostable = false;
+  bool active = false;          // persistent: started and not completed yet
+  SendMode mode = SendMode::standard;
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int tag = 0;
+  std::uint64_t posted = 0;     // order of posting (receives match in that order when re-posted)
 };
 
 struct KeyvalRecord {

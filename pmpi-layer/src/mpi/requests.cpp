@@ -40,6 +40,7 @@ void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
   const MPI_Request v = *app;
   if (!codec::is_virtual(v)) return;
   ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
+  e.record.active = false;
   if (e.record.completed_by_shim) [[unlikely]] {
     // Completed by the consistent cut or from a drained message: counted then; hand out the
     // status kept then (the library has nothing behind this request any more).
@@ -59,7 +60,10 @@ void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
   }
 }
 
-void count_start(const ReqEntry& e) {
+// MPI_Start(all) of a persistent request: counted (sends) and, for a restart, remembered as active.
+void count_start(ReqEntry& e) {
+  e.record.active = true;
+  e.record.posted = ++g_posts;
   if (e.record.kind == RequestKind::send) on_send_bytes(e.record.comm, e.record.peer, e.record.bytes);
 }
 
@@ -74,6 +78,30 @@ MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int d
 
 MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool persistent) {
   return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::receive, persistent, comm, source, 0});
+}
+
+MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, bool persistent) {
+  RequestRecord r{RequestKind::receive, persistent, comm, source, 0};
+  r.repostable = true;
+  r.buf = buf;
+  r.count = count;
+  r.datatype = datatype;
+  r.tag = tag;
+  r.posted = persistent ? 0 : ++g_posts;  // a persistent one is posted by MPI_Start
+  return adopt<ReqK>(real, Recipe{}, r);
+}
+
+MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm) {
+  RequestRecord r{RequestKind::send, true, comm, dest, message_bytes(count, datatype)};
+  r.repostable = true;
+  r.mode = mode;
+  r.buf = const_cast<void*>(buf);  // only ever handed back to a *send_init
+  r.count = count;
+  r.datatype = datatype;
+  r.tag = tag;
+  return adopt<ReqK>(real, Recipe{}, r);
 }
 
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm) {
@@ -96,6 +124,7 @@ using namespace yk;
 
 extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   CallScope scope(Fn::MPI_Wait);
+  if (g_interruptible) [[unlikely]] return interruptible_wait(request, status);
   if (!codec::is_virtual(*request)) return PMPI_Wait(request, status);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -131,6 +160,7 @@ void finish_all(int count, MPI_Request* app, MPI_Request* reals, MPI_Status* st,
 
 extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitall);
+  if (g_interruptible) [[unlikely]] return interruptible_waitall(count, array_of_requests, array_of_statuses);
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
   const int rc = PMPI_Waitall(count, reals.get(), st.get());
@@ -163,6 +193,7 @@ int first_shim_completed(int count, const MPI_Request* requests) {
 
 extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   CallScope scope(Fn::MPI_Waitany);
+  if (g_interruptible) [[unlikely]] return interruptible_waitany(count, array_of_requests, index, status);
   if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
     *index = i;
     finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
@@ -204,6 +235,7 @@ void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* 
 extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitsome);
+  if (g_interruptible) [[unlikely]] return interruptible_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
     *outcount = 1;
     array_of_indices[0] = i;

@@ -1,5 +1,7 @@
 #include "mpi/stats_writer.hpp"
 
+#include "mpi/checkpoint_taker.hpp"
+
 #include "mpi/rank_totals.hpp"
 #include "mpi/replay.hpp"
 #include "mpi/diagnostics.hpp"
@@ -73,6 +75,7 @@ void write_stats_if_requested() {
   j["freed_communicators"] = g_retired_channels.communicators();  // their traffic is in the totals
   j["messages_drained_at_cuts"] = g_drained_total;
   j["objects_replayed"] = g_objects_replayed;
+  j["restarts"] = g_restarts;  // how many times this rank was restored from an image
   const RankTotals t = rank_totals();
   j["totals"] = {{"calls", t.calls}, {"messages_sent", t.messages_sent}, {"bytes_sent", t.bytes_sent},
                  {"messages_received", t.messages_received}, {"bytes_received", t.bytes_received}};

@@ -71,5 +71,7 @@ void release_op_slot(int slot) {
 void* op_trampoline(int slot) { return g_op_entries[static_cast<std::size_t>(slot)]; }
 int claim_errhandler_slot(void* user_fn, bool fortran) { return claim(g_errh_slots, user_fn, fortran); }
 void* errhandler_trampoline(int slot) { return g_errh_entries[static_cast<std::size_t>(slot)]; }
+std::array<UserFunctionSlot, kTrampolineSlots>& op_slots() { return g_op_slots; }
+std::array<UserFunctionSlot, kTrampolineSlots>& errhandler_slots() { return g_errh_slots; }
 
 }  // namespace yk

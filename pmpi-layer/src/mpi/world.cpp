@@ -1,7 +1,11 @@
 // MPI_Init / MPI_Init_thread / MPI_Finalize and the virtual world.
 #include "mpi/world.hpp"
 
+#include "memory/memory.h"
+#include "mpi/checkpoint_taker.hpp"
 #include "mpi/control_link.hpp"
+#include "mpi/cut_keys.hpp"
+#include "mpi/cut_protocol.hpp"
 #include "mpi/stats_writer.hpp"
 #include "mpi/diagnostics.hpp"
 #include "mpi/wrapper_support.hpp"
@@ -61,6 +65,7 @@ void register_world(MPI_Comm vworld_real) {
   auto& entry = reg.table.at(g_world_index);
   entry.record.channels = make_comm_record(vworld_real, g_world_index).channels;
   entry.record.is_world = true;
+  entry.record.cut_key = entry.record.channels.peers() <= 1 ? 0 : kWorldCutKey;
   g_world_entry = &entry;
 
   CommRecord self;
@@ -115,7 +120,11 @@ void after_library_init(int thread_level) {
   PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
   register_world(vworld);
   PMPI_Comm_dup(vworld, &g_shim_comm);
+  start_cut_listener();
   start_control_link();
+  // Checkpoints need the memory layer (on when YADOKARI_CKPT_DIR or YADOKARI_RESTORE is set)
+  // and a coordinator to agree with.
+  g_interruptible = yk_mem_enabled() && control_link_up();
 }
 
 void before_library_finalize() {
@@ -129,7 +138,10 @@ extern "C" YK_API int MPI_Init(int* argc, char*** argv) {
   yk::check_abi_or_die();
   yk::CallScope scope(yk::Fn::MPI_Init);
   const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) yk::after_library_init(MPI_THREAD_SINGLE);
+  if (rc == MPI_SUCCESS) {
+    yk::after_library_init(MPI_THREAD_SINGLE);
+    yk::restore_if_requested();  // returns only when there is nothing to restore
+  }
   return rc;
 }
 
@@ -137,12 +149,16 @@ extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int
   yk::check_abi_or_die();
   yk::CallScope scope(yk::Fn::MPI_Init_thread);
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) yk::after_library_init(*provided);
+  if (rc == MPI_SUCCESS) {
+    yk::after_library_init(*provided);
+    yk::restore_if_requested();
+  }
   return rc;
 }
 
 extern "C" YK_API int MPI_Finalize(void) {
   yk::CallScope scope(yk::Fn::MPI_Finalize);
+  yk::cut_at_finalize();
   yk::before_library_finalize();
   return PMPI_Finalize();
 }

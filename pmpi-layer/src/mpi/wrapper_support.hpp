@@ -4,6 +4,8 @@
 #pragma once
 
 #include "mpi/call_scope.hpp"
+#include "mpi/cut_protocol.hpp"
+#include "mpi/interruptible.hpp"
 #include "mpi/drain.hpp"
 #include "mpi/message_size.hpp"
 #include "mpi/virtual_handles.hpp"
@@ -76,7 +78,13 @@ Recipe recipe_darray(int size, int rank, int ndims, const int gsizes[], const in
 // --- requests.cpp
 MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm,
                        CommK::entry* comm_entry, bool persistent);
-MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool persistent);
+MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool persistent);  // not re-postable
+// Receives and persistent sends with what a restart needs to post them again (repost.cpp).
+MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, bool persistent);
+MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm);
+inline std::uint64_t g_posts = 0;  // receives posted and persistent requests started, in order
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm);
 MPI_Message track_message(MPI_Message real, MPI_Comm comm);
 MPI_Comm message_comm(MPI_Message message);
@@ -86,6 +94,10 @@ void copy_comm_attributes(MPI_Comm from, MPI_Comm to);
 void delete_comm_attributes(MPI_Comm comm);
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 void delete_type_attributes(MPI_Datatype type);
+// The keyvals the shim handed out (index = keyval - base) and which are not freed: part of the
+// shim's state at a checkpoint (shim_state.cpp).
+std::vector<KeyvalRecord>& keyval_records();
+std::vector<bool>& keyval_live_flags();
 
 // --- datatypes.cpp
 void mark_committed(MPI_Datatype type);

@@ -1,0 +1,44 @@
+// The rank side of the consistent cut (ARCHITECTURE.md §4). A checkpoint request reaches the
+// control thread asynchronously; the application thread acts on it only at call boundaries:
+// the entry of an MPI call, the entry of a collective (the "gate"), and the polling loops of
+// blocking calls. Ranks agree on per-communicator targets of collectives entered (computed by
+// the coordinator from their reports); a rank parks when every count equals its target and it
+// is not inside a collective. When all are parked, the coordinator says go: the ranks drain
+// in-flight messages, write their images and wait for the epoch to commit.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace yk {
+
+// Set by the control thread when a cut is in progress; read (relaxed) on every call boundary.
+inline std::atomic<bool> g_cut_requested{false};
+
+// True when checkpoints are possible in this process (YADOKARI_CKPT_DIR set and a control plane):
+// blocking calls then poll instead of blocking inside the library.
+inline bool g_interruptible = false;
+
+// Every MPI call entry while a cut is requested (CallScope). May checkpoint the process and
+// return in a restarted one.
+void cut_boundary();
+
+// Entry and exit of every collective call (blocking collectives and collective creations): the
+// collective sequence numbers, and waiting at the gate while the cut needs it. `comm` is the
+// app's (virtual) handle; nothing the caller looked up before the gate may be used after it.
+void collective_gate(MPI_Comm comm);
+void collective_done();
+
+// MPI_Finalize: a cut in progress cannot complete any more; abandon it.
+void cut_at_finalize();
+
+// Listener for the control link's checkpoint messages (runs on the control thread).
+void start_cut_listener();
+
+// The application asked for a checkpoint (yadokari_checkpoint()): ask the coordinator and take
+// part in the cut right here.
+void checkpoint_requested_by_app();
+
+}  // namespace yk

@@ -1,0 +1,25 @@
+// Blocking calls that a checkpoint can stop (ARCHITECTURE.md §3): with checkpoints on, the
+// blocking wrappers post the non-blocking form and poll it, looking at the checkpoint request
+// between polls, so a rank waiting in MPI_Recv for a rank that already parked parks as well
+// instead of deadlocking the cut. Requests are held as virtual handles, which stay valid
+// across a restart (the library's requests are re-posted by then).
+#pragma once
+
+#include <mpi.h>
+
+namespace yk {
+
+int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int interruptible_bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int interruptible_rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
+int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+int interruptible_probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
+int interruptible_wait(MPI_Request* request, MPI_Status* status);
+int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Status* status);
+int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]);
+
+}  // namespace yk

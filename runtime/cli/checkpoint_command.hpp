@@ -1,0 +1,15 @@
+#pragma once
+// `yadokari checkpoint [--job ID]`: take a checkpoint of a running job now.
+#include <string>
+
+namespace yadokari::cli {
+
+struct CheckpointOptions {
+  std::string job;  // empty: the only running job
+};
+
+// Prints "yadokari: epoch N committed" and returns 0; throws CliError(1) with the front end's
+// reason otherwise.
+int take_checkpoint(const CheckpointOptions& options);
+
+}  // namespace yadokari::cli

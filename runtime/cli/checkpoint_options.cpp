@@ -1,0 +1,117 @@
+#include "cli/checkpoint_options.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <system_error>
+
+#include "cli/cli_error.hpp"
+#include "storage/storage_error.hpp"
+#include "storage/writable_check.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+struct Source {
+  std::string value;
+  std::string name;  // "--interval" or "YADOKARI_CKPT_INTERVAL", for errors
+};
+
+std::optional<Source> pick(const std::string& flag_value, const char* flag, const char* variable,
+                           const EnvLookup& env) {
+  if (!flag_value.empty()) return Source{flag_value, flag};
+  if (auto value = env(variable); value && !value->empty()) return Source{*value, variable};
+  return std::nullopt;
+}
+
+template <class T>
+std::optional<T> whole_number(const std::string& text) {
+  T value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+EnvLookup process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (!value) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env) {
+  CheckpointSettings settings;
+  if (auto dir = pick(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env))
+    settings.dir = dir->value;
+
+  if (auto interval = pick(flags.interval, "--interval", "YADOKARI_CKPT_INTERVAL", env)) {
+    char* end = nullptr;
+    const double seconds = std::strtod(interval->value.c_str(), &end);
+    if (end != interval->value.c_str() + interval->value.size() || !std::isfinite(seconds) ||
+        seconds < 0)
+      throw CliError(exit_code::usage, interval->name +
+                                           " must be a number of seconds (0 or more), not '" +
+                                           interval->value + "'");
+    settings.interval_seconds = seconds;
+  }
+  if (auto stop =
+          pick(flags.stop_after_epoch, "--stop-after-epoch", "YADOKARI_STOP_AFTER_EPOCH", env)) {
+    const auto epoch = whole_number<std::uint64_t>(stop->value);
+    if (!epoch || *epoch < 1)
+      throw CliError(exit_code::usage, stop->name + " must be an epoch number (1 or more), not '" +
+                                           stop->value + "'");
+    settings.stop_after_epoch = *epoch;
+  }
+  if (auto keep = pick(flags.keep, "--keep", "YADOKARI_KEEP", env)) {
+    const auto count = whole_number<unsigned>(keep->value);
+    if (!count || *count < 1)
+      throw CliError(
+          exit_code::usage,
+          keep->name + " must be a whole number of epochs (1 or more), not '" + keep->value + "'");
+    settings.keep = *count;
+  }
+  if (auto compress = pick(flags.compress, "--compress", "YADOKARI_CKPT_COMPRESS", env)) {
+    const auto level = whole_number<int>(compress->value);
+    if (!level || *level < 0 || *level > 19)
+      throw CliError(exit_code::usage, compress->name +
+                                           " must be a zstd level from 0 (off) to 19, not '" +
+                                           compress->value + "'");
+    settings.compression = *level;
+  }
+
+  // Only the flags are checked here: a YADOKARI_CKPT_INTERVAL left in the environment must not
+  // break a job that does not checkpoint.
+  if (!settings.dir) {
+    if (!flags.interval.empty()) throw CliError(exit_code::usage, "--interval needs --ckpt-dir");
+    if (!flags.stop_after_epoch.empty())
+      throw CliError(exit_code::usage, "--stop-after-epoch needs --ckpt-dir");
+  }
+  return settings;
+}
+
+std::filesystem::path prepare_checkpoint_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path absolute = fs::absolute(dir, error).lexically_normal();
+  if (error)
+    throw CliError(exit_code::failure, "checkpoint directory " + dir.string() +
+                                           " cannot be created: " + error.message());
+  if (!absolute.has_filename()) absolute = absolute.parent_path();  // "ckpt/" -> "ckpt"
+  // Only D itself is created: a typo in a parent should not grow a tree somewhere.
+  const fs::path parent = absolute.parent_path();
+  if (!fs::exists(absolute, error) && !fs::exists(parent, error))
+    throw CliError(exit_code::failure, "checkpoint directory " + dir.string() +
+                                           " cannot be created: " + parent.string() +
+                                           " does not exist");
+  try {
+    storage::check_writable(dir);
+  } catch (const storage::StorageError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
+  return absolute;
+}
+
+}  // namespace yadokari::cli

@@ -1,0 +1,41 @@
+#pragma once
+// The checkpoint options of `yadokari run` / `yadokari restart`: each flag, else its YADOKARI_*
+// variable, else the default (runtime/README.md, docs/CONTRACTS.md). Pure: the environment is
+// passed in as a lookup.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace yadokari::cli {
+
+// As typed on the command line; empty = not given.
+struct CheckpointFlags {
+  std::string ckpt_dir;          // --ckpt-dir        YADOKARI_CKPT_DIR
+  std::string interval;          // --interval        YADOKARI_CKPT_INTERVAL (seconds, float)
+  std::string stop_after_epoch;  // --stop-after-epoch YADOKARI_STOP_AFTER_EPOCH
+  std::string keep;              // --keep            YADOKARI_KEEP (default 2)
+  std::string compress;          // --compress        YADOKARI_CKPT_COMPRESS (zstd level, 0 = off)
+};
+
+struct CheckpointSettings {
+  std::optional<std::filesystem::path> dir;  // none: checkpointing is off; else as given
+  double interval_seconds = 0.0;             // 0: only on request
+  std::optional<std::uint64_t> stop_after_epoch;
+  unsigned keep = 2;
+  int compression = 0;
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvLookup process_environment();
+
+// Throws CliError(usage) for a value that does not parse, or options that need --ckpt-dir.
+CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env);
+
+// Makes sure checkpoints can be written to `dir` (created if missing; its parent must exist) and
+// returns its absolute form. Throws CliError(failure) "checkpoint directory D is not writable:
+// ...".
+std::filesystem::path prepare_checkpoint_dir(const std::filesystem::path& dir);
+
+}  // namespace yadokari::cli

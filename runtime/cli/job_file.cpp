@@ -1,0 +1,79 @@
+#include "cli/job_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_error.hpp"
+
+namespace yadokari::cli {
+namespace fs = std::filesystem;
+
+// The layout version of job.json; a restart refuses versions it does not know.
+constexpr int kJobFileFormat = 1;
+
+fs::path job_file_path(const fs::path& ckpt_dir) { return ckpt_dir / "job.json"; }
+
+void write_job_file(const fs::path& ckpt_dir, const JobFile& job) {
+  const nlohmann::json json = {{"format", kJobFileFormat},
+                               {"app", job.app},
+                               {"args", job.args},
+                               {"flavour", job.flavour},
+                               {"world_size", job.world_size},
+                               {"job_id", job.job_id},
+                               {"mpi_args", job.mpi_args},
+                               {"hosts", job.hosts}};
+  const fs::path path = job_file_path(ckpt_dir);
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << json.dump(2) << "\n";
+    out.flush();
+    if (!out)
+      throw CliError(exit_code::failure,
+                     "cannot write " + tmp.string() + ": " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    throw CliError(exit_code::failure,
+                   "cannot write " + path.string() + ": " + std::strerror(saved));
+  }
+}
+
+JobFile read_job_file(const fs::path& ckpt_dir) {
+  const fs::path path = job_file_path(ckpt_dir);
+  std::ifstream in(path);
+  if (!in)
+    throw CliError(exit_code::failure, ckpt_dir.string() +
+                                           " has no job.json (not a checkpoint directory of "
+                                           "yadokari run)");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    const auto json = nlohmann::json::parse(text.str());
+    if (json.at("format").get<int>() != kJobFileFormat)
+      throw std::runtime_error("format " + json.at("format").dump() + " is not " +
+                               std::to_string(kJobFileFormat));
+    JobFile job;
+    json.at("app").get_to(job.app);
+    json.at("args").get_to(job.args);
+    json.at("flavour").get_to(job.flavour);
+    json.at("world_size").get_to(job.world_size);
+    json.at("job_id").get_to(job.job_id);
+    json.at("mpi_args").get_to(job.mpi_args);
+    json.at("hosts").get_to(job.hosts);
+    if (job.app.empty() || job.world_size < 1) throw std::runtime_error("no app or no ranks");
+    return job;
+  } catch (const std::exception& e) {
+    throw CliError(exit_code::failure,
+                   path.string() + " is not a valid job description: " + e.what());
+  }
+}
+
+}  // namespace yadokari::cli

@@ -1,0 +1,51 @@
+#include "cli/restart_command.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/app_resolver.hpp"
+#include "cli/cli_error.hpp"
+#include "cli/job_file.hpp"
+#include "cli/job_launch.hpp"
+#include "cli/restart_checks.hpp"
+#include "cli/run_command.hpp"
+
+namespace yadokari::cli {
+namespace fs = std::filesystem;
+
+int restart_job(const RestartOptions& options) {
+  if (options.checkpoint.ckpt_dir.empty())
+    throw CliError(exit_code::usage, "restart needs --ckpt-dir");
+  if (options.ranks < 0) throw CliError(exit_code::usage, "-n must be at least 1");
+  // The directory as typed, for messages; absolute for everything else.
+  const fs::path typed = options.checkpoint.ckpt_dir;
+  const fs::path dir = fs::absolute(typed).lexically_normal();
+
+  LaunchRequest request;
+  request.checkpoint = resolve_checkpoint_settings(options.checkpoint, process_environment());
+  const JobFile job = read_job_file(dir);
+  request.hosts = parsed_hosts(options.hosts.value_or(job.hosts));
+  request.mpi_args = parsed_mpi_args(options.mpi_args.value_or(job.mpi_args));
+  if (!options.rank_map.empty()) check_rank_map(options.rank_map, job.world_size);
+
+  const char* path = std::getenv("PATH");
+  request.app = resolve_app(job.app, path ? path : "");
+  const RestartChoice choice = choose_restart(
+      dir, job, request.app, options.ranks > 0 ? std::optional<int>(options.ranks) : std::nullopt);
+  // Only now, when nothing more can refuse the restart: keep checkpointing into D.
+  request.checkpoint.dir = prepare_checkpoint_dir(dir);
+
+  request.job_id = new_job_id();
+  request.shown_app = job.app;
+  request.args = job.args;
+  request.flavour = choice.flavour;
+  request.ranks = job.world_size;
+  request.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
+                      {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)}};
+  if (!options.rank_map.empty())
+    request.rank_env.emplace_back("YADOKARI_RANK_MAP", options.rank_map);
+  for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
+  return launch_job(request);
+}
+
+}  // namespace yadokari::cli

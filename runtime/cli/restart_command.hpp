@@ -1,0 +1,23 @@
+#pragma once
+// `yadokari restart --ckpt-dir D`: launch the job recorded in D/job.json again, every rank
+// restoring itself from the newest committed epoch whose images all verify; the job then goes on
+// checkpointing into D.
+#include <optional>
+#include <string>
+
+#include "cli/checkpoint_options.hpp"
+
+namespace yadokari::cli {
+
+struct RestartOptions {
+  CheckpointFlags checkpoint;           // ckpt_dir is required
+  int ranks = 0;                        // -n; 0 = not given
+  std::optional<std::string> hosts;     // overrides job.json's when given
+  std::optional<std::string> mpi_args;  // likewise
+  std::string rank_map;                 // --rank-map 2,0,1
+};
+
+// Returns the job's exit code like run_job. Throws CliError before launching anything.
+int restart_job(const RestartOptions& options);
+
+}  // namespace yadokari::cli

@@ -1,0 +1,210 @@
+#include "control/checkpoint_orchestrator.hpp"
+
+#include <algorithm>
+#include <system_error>
+#include <utility>
+
+#include "storage/epoch_store.hpp"
+#include "storage/storage_error.hpp"
+
+namespace yadokari::control {
+namespace {
+
+std::uint64_t target_of(const std::map<std::uint64_t, std::uint64_t>& targets, std::uint64_t key,
+                        std::uint64_t otherwise) {
+  const auto found = targets.find(key);
+  return found == targets.end() ? otherwise : found->second;
+}
+
+// True when every count of `report` equals its target (keys without a target count as equal).
+bool at_targets(const CutReport& report, const std::map<std::uint64_t, std::uint64_t>& targets) {
+  return std::all_of(report.counts.begin(), report.counts.end(), [&](const CommCount& count) {
+    return target_of(targets, count.key, count.entered) == count.entered;
+  });
+}
+
+std::uint64_t entered_on(const CutReport& report, std::uint64_t key) {
+  for (const auto& count : report.counts)
+    if (count.key == key) return count.entered;
+  return 0;
+}
+
+std::vector<CommCount> as_counts(const std::map<std::uint64_t, std::uint64_t>& targets) {
+  std::vector<CommCount> counts;
+  for (const auto& [key, entered] : targets) counts.push_back({key, entered});
+  return counts;
+}
+
+}  // namespace
+
+CheckpointOrchestrator::CheckpointOrchestrator(OrchestratorConfig config,
+                                               std::function<void(const std::string&)> log)
+    : config_(std::move(config)), log_(std::move(log)) {
+  if (!log_) log_ = [](const std::string&) {};
+}
+
+std::optional<std::uint64_t> CheckpointOrchestrator::current_epoch() const {
+  if (phase_ == Phase::idle) return std::nullopt;
+  return epoch_;
+}
+
+OrchestratorStep CheckpointOrchestrator::start() {
+  if (phase_ != Phase::idle) return {};  // merged into the epoch in progress
+  const storage::EpochStore store(config_.ckpt_dir);
+  epoch_ = store.next_epoch();
+  round_ = 0;
+  targets_sent_ = false;
+  targets_.clear();
+  reports_.clear();
+  images_.clear();
+  try {
+    store.create_epoch_dir(epoch_);
+  } catch (const storage::StorageError& e) {
+    // Nothing was sent to the ranks: end the epoch here, without a CheckpointResume.
+    const std::string message = "checkpoint epoch " + std::to_string(epoch_) +
+                                " failed: " + e.what() + "; " + last_committed_text();
+    log_("yadokari: " + message);
+    return {{}, EpochEnd{epoch_, false, message}};
+  }
+  phase_ = Phase::cutting;
+  CheckpointPrepare prepare{epoch_, store.epoch_dir(epoch_).string(), config_.compression};
+  return {{prepare}, std::nullopt};
+}
+
+OrchestratorStep CheckpointOrchestrator::on_cut_report(const CutReport& report) {
+  if (phase_ != Phase::cutting || report.epoch != epoch_) return {};
+  if (report.logical_rank < 0 || report.logical_rank >= config_.world_size) return {};
+  if (report.state == CutState::finalizing)
+    return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: rank " +
+                   std::to_string(report.logical_rank) + " reached MPI_Finalize");
+  // Reports can overtake each other only across threads of the rank; the serial orders them.
+  auto latest = reports_.find(report.logical_rank);
+  if (latest != reports_.end() && latest->second.serial >= report.serial) return {};
+  reports_[report.logical_rank] = report;
+  return advance_cut();
+}
+
+OrchestratorStep CheckpointOrchestrator::abandon_if_unreported(long waited_seconds) {
+  if (phase_ != Phase::cutting) return {};
+  for (std::int32_t rank = 0; rank < config_.world_size; ++rank)
+    if (!reports_.count(rank))
+      return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: rank " +
+                     std::to_string(rank) + " did not answer within " +
+                     std::to_string(waited_seconds) + " s (it may have reached MPI_Finalize)");
+  return {};
+}
+
+std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets() const {
+  // Never below what was sent already: a rank may have acted on it.
+  std::map<std::uint64_t, std::uint64_t> targets = targets_;
+  for (const auto& [rank, report] : reports_)
+    for (const auto& count : report.counts)
+      targets[count.key] = std::max(target_of(targets, count.key, 0), count.entered);
+  // A rank stopped at the entry of a collective on its gate whose count already meets the
+  // target, while it is behind on another communicator, can only catch up by entering that
+  // collective: let it, and everyone on that communicator, go one further. Raising one target
+  // can put another gated rank behind, hence the loop (it ends: each pass only raises, to values
+  // bounded by the reports).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [rank, report] : reports_) {
+      if (report.state != CutState::at_gate || at_targets(report, targets)) continue;
+      const std::uint64_t wanted = entered_on(report, report.gate_key) + 1;
+      if (target_of(targets, report.gate_key, 0) < wanted) {
+        targets[report.gate_key] = wanted;
+        changed = true;
+      }
+    }
+  }
+  return targets;
+}
+
+bool CheckpointOrchestrator::everyone_parked_at_targets() const {
+  if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
+  return std::all_of(reports_.begin(), reports_.end(), [&](const auto& entry) {
+    const CutReport& report = entry.second;
+    return report.state == CutState::parked && report.round == round_ &&
+           at_targets(report, targets_);
+  });
+}
+
+OrchestratorStep CheckpointOrchestrator::advance_cut() {
+  // Targets computed from a partial picture could be too low for a rank not heard from yet.
+  if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return {};
+  OrchestratorStep step;
+  auto targets = compute_targets();
+  if (!targets_sent_ || targets != targets_) {
+    targets_ = std::move(targets);
+    targets_sent_ = true;
+    ++round_;
+    step.broadcast.push_back(CutTargets{epoch_, round_, as_counts(targets_)});
+    return step;  // every rank must answer the new round before anyone can be parked at it
+  }
+  if (everyone_parked_at_targets()) {
+    phase_ = Phase::writing;
+    step.broadcast.push_back(CutGo{epoch_});
+  }
+  return step;
+}
+
+OrchestratorStep CheckpointOrchestrator::on_image_written(const ImageWritten& written) {
+  if (phase_ != Phase::writing || written.epoch != epoch_) return {};
+  if (written.logical_rank < 0 || written.logical_rank >= config_.world_size) return {};
+  images_.emplace(written.logical_rank, written);  // the first answer of a rank counts
+  if (static_cast<std::int32_t>(images_.size()) != config_.world_size) return {};
+  return finish_epoch();
+}
+
+OrchestratorStep CheckpointOrchestrator::finish_epoch() {
+  const std::string epoch_text = std::to_string(epoch_);
+  for (const auto& [rank, image] : images_)
+    if (!image.ok)
+      return give_up("checkpoint epoch " + epoch_text + " failed on rank " + std::to_string(rank) +
+                     ": " + image.error + "; " + last_committed_text());
+
+  const storage::EpochStore store(config_.ckpt_dir);
+  storage::Manifest manifest;
+  manifest.epoch = epoch_;
+  manifest.job_id = config_.job_id;
+  manifest.world_size = static_cast<std::uint32_t>(config_.world_size);
+  manifest.flavour = config_.flavour;
+  for (const auto& [rank, image] : images_) {
+    const auto r = static_cast<std::uint32_t>(rank);
+    // The file name is ours, not the rank's: the MANIFEST must name rank-<L>.img.
+    manifest.images.push_back(
+        {r, storage::EpochStore::rank_image_name(r), image.size, image.xxh64});
+  }
+  try {
+    store.commit(epoch_, manifest);
+  } catch (const storage::StorageError& e) {
+    return give_up("checkpoint epoch " + epoch_text + " failed: " + e.what() + "; " +
+                   last_committed_text());
+  }
+  try {
+    store.prune(config_.keep);
+  } catch (const storage::StorageError& e) {
+    log_(std::string("yadokari: ") + e.what());  // the new epoch is committed all the same
+  }
+  phase_ = Phase::idle;
+  return {{CheckpointResume{epoch_, true}},
+          EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};
+}
+
+OrchestratorStep CheckpointOrchestrator::give_up(const std::string& line) {
+  const storage::EpochStore store(config_.ckpt_dir);
+  std::error_code error;
+  // Never remove a committed epoch: if the MANIFEST made it to disk after all, leave it be.
+  if (!std::filesystem::exists(store.epoch_dir(epoch_) / "MANIFEST", error))
+    std::filesystem::remove_all(store.epoch_dir(epoch_), error);
+  log_("yadokari: " + line);
+  phase_ = Phase::idle;
+  return {{CheckpointResume{epoch_, false}}, EpochEnd{epoch_, false, line}};
+}
+
+std::string CheckpointOrchestrator::last_committed_text() const {
+  const auto committed = storage::EpochStore(config_.ckpt_dir).committed_epochs();
+  if (committed.empty()) return "no epoch is committed yet";
+  return "the last committed epoch is " + std::to_string(committed.back());
+}
+
+}  // namespace yadokari::control

@@ -1,0 +1,98 @@
+#pragma once
+// The coordinator's half of the checkpoint protocol (ARCHITECTURE.md section 4), as pure logic:
+// no sockets, no clocks. Events go in (an epoch is asked for, a rank's CutReport or ImageWritten
+// arrives) and come back out as the messages to broadcast to every rank, plus the epoch's end
+// when it ended. The coordinator does the transport; unit tests drive this class directly.
+//
+// The only side effects are on the checkpoint directory (storage::EpochStore): creating the
+// epoch directory, writing the MANIFEST, pruning, and removing the directory of an epoch that
+// did not commit. A committed epoch is never touched except by prune.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/protocol.hpp"
+
+namespace yadokari::control {
+
+struct OrchestratorConfig {
+  std::filesystem::path ckpt_dir;  // absolute
+  std::string job_id;              // for the MANIFEST
+  std::string flavour;
+  std::int32_t world_size = 0;
+  unsigned keep = 2;             // committed epochs kept by prune (at least 1)
+  std::int32_t compression = 0;  // zstd level for the images, 0 = off
+};
+
+// How an epoch ended. `message` is one line without the "yadokari: " prefix, e.g.
+// "epoch 3 committed" or "checkpoint epoch 3 failed on rank 1: disk full; the last committed
+// epoch is 2".
+struct EpochEnd {
+  std::uint64_t epoch = 0;
+  bool committed = false;
+  std::string message;
+};
+
+// What the caller must do after an event: send `broadcast` to every rank, in order; report
+// `ended` (to a waiting `yadokari checkpoint`, to --stop-after-epoch).
+struct OrchestratorStep {
+  std::vector<Message> broadcast;
+  std::optional<EpochEnd> ended;
+};
+
+class CheckpointOrchestrator {
+ public:
+  // `log` gets the lines worth telling the user (failed or abandoned epochs, prune problems),
+  // with their "yadokari: " prefix.
+  CheckpointOrchestrator(OrchestratorConfig config, std::function<void(const std::string&)> log);
+
+  bool in_progress() const { return phase_ != Phase::idle; }
+  std::optional<std::uint64_t> current_epoch() const;
+
+  // Starts the next epoch (EpochStore::next_epoch) and returns CheckpointPrepare. While an epoch
+  // is in progress a new request is merged into it: nothing happens. If the epoch directory
+  // cannot be created the epoch ends at once as failed.
+  OrchestratorStep start();
+
+  OrchestratorStep on_cut_report(const CutReport& report);
+  OrchestratorStep on_image_written(const ImageWritten& written);
+
+  // Every live rank reports at once on CheckpointPrepare (its control thread does). A rank that
+  // has not reported `waited_seconds` after it has most likely passed MPI_Finalize before the
+  // prepare reached it; without it no cut can ever be agreed and the others would stay parked,
+  // so the epoch is abandoned. Nothing happens once every rank has reported.
+  OrchestratorStep abandon_if_unreported(long waited_seconds);
+
+  // The targets last sent (for tests and logs).
+  const std::map<std::uint64_t, std::uint64_t>& targets() const { return targets_; }
+  std::uint64_t round() const { return round_; }
+
+ private:
+  enum class Phase { idle, cutting, writing };
+
+  // Recomputes the targets from the latest reports; CutTargets if they changed, CutGo if every
+  // rank is parked at them.
+  OrchestratorStep advance_cut();
+  std::map<std::uint64_t, std::uint64_t> compute_targets() const;
+  bool everyone_parked_at_targets() const;
+  OrchestratorStep finish_epoch();
+  // Ends the epoch without a MANIFEST: removes its directory, logs `line`, resumes the ranks.
+  OrchestratorStep give_up(const std::string& line);
+  std::string last_committed_text() const;
+
+  OrchestratorConfig config_;
+  std::function<void(const std::string&)> log_;
+  Phase phase_ = Phase::idle;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t round_ = 0;
+  bool targets_sent_ = false;
+  std::map<std::uint64_t, std::uint64_t> targets_;  // communicator key -> collectives entered
+  std::map<std::int32_t, CutReport> reports_;       // latest per rank
+  std::map<std::int32_t, ImageWritten> images_;
+};
+
+}  // namespace yadokari::control

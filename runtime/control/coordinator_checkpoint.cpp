@@ -1,0 +1,120 @@
+// The coordinator's checkpoint transport: carries CheckpointOrchestrator's messages to the ranks,
+// the ranks' CutReport/ImageWritten/CheckpointAsk to it, and answers `yadokari checkpoint`.
+#include <array>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "control/coordinator.hpp"
+#include "control/coordinator_sockets.hpp"
+
+namespace yadokari::control {
+namespace {
+
+// Messages must reach CLI clients unchanged: the CLI prints them after "yadokari: ".
+constexpr const char* kCheckpointingOff =
+    "checkpointing is off for this job (start it with --ckpt-dir)";
+
+}  // namespace
+
+std::chrono::steady_clock::time_point Coordinator::interval_deadline(double seconds) {
+  if (seconds <= 0) return std::chrono::steady_clock::time_point::max();
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+             std::chrono::duration<double>(seconds));
+}
+
+void Coordinator::request_checkpoint() {
+  if (!orchestrator_ || orchestrator_->in_progress()) return;  // off, or merged
+  checkpoint_wanted_ = true;
+}
+
+bool Coordinator::checkpoint_in_progress() const {
+  return orchestrator_ && orchestrator_->in_progress();
+}
+
+void Coordinator::serve_checkpoint_message(const Message& message) {
+  if (const auto* ask = std::get_if<CheckpointAsk>(&message)) {
+    if (!orchestrator_) {
+      if (!told_checkpointing_off_)
+        config_.log("yadokari: rank " + std::to_string(ask->logical_rank) +
+                    " asked for a checkpoint, but " + kCheckpointingOff);
+      told_checkpointing_off_ = true;
+      return;
+    }
+    request_checkpoint();
+    run_checkpoint_timers();  // start at once if every rank is there
+    return;
+  }
+  if (!orchestrator_) return;
+  if (const auto* report = std::get_if<CutReport>(&message))
+    apply(orchestrator_->on_cut_report(*report));
+  else if (const auto* written = std::get_if<ImageWritten>(&message))
+    apply(orchestrator_->on_image_written(*written));
+}
+
+void Coordinator::serve_checkpoint_request(const CheckpointRequest&) {
+  if (!orchestrator_) {
+    answer_checkpoint_request_now(CheckpointReply{false, 0, kCheckpointingOff});
+    return;
+  }
+  pending_request_ =
+      PendingRequest{std::chrono::steady_clock::now() + config_.checkpoint_request_timeout};
+  request_checkpoint();
+  run_checkpoint_timers();
+}
+
+void Coordinator::run_checkpoint_timers() {
+  if (!orchestrator_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (pending_request_ && now >= pending_request_->deadline) {
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(config_.checkpoint_request_timeout);
+    answer_checkpoint_request(CheckpointReply{
+        false, 0, "checkpoint did not complete within " + std::to_string(seconds.count()) + " s"});
+  }
+  if (orchestrator_->in_progress() && now - epoch_started_ >= config_.first_report_timeout) {
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::seconds>(config_.first_report_timeout);
+    apply(orchestrator_->abandon_if_unreported(static_cast<long>(waited.count())));
+  }
+  if (!orchestrator_->in_progress() && now >= next_interval_checkpoint_) checkpoint_wanted_ = true;
+  // An epoch needs every rank: one that has not registered yet would never get the prepare.
+  if (checkpoint_wanted_ && !orchestrator_->in_progress() &&
+      ranks_.size() == static_cast<std::size_t>(config_.world_size)) {
+    checkpoint_wanted_ = false;
+    next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();
+    epoch_started_ = now;
+    apply(orchestrator_->start());
+  }
+}
+
+void Coordinator::apply(OrchestratorStep step) {
+  for (const auto& message : step.broadcast) send_to_ranks(message);
+  if (!step.ended) return;
+  const EpochEnd& end = *step.ended;
+  answer_checkpoint_request(CheckpointReply{end.committed, end.epoch, end.message});
+  next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
+  if (config_.on_epoch_end) config_.on_epoch_end(end);
+}
+
+void Coordinator::answer_checkpoint_request(const CheckpointReply& reply) {
+  if (!pending_request_) return;
+  pending_request_.reset();
+  answer_checkpoint_request_now(reply);
+}
+
+void Coordinator::answer_checkpoint_request_now(const CheckpointReply& reply) {
+  const std::string bytes = encode(reply);
+  (void)sockets_->status.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+}
+
+void Coordinator::send_to_ranks(const Message& message) {
+  const std::string bytes = encode(message);
+  for (const auto& [rank, entry] : ranks_) {
+    std::array<zmq::const_buffer, 2> frames{zmq::buffer(entry.routing_id), zmq::buffer(bytes)};
+    // ROUTER drops messages for peers that are gone; the launcher's exit ends the job then.
+    (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+  }
+}
+
+}  // namespace yadokari::control

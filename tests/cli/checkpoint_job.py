@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Checkpointing through the `yadokari` CLI, with the stand-in shim (its ranks play the checkpoint
+protocol with fixed counts and write tiny real images, see fake_rank/).
+
+usage: checkpoint_job.py MODE YADOKARI SHIM_DIR APP FLAVOUR WORK_DIR [MAKE_CHECKPOINT OTHER_APP]
+APP is ckpt_app: each rank prints its checkpoint environment, then stays in the job until the
+file given as its argument exists.
+MODE:
+  stop-and-restart    run --interval --stop-after-epoch: exit 75, no rank left, epochs pruned;
+                      restart goes on numbering epochs; a last restart hands the ranks
+                      YADOKARI_RESTORE of the newest epoch and --rank-map
+  checkpoint-command  the app asks for an epoch (yadokari_checkpoint()), `yadokari checkpoint`
+                      takes another
+  corrupt-fallback    restart skips a newest epoch with a damaged image, says so, and uses the
+                      previous one; nothing committed is touched
+  changed-binary      restart refuses an executable that changed since the checkpoint
+  read-only-dir       run refuses a checkpoint directory on a read-only file system (needs root
+                      for a private mount namespace; exit 77 = skipped)
+Loops are capped only to turn a hang into a failure.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def committed(ckpt):
+    if not os.path.isdir(ckpt):
+        return []
+    return sorted(int(e) for e in os.listdir(ckpt)
+                  if e.isdigit() and os.path.exists(os.path.join(ckpt, e, "MANIFEST")))
+
+
+def epoch_dirs(ckpt):
+    return sorted(int(e) for e in os.listdir(ckpt) if e.isdigit())
+
+
+def processes_running(path):
+    """Pids of live (non-zombie) processes running `path`."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0")[0].decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if argv0 == path and state != "Z":
+            pids.append(int(pid))
+    return pids
+
+
+def run(cmd, env, timeout=300):
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def expect(result, code, what):
+    if result.returncode != code:
+        fail(f"{what}: exit {result.returncode}, expected {code}\nstdout: {result.stdout}\n"
+             f"stderr: {result.stderr}")
+
+
+def rank_lines(stdout):
+    return sorted(line for line in stdout.splitlines() if line.startswith("rank "))
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def stop_and_restart(y, env, app, work):
+    ckpt = os.path.join(work, "ckpt")
+    go = os.path.join(work, "go")
+    first = run([y, "run", "-n", "2", "--ckpt-dir", ckpt, "--interval", "0.2", "--keep", "2",
+                 "--stop-after-epoch", "3", "--", app, go], env)
+    expect(first, 75, "run --stop-after-epoch 3")
+    if first.stderr.strip().splitlines()[-1] != \
+            "yadokari: stopped after epoch 3 as requested (--stop-after-epoch)":
+        fail(f"stop message: {first.stderr}")
+    if processes_running(app):
+        fail(f"ranks survived the stop: {processes_running(app)}")
+    if committed(ckpt) != [2, 3] or epoch_dirs(ckpt) != [2, 3]:
+        fail(f"after the first run: committed {committed(ckpt)}, directories {epoch_dirs(ckpt)}")
+    with open(os.path.join(ckpt, "job.json")) as f:
+        job = json.load(f)
+    if job["app"] != app or job["args"] != [go] or job["world_size"] != 2:
+        fail(f"job.json: {job}")
+    for line in rank_lines(first.stdout):
+        if f"ckpt_dir={ckpt} restore=- restore_epoch=-" not in line:
+            fail(f"rank environment of run: {line}")
+
+    # Restart keeps numbering and pruning in the same directory.
+    second = run([y, "restart", "--ckpt-dir", ckpt, "--interval", "0.2", "--stop-after-epoch", "4"], env)
+    expect(second, 75, "restart --stop-after-epoch 4")
+    if committed(ckpt) != [3, 4]:
+        fail(f"after the restart: committed {committed(ckpt)}")
+    for line in rank_lines(second.stdout):
+        if f"restore={ckpt}/3 restore_epoch=3" not in line:
+            fail(f"rank environment of the restart: {line}")
+    if processes_running(app):
+        fail("ranks survived the second stop")
+    with open(os.path.join(ckpt, "job.json")) as f:
+        if json.load(f) != job:
+            fail("restart rewrote job.json")
+
+    open(go, "w").close()
+    last = run([y, "restart", "--ckpt-dir", ckpt, "--rank-map", "1,0"], env)
+    expect(last, 0, "restart to the end")
+    lines = rank_lines(last.stdout)
+    expected = [f"rank {r}: ckpt_dir={ckpt} restore={ckpt}/4 restore_epoch=4 rank_map=1,0"
+                for r in range(2)]
+    if lines != expected:
+        fail(f"rank environment of the last restart: {lines}, expected {expected}")
+
+
+def checkpoint_command(y, env, app, work):
+    ckpt = os.path.join(work, "ckpt")
+    go = os.path.join(work, "go")
+    job = subprocess.Popen([y, "run", "-n", "2", "--ckpt-dir", ckpt, "--", app, go],
+                           env=dict(env, YADOKARI_FAKE_ASK_CHECKPOINT="1"))
+    try:
+        for _ in range(1200):
+            if committed(ckpt) == [1] or job.poll() is not None:
+                break
+            time.sleep(0.1)
+        if committed(ckpt) != [1]:
+            fail(f"the application's request did not commit epoch 1: {committed(ckpt)}")
+        asked = run([y, "checkpoint"], env, timeout=200)
+        expect(asked, 0, "yadokari checkpoint")
+        if asked.stdout != "yadokari: epoch 2 committed\n":
+            fail(f"yadokari checkpoint printed {asked.stdout!r}")
+        open(go, "w").close()
+        code = job.wait(timeout=300)
+    finally:
+        if job.poll() is None:
+            job.kill()
+    if code != 0:
+        fail(f"the job ended with {code}")
+    if committed(ckpt) != [1, 2]:
+        fail(f"committed {committed(ckpt)}")
+
+
+def corrupt_fallback(y, env, app, work, make):
+    ckpt = os.path.join(work, "corrupt")
+    subprocess.run([make, ckpt, app, "2", "--epochs", "2", "--corrupt-newest"], check=True)
+    bad = os.path.join(ckpt, "2", "rank-1.img")
+    before = sha(bad)
+    result = run([y, "restart", "--ckpt-dir", ckpt], env)
+    expect(result, 0, "restart from the previous epoch")
+    first = result.stderr.splitlines()[0] if result.stderr else ""
+    wanted = ("yadokari: epoch 2 is not usable (rank-1.img: checksum mismatch in area 'heap'); "
+              "using epoch 1")
+    if first != wanted:
+        fail(f"stderr: {result.stderr!r}, expected first line {wanted!r}")
+    expected = [f"rank {r}: ckpt_dir={ckpt} restore={ckpt}/1 restore_epoch=1 rank_map=-"
+                for r in range(2)]
+    if rank_lines(result.stdout) != expected:
+        fail(f"rank environment: {rank_lines(result.stdout)}")
+    if sha(bad) != before or committed(ckpt) != [1, 2]:
+        fail("the restart touched a committed epoch")
+
+
+def changed_binary(y, env, app, work, make, other_app):
+    ckpt = os.path.join(work, "changed")
+    copy = os.path.join(work, "changed-app")
+    os.makedirs(work, exist_ok=True)
+    shutil.copy(app, copy)
+    subprocess.run([make, ckpt, copy, "2", "--replace-app", other_app], check=True)
+    result = run([y, "restart", "--ckpt-dir", ckpt], env)
+    expect(result, 1, "restart of a changed binary")
+    lines = result.stderr.splitlines()
+    prefix = f"yadokari: {copy} changed since the checkpoint (was build-id "
+    if len(lines) != 1 or not lines[0].startswith(prefix) or "; now build-id " not in lines[0]:
+        fail(f"stderr: {result.stderr!r}")
+
+
+def read_only_dir(y, env, app, work):
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skipped: needs root and unshare")
+        sys.exit(77)
+    mount = os.path.join(work, "read-only")
+    os.makedirs(mount, exist_ok=True)
+    script = ('mount -t tmpfs -o ro tmpfs "$1" || exit 77; shift; exec "$@"')
+    result = run(["unshare", "-m", "sh", "-c", script, "sh", mount, y, "run", "-n", "2",
+                  "--ckpt-dir", mount, "--", app, os.path.join(work, "go")], env)
+    if result.returncode == 77:
+        print("skipped: cannot mount")
+        sys.exit(77)
+    expect(result, 1, "run with a read-only checkpoint directory")
+    wanted = f"yadokari: checkpoint directory {mount} is not writable: Read-only file system\n"
+    if result.stderr != wanted:
+        fail(f"stderr: {result.stderr!r}, expected {wanted!r}")
+
+
+def main():
+    mode, y, shim_dir, app, flavour, work = sys.argv[1:7]
+    extra = sys.argv[7:]
+    os.makedirs(work, exist_ok=True)
+    for name in ("ckpt", "go", "state"):
+        path = os.path.join(work, name)
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else None
+        if os.path.isfile(path):
+            os.remove(path)
+    env = dict(os.environ, YADOKARI_STATE_DIR=os.path.join(work, "state"),
+               YADOKARI_SHIM_DIR=shim_dir, OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    for name in ("YADOKARI_CKPT_DIR", "YADOKARI_CKPT_INTERVAL", "YADOKARI_STOP_AFTER_EPOCH",
+                 "YADOKARI_KEEP", "YADOKARI_CKPT_COMPRESS"):
+        env.pop(name, None)
+    if mode == "stop-and-restart":
+        stop_and_restart(y, env, app, work)
+    elif mode == "checkpoint-command":
+        checkpoint_command(y, env, app, work)
+    elif mode == "corrupt-fallback":
+        corrupt_fallback(y, env, app, work, extra[0])
+    elif mode == "changed-binary":
+        changed_binary(y, env, app, work, extra[0], extra[1])
+    elif mode == "read-only-dir":
+        read_only_dir(y, env, app, work)
+    else:
+        fail(f"unknown mode {mode}")
+    print(f"ok: {mode} {flavour}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+#pragma once
+// A rank's side of the checkpoint protocol, faked: fixed collective counts, a tiny image.
+// Used by the stand-in shim (so `yadokari run --ckpt-dir` can be tested with real launchers and
+// without pmpi-layer) and by in-process tests that drive a Coordinator with clients in threads.
+//
+// It follows protocol.hpp: on CheckpointPrepare it reports `unreached` (round 0), on every
+// CutTargets it reports `parked` at that round, on CutGo it writes <epoch_dir>/rank-<L>.img with
+// ImageWriter and answers ImageWritten, and on CheckpointResume it counts the outcome.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "control/protocol.hpp"
+#include "control/rank_client.hpp"
+
+namespace yadokari::testing {
+
+class FakeCheckpointRank {
+ public:
+  struct Options {
+    std::int32_t rank = 0;
+    std::int32_t world_size = 1;
+    std::string job_id;
+    std::string flavour = "openmpi";
+    std::vector<control::CommCount> counts{{1, 3}};  // collectives entered, per communicator
+    bool fail_image = false;                         // answer ImageWritten{ok = false}
+    bool silent = false;  // ignore every checkpoint message, like a rank past MPI_Finalize
+  };
+
+  explicit FakeCheckpointRank(Options options);
+
+  // The Listener for RankControlClient::start_from_env; give it the client right after.
+  control::RankControlClient::Listener listener();
+  void attach(control::RankControlClient* client) { client_ = client; }
+
+  int committed() const { return committed_; }
+  int not_committed() const { return not_committed_; }
+  std::vector<std::uint64_t> epochs_written() const;
+
+ private:
+  void on_message(const control::Message& message);
+  void report(control::CutState state, std::uint64_t round);
+  void write_image();
+  void send(const control::Message& message);
+
+  Options options_;
+  std::atomic<control::RankControlClient*> client_{nullptr};
+  // Only the client's thread touches these, except epochs_written_ (read by tests).
+  std::uint64_t epoch_ = 0;
+  std::string epoch_dir_;
+  std::int32_t compression_ = 0;
+  std::uint64_t serial_ = 0;
+  mutable std::mutex mutex_;
+  std::vector<std::uint64_t> epochs_written_;
+  std::atomic<int> committed_{0};
+  std::atomic<int> not_committed_{0};
+};
+
+}  // namespace yadokari::testing

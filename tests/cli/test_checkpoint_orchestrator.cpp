@@ -1,0 +1,315 @@
+// CheckpointOrchestrator on its own: events in, broadcasts and epoch ends out, epochs on disk.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "control/checkpoint_orchestrator.hpp"
+#include "storage/epoch_store.hpp"
+
+using namespace yadokari::control;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("yk-orch-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+struct Harness {
+  TempDir dir;
+  std::vector<std::string> log;
+  CheckpointOrchestrator orchestrator;
+  explicit Harness(int world = 2, unsigned keep = 2)
+      : orchestrator(OrchestratorConfig{dir.path, "yk-test", "openmpi", world, keep, 0},
+                     [this](const std::string& line) { log.push_back(line); }) {}
+
+  yadokari::storage::EpochStore store() const { return yadokari::storage::EpochStore(dir.path); }
+};
+
+CutReport report(std::uint64_t epoch, int rank, CutState state, std::uint64_t round,
+                 std::uint64_t serial, std::vector<CommCount> counts, std::uint64_t gate = 0) {
+  CutReport r;
+  r.epoch = epoch;
+  r.logical_rank = rank;
+  r.state = state;
+  r.round = round;
+  r.serial = serial;
+  r.counts = std::move(counts);
+  r.gate_key = gate;
+  return r;
+}
+
+template <class T>
+const T* only(const OrchestratorStep& step) {
+  if (step.broadcast.size() != 1) return nullptr;
+  return std::get_if<T>(&step.broadcast[0]);
+}
+
+std::vector<CommCount> targets_of(const OrchestratorStep& step) {
+  const auto* targets = only<CutTargets>(step);
+  return targets ? targets->targets : std::vector<CommCount>{{999, 999}};
+}
+
+// What a rank does on CutGo: its image in the epoch directory, then ImageWritten.
+ImageWritten write_image(const fs::path& epoch_dir, std::uint64_t epoch, int rank,
+                         std::size_t size = 100) {
+  const fs::path path = epoch_dir / ("rank-" + std::to_string(rank) + ".img");
+  std::ofstream(path) << std::string(size, 'x');
+  ImageWritten w;
+  w.epoch = epoch;
+  w.logical_rank = rank;
+  w.ok = true;
+  w.path = path.string();
+  w.size = size;
+  w.xxh64 = 0x1234;
+  return w;
+}
+
+// Runs one epoch in which every rank parks at once with `counts`; returns the last step.
+OrchestratorStep run_simple_epoch(Harness& h, int world, bool fail_rank_1 = false) {
+  const auto start = h.orchestrator.start();
+  const auto* prepare = only<CheckpointPrepare>(start);
+  REQUIRE(prepare);
+  const std::uint64_t epoch = prepare->epoch;
+  for (int r = 0; r < world; ++r)
+    h.orchestrator.on_cut_report(report(epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
+  for (int r = 0; r < world; ++r) {
+    const auto step =
+        h.orchestrator.on_cut_report(report(epoch, r, CutState::parked, 1, 2, {{1, 4}}));
+    if (r == world - 1) REQUIRE(only<CutGo>(step));
+  }
+  OrchestratorStep last;
+  for (int r = 0; r < world; ++r) {
+    auto w = write_image(prepare->epoch_dir, epoch, r);
+    if (fail_rank_1 && r == 1) {
+      w.ok = false;
+      w.error = "No space left on device";
+    }
+    last = h.orchestrator.on_image_written(w);
+  }
+  return last;
+}
+
+}  // namespace
+
+TEST_CASE("all ranks parked at the targets: GO, then MANIFEST and resume", "[checkpoint]") {
+  Harness h;
+  const auto start = h.orchestrator.start();
+  const auto* prepare = only<CheckpointPrepare>(start);
+  REQUIRE(prepare);
+  CHECK(prepare->epoch == 1);
+  CHECK(prepare->epoch_dir == (h.dir.path / "1").string());
+  CHECK(fs::is_directory(prepare->epoch_dir));
+  CHECK(h.orchestrator.start().broadcast.empty());  // a second request merges
+
+  // Nothing until every rank has reported.
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 3}}))
+            .broadcast.empty());
+  const auto targets =
+      h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 1, {{1, 3}}));
+  REQUIRE(only<CutTargets>(targets));
+  CHECK(only<CutTargets>(targets)->round == 1);
+  CHECK(targets_of(targets) == std::vector<CommCount>{{1, 3}});
+
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 3}}))
+            .broadcast.empty());
+  const auto go = h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 3}}));
+  REQUIRE(only<CutGo>(go));
+
+  CHECK(h.orchestrator.on_image_written(write_image(prepare->epoch_dir, 1, 0)).broadcast.empty());
+  const auto done = h.orchestrator.on_image_written(write_image(prepare->epoch_dir, 1, 1));
+  REQUIRE(only<CheckpointResume>(done));
+  CHECK(only<CheckpointResume>(done)->committed);
+  REQUIRE(done.ended);
+  CHECK(done.ended->committed);
+  CHECK(done.ended->message == "epoch 1 committed");
+  const auto manifest = h.store().read_manifest(1);
+  REQUIRE(manifest);
+  CHECK(manifest->images.size() == 2);
+  CHECK(manifest->images[1].file == "rank-1.img");
+  CHECK(manifest->images[1].xxh64 == 0x1234);
+  CHECK(manifest->job_id == "yk-test");
+  CHECK_FALSE(h.orchestrator.in_progress());
+  CHECK(h.log.empty());
+}
+
+TEST_CASE("a rank inside a collective raises the target of that communicator", "[checkpoint]") {
+  Harness h;
+  h.orchestrator.start();
+  h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 5}, {7, 2}}));
+  // Rank 1 is blocked inside its 6th collective on the world.
+  const auto first =
+      h.orchestrator.on_cut_report(report(1, 1, CutState::inside, 0, 1, {{1, 6}}, 1));
+  CHECK(targets_of(first) == std::vector<CommCount>{{1, 6}, {7, 2}});
+  // Rank 0 parks at the targets; rank 1 is still inside: no GO yet.
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 6}, {7, 2}}))
+            .broadcast.empty());
+  const auto go =
+      h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 6}, {7, 2}}));
+  CHECK(only<CutGo>(go));
+}
+
+TEST_CASE("a rank blocked at a gate while behind elsewhere gets one more collective",
+          "[checkpoint]") {
+  Harness h(3);
+  h.orchestrator.start();
+  // Communicator 9 holds ranks 1 and 2. Rank 0 and 1 are at 4 world collectives, rank 2 at 3.
+  h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 4}}));
+  h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 1, {{1, 4}, {9, 2}}));
+  const auto round1 =
+      h.orchestrator.on_cut_report(report(1, 2, CutState::unreached, 0, 1, {{1, 3}, {9, 2}}));
+  CHECK(targets_of(round1) == std::vector<CommCount>{{1, 4}, {9, 2}});
+  // Rank 2 must enter a collective on 9 before its 4th world collective: at the gate of 9.
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 4}}));
+  h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 4}, {9, 2}}));
+  const auto round2 =
+      h.orchestrator.on_cut_report(report(1, 2, CutState::at_gate, 1, 2, {{1, 3}, {9, 2}}, 9));
+  REQUIRE(only<CutTargets>(round2));
+  CHECK(only<CutTargets>(round2)->round == 2);
+  CHECK(targets_of(round2) == std::vector<CommCount>{{1, 4}, {9, 3}});
+  // The same report again (a stale serial) changes nothing.
+  CHECK(h.orchestrator.on_cut_report(report(1, 2, CutState::at_gate, 1, 2, {{1, 3}, {9, 2}}, 9))
+            .broadcast.empty());
+  // Everyone parks at round 2's targets.
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 2, 3, {{1, 4}}));
+  h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 2, 3, {{1, 4}, {9, 3}}));
+  CHECK(only<CutGo>(
+      h.orchestrator.on_cut_report(report(1, 2, CutState::parked, 2, 3, {{1, 4}, {9, 3}}))));
+  CHECK(h.orchestrator.targets() == std::map<std::uint64_t, std::uint64_t>{{1, 4}, {9, 3}});
+}
+
+TEST_CASE("parked at an older round is not enough for GO", "[checkpoint]") {
+  Harness h;
+  h.orchestrator.start();
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 1, {{1, 2}}));
+  CHECK(only<CutTargets>(
+      h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 0, 1, {{1, 2}}))));
+  // Both parked with the right counts, but against round 0.
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 2, {{1, 2}}))
+            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}}))
+            .broadcast.empty());
+  CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 3, {{1, 2}}))));
+}
+
+TEST_CASE("reports are ordered by serial; other epochs are ignored", "[checkpoint]") {
+  Harness h;
+  h.orchestrator.start();
+  h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 5, {{1, 2}}));
+  h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 5, {{1, 2}}));
+  // A report of another epoch, and an older one that arrives late, do not count.
+  CHECK(h.orchestrator.on_cut_report(report(7, 0, CutState::inside, 0, 9, {{1, 9}}, 1))
+            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::inside, 0, 4, {{1, 9}}, 1))
+            .broadcast.empty());
+  CHECK(h.orchestrator.targets() == std::map<std::uint64_t, std::uint64_t>{{1, 2}});
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 6, {{1, 2}}));
+  CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 6, {{1, 2}}))));
+}
+
+TEST_CASE("targets never decrease within an epoch", "[checkpoint]") {
+  Harness h;
+  h.orchestrator.start();
+  h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 2}}));
+  CHECK(targets_of(h.orchestrator.on_cut_report(
+            report(1, 1, CutState::inside, 0, 1, {{1, 3}}, 1))) == std::vector<CommCount>{{1, 3}});
+  // Rank 1's newer report says 2 (it cannot go backwards, but the rule must hold anyway).
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}}))
+            .broadcast.empty());
+  CHECK(h.orchestrator.targets() == std::map<std::uint64_t, std::uint64_t>{{1, 3}});
+}
+
+TEST_CASE("a rank reaching MPI_Finalize abandons the epoch", "[checkpoint]") {
+  Harness h;
+  const auto start = h.orchestrator.start();
+  const auto dir = only<CheckpointPrepare>(start)->epoch_dir;
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 1, {{1, 2}}));
+  const auto step =
+      h.orchestrator.on_cut_report(report(1, 1, CutState::finalizing, 0, 1, {{1, 2}}));
+  REQUIRE(only<CheckpointResume>(step));
+  CHECK_FALSE(only<CheckpointResume>(step)->committed);
+  REQUIRE(step.ended);
+  CHECK_FALSE(step.ended->committed);
+  CHECK(h.log == std::vector<std::string>{
+                     "yadokari: checkpoint epoch 1 abandoned: rank 1 reached MPI_Finalize"});
+  CHECK_FALSE(fs::exists(dir));
+  CHECK_FALSE(h.orchestrator.in_progress());
+  // The next epoch gets a new number... the directory is gone, so 1 again is fine too; what
+  // matters is that it starts.
+  CHECK(only<CheckpointPrepare>(h.orchestrator.start()));
+}
+
+TEST_CASE("a failed image keeps the previous epoch and the job goes on", "[checkpoint]") {
+  Harness h;
+  REQUIRE(run_simple_epoch(h, 2).ended->committed);
+  const auto failed = run_simple_epoch(h, 2, true);
+  REQUIRE(only<CheckpointResume>(failed));
+  CHECK_FALSE(only<CheckpointResume>(failed)->committed);
+  REQUIRE(failed.ended);
+  CHECK(failed.ended->epoch == 2);
+  CHECK(failed.ended->message ==
+        "checkpoint epoch 2 failed on rank 1: No space left on device; the last committed epoch is "
+        "1");
+  CHECK(h.log.back() == "yadokari: " + failed.ended->message);
+  CHECK_FALSE(fs::exists(h.dir.path / "2"));
+  CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{1});
+  // The next epoch reuses no committed directory and commits.
+  const auto next = run_simple_epoch(h, 2);
+  CHECK(next.ended->committed);
+  CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{1, 2});
+}
+
+TEST_CASE("committing prunes to the last `keep` epochs", "[checkpoint]") {
+  Harness h(2, 2);
+  for (int i = 0; i < 4; ++i) REQUIRE(run_simple_epoch(h, 2).ended->committed);
+  CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{3, 4});
+  CHECK(h.store().all_epochs() == std::vector<std::uint64_t>{3, 4});
+}
+
+TEST_CASE("an image whose size does not match fails the epoch without a MANIFEST", "[checkpoint]") {
+  Harness h;
+  const auto start = h.orchestrator.start();
+  const auto dir = only<CheckpointPrepare>(start)->epoch_dir;
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 1, {{1, 1}}));
+  h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 0, 1, {{1, 1}}));
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 1}}));
+  REQUIRE(
+      only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 1}}))));
+  h.orchestrator.on_image_written(write_image(dir, 1, 0));
+  auto lying = write_image(dir, 1, 1);
+  lying.size = 5;
+  const auto step = h.orchestrator.on_image_written(lying);
+  REQUIRE(step.ended);
+  CHECK_FALSE(step.ended->committed);
+  CHECK(step.ended->message.rfind("checkpoint epoch 1 failed: cannot commit epoch 1: ", 0) == 0);
+  CHECK(step.ended->message.find("; no epoch is committed yet") != std::string::npos);
+  CHECK(h.store().committed_epochs().empty());
+}
+
+TEST_CASE("a rank silent after the prepare abandons the epoch; not once all reported",
+          "[checkpoint]") {
+  Harness h(3);
+  h.orchestrator.start();
+  CHECK(h.orchestrator.abandon_if_unreported(10).ended);  // nobody reported
+  CHECK(h.log.back() ==
+        "yadokari: checkpoint epoch 1 abandoned: rank 0 did not answer within 10 s (it may have "
+        "reached MPI_Finalize)");
+  h.orchestrator.start();
+  for (int r = 0; r < 3; ++r)
+    h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 1}}));
+  CHECK(h.orchestrator.abandon_if_unreported(10).broadcast.empty());
+  CHECK(h.orchestrator.in_progress());
+}

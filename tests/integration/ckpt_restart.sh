@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Checkpoint an MPI program mid-run, kill the job right after the epoch commits
+# (--stop-after-epoch), restart it with `yadokari restart`, and check that the restarted job
+# completes the run exactly: the first part's output is a prefix of an uninterrupted run's, the
+# restart's output is a proper suffix of it (it resumed; it did not start over), and the final
+# line is identical; every rank's stats (YADOKARI_STATS) of the last restart count the restores,
+# which proves the ranks resumed from their images. With --chain the restarted job is checkpointed and stopped again once more.
+#
+# usage: ckpt_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--interval S]
+#                        [--restart-args "ARGS"] [--reference-args "ARGS"] [--chain] -- PROGRAM [ARGS...]
+#   --restart-args    extra `yadokari restart` arguments (e.g. --rank-map 3,2,1,0 or --mpi-args "...")
+#   --reference-args  extra `yadokari run` arguments of the uninterrupted reference run, so that
+#                     it has the restart's layout (reduction order can depend on it)
+# KEEP_WORKDIR=1 keeps the outputs and checkpoints (the path is printed).
+set -u
+
+usage() {
+    sed -n '8,13p' "$0" >&2
+    exit 2
+}
+
+yadokari="" flavour="" np="" interval=0.5 restart_args="" reference_args="" chain=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --yadokari) yadokari="$2"; shift 2 ;;
+        --flavour) flavour="$2"; shift 2 ;;
+        --np) np="$2"; shift 2 ;;
+        --interval) interval="$2"; shift 2 ;;
+        --restart-args) restart_args="$2"; shift 2 ;;
+        --reference-args) reference_args="$2"; shift 2 ;;
+        --chain) chain=1; shift ;;
+        --) shift; break ;;
+        *) usage ;;
+    esac
+done
+[[ -n "$yadokari" && -n "$flavour" && -n "$np" && $# -ge 1 ]] || usage
+program=("$@")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/yk-ckpt.XXXXXX")
+if [[ "${KEEP_WORKDIR:-0}" == 1 ]]; then
+    echo "ckpt_restart: outputs kept in $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+limit=300
+
+fail() {
+    echo "ckpt_restart: FAIL: $*" >&2
+    for f in "$work"/*.err; do
+        [[ -s "$f" ]] && { echo "--- $(basename "$f")" >&2; tail -n 20 "$f" >&2; }
+    done
+    exit 1
+}
+
+# shellcheck disable=SC2086  # the *_args strings are meant to split into words
+run_part() {  # name expected-exit command...
+    local name="$1" expected="$2"
+    shift 2
+    timeout -k 10 "$limit" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    local rc=$?
+    [[ $rc == "$expected" ]] || fail "$name exited $rc, expected $expected"
+}
+
+# shellcheck disable=SC2086
+run_part reference 0 "$yadokari" run -n "$np" --mpi "$flavour" $reference_args -- "${program[@]}"
+ckpt="$work/ckpt"
+# shellcheck disable=SC2086
+run_part part1 75 "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval "$interval" \
+    --stop-after-epoch 1 -- "${program[@]}"
+[[ -f "$ckpt/1/MANIFEST" ]] || fail "epoch 1 was not committed"
+last=part2
+if [[ $chain == 1 ]]; then
+    # shellcheck disable=SC2086
+    run_part part2 75 "$yadokari" restart --ckpt-dir "$ckpt" --interval "$interval" --stop-after-epoch 2 $restart_args
+    [[ -f "$ckpt/2/MANIFEST" ]] || fail "epoch 2 (after the first restart) was not committed"
+    last=part3
+fi
+# shellcheck disable=SC2086
+YADOKARI_STATS="$work/stats-%r.json" run_part "$last" 0 "$yadokari" restart --ckpt-dir "$ckpt" $restart_args
+restores=$((1 + chain))
+for ((r = 0; r < np; r++)); do
+    f="$work/stats-$r.json"
+    [[ -f "$f" ]] || fail "rank $r of the restarted job wrote no stats"
+    n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["restarts"])' "$f")
+    [[ "$n" == "$restores" ]] || fail "rank $r counts $n restores, expected $restores: it did not resume from its image"
+done
+
+ref="$work/reference.out"
+[[ -s "$ref" ]] || fail "the reference run printed nothing"
+prefix_of() {  # is $1 a prefix of $2?
+    local n
+    n=$(stat -c %s "$1")
+    cmp -s -n "$n" "$1" "$2"
+}
+suffix_of() {  # is $1 a suffix of $2?
+    local n
+    n=$(stat -c %s "$1")
+    cmp -s "$1" <(tail -c "$n" "$2")
+}
+prefix_of "$work/part1.out" "$ref" || fail "the checkpointed run's output is not a prefix of the uninterrupted run's"
+[[ -s "$work/$last.out" ]] || fail "the restarted run printed nothing"
+suffix_of "$work/$last.out" "$ref" || {
+    diff <(tail -n 5 "$ref") <(tail -n 5 "$work/$last.out") >&2
+    fail "the restarted run's output is not the end of the uninterrupted run's"
+}
+[[ "$(tail -n 1 "$work/$last.out")" == "$(tail -n 1 "$ref")" ]] || fail "final lines differ"
+echo "ckpt_restart: OK ($(wc -l <"$work/part1.out") lines before the checkpoint, $(wc -l <"$work/$last.out") after the last restart; final: $(tail -n 1 "$ref"))"
