@@ -3,7 +3,7 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
-  build-essential cmake g++ gfortran pkg-config python3 git
+  build-essential cmake g++ gfortran pkg-config python3 python3-matplotlib git
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libzmq3-dev cppzmq-dev libcereal-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   catch2 libzstd-dev libxxhash-dev

@@ -1,5 +1,5 @@
 // yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command,
-// checkpoint_command, restart_command).
+// checkpoint_command, restart_command, sim_command).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -9,6 +9,7 @@
 #include "cli/inspect_command.hpp"
 #include "cli/restart_command.hpp"
 #include "cli/run_command.hpp"
+#include "cli/sim_command.hpp"
 #include "cli/status_command.hpp"
 
 namespace {
@@ -102,6 +103,8 @@ int main(int argc, char** argv) {
   RestartOptions restart_options;
   RestartArgs restart_args;
   add_restart(app, restart_options, restart_args);
+  SimOptions sim_options;
+  add_sim(app, sim_options);
 
   try {
     app.parse(argc, argv);
@@ -119,6 +122,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("run")) return run_job(run_options);
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);
     if (app.got_subcommand("checkpoint")) return take_checkpoint(checkpoint_options);
+    if (app.got_subcommand("sim")) return run_sim(sim_options);
     if (app.got_subcommand("restart")) {
       if (restart_args.command->count("--hosts")) restart_options.hosts = restart_args.hosts;
       if (restart_args.command->count("--mpi-args")) restart_options.mpi_args = restart_args.mpi_args;

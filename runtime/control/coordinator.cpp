@@ -54,7 +54,7 @@ Coordinator::Coordinator(CoordinatorConfig config)
                            config_.world_size, config_.checkpoint->keep,
                            config_.checkpoint->compression},
         config_.log);
-    next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
+    next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();  // armed once all ranks are up
   }
 }
 

@@ -116,6 +116,7 @@ class Coordinator {
   std::unique_ptr<CheckpointOrchestrator> orchestrator_;  // null: checkpointing is off
   bool checkpoint_wanted_ = false;
   std::chrono::steady_clock::time_point next_interval_checkpoint_;
+  bool interval_armed_ = false;
   std::chrono::steady_clock::time_point epoch_started_;
   // A CheckpointRequest waiting for its epoch. The REP socket takes no new request until it is
   // answered (exactly one reply per request), so status requests wait meanwhile.

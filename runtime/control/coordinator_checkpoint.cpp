@@ -77,10 +77,16 @@ void Coordinator::run_checkpoint_timers() {
         std::chrono::duration_cast<std::chrono::seconds>(config_.first_report_timeout);
     apply(orchestrator_->abandon_if_unreported(static_cast<long>(waited.count())));
   }
+  // The interval counts from when the last rank registered: start-up (launch, MPI_Init) is no
+  // progress worth a checkpoint.
+  const bool all_registered = ranks_.size() == static_cast<std::size_t>(config_.world_size);
+  if (all_registered && !interval_armed_) {
+    interval_armed_ = true;
+    next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
+  }
   if (!orchestrator_->in_progress() && now >= next_interval_checkpoint_) checkpoint_wanted_ = true;
   // An epoch needs every rank: one that has not registered yet would never get the prepare.
-  if (checkpoint_wanted_ && !orchestrator_->in_progress() &&
-      ranks_.size() == static_cast<std::size_t>(config_.world_size)) {
+  if (checkpoint_wanted_ && !orchestrator_->in_progress() && all_registered) {
     checkpoint_wanted_ = false;
     next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();
     epoch_started_ = now;

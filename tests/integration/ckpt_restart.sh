@@ -4,30 +4,38 @@
 # completes the run exactly: the first part's output is a prefix of an uninterrupted run's, the
 # restart's output is a proper suffix of it (it resumed; it did not start over), and the final
 # line is identical; every rank's stats (YADOKARI_STATS) of the last restart count the restores,
-# which proves the ranks resumed from their images. With --chain the restarted job is checkpointed and stopped again once more.
+# which proves the ranks resumed from their images. With --chain the restarted job is
+# checkpointed and stopped again once more.
 #
 # usage: ckpt_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--interval S]
-#                        [--restart-args "ARGS"] [--reference-args "ARGS"] [--chain] -- PROGRAM [ARGS...]
-#   --restart-args    extra `yadokari restart` arguments (e.g. --rank-map 3,2,1,0 or --mpi-args "...")
-#   --reference-args  extra `yadokari run` arguments of the uninterrupted reference run, so that
-#                     it has the restart's layout (reduction order can depend on it)
+#                        [--run-mpi-args "STR"] [--restart-mpi-args "STR"] [--restart-args "ARGS"]
+#                        [--restart-env "K=V ..."] [--chain] -- PROGRAM [ARGS...]
+#   --run-mpi-args      launcher arguments of the reference and the checkpointed run (--mpi-args)
+#   --restart-mpi-args  launcher arguments of the restarts (e.g. another transport)
+#   --restart-args      extra `yadokari restart` arguments (e.g. --rank-map 3,2,1,0)
+#   --restart-env       environment of the restarts only (e.g. UCX_TLS=tcp,self for MPICH)
+# The reference is an uninterrupted run with the checkpointed run's launcher arguments: on one
+# host the transport or rank order does not change the result (else pass the restart's).
 # KEEP_WORKDIR=1 keeps the outputs and checkpoints (the path is printed).
 set -u
 
 usage() {
-    sed -n '8,13p' "$0" >&2
+    sed -n '10,19p' "$0" >&2
     exit 2
 }
 
-yadokari="" flavour="" np="" interval=0.5 restart_args="" reference_args="" chain=0
+yadokari="" flavour="" np="" interval=0.5 restart_args="" restart_env="" chain=0
+run_mpi=() restart_mpi=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --yadokari) yadokari="$2"; shift 2 ;;
         --flavour) flavour="$2"; shift 2 ;;
         --np) np="$2"; shift 2 ;;
         --interval) interval="$2"; shift 2 ;;
+        --run-mpi-args) run_mpi=(--mpi-args "$2"); shift 2 ;;
+        --restart-mpi-args) restart_mpi=(--mpi-args "$2"); shift 2 ;;
         --restart-args) restart_args="$2"; shift 2 ;;
-        --reference-args) reference_args="$2"; shift 2 ;;
+        --restart-env) restart_env="$2"; shift 2 ;;
         --chain) chain=1; shift ;;
         --) shift; break ;;
         *) usage ;;
@@ -63,21 +71,21 @@ run_part() {  # name expected-exit command...
 }
 
 # shellcheck disable=SC2086
-run_part reference 0 "$yadokari" run -n "$np" --mpi "$flavour" $reference_args -- "${program[@]}"
+run_part reference 0 "$yadokari" run -n "$np" --mpi "$flavour" "${run_mpi[@]}" -- "${program[@]}"
 ckpt="$work/ckpt"
 # shellcheck disable=SC2086
 run_part part1 75 "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval "$interval" \
-    --stop-after-epoch 1 -- "${program[@]}"
+    --stop-after-epoch 1 "${run_mpi[@]}" -- "${program[@]}"
 [[ -f "$ckpt/1/MANIFEST" ]] || fail "epoch 1 was not committed"
 last=part2
 if [[ $chain == 1 ]]; then
     # shellcheck disable=SC2086
-    run_part part2 75 "$yadokari" restart --ckpt-dir "$ckpt" --interval "$interval" --stop-after-epoch 2 $restart_args
+    run_part part2 75 env $restart_env "$yadokari" restart --ckpt-dir "$ckpt" --interval "$interval" --stop-after-epoch 2 "${restart_mpi[@]}" $restart_args
     [[ -f "$ckpt/2/MANIFEST" ]] || fail "epoch 2 (after the first restart) was not committed"
     last=part3
 fi
 # shellcheck disable=SC2086
-YADOKARI_STATS="$work/stats-%r.json" run_part "$last" 0 "$yadokari" restart --ckpt-dir "$ckpt" $restart_args
+run_part "$last" 0 env YADOKARI_STATS="$work/stats-%r.json" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" "${restart_mpi[@]}" $restart_args
 restores=$((1 + chain))
 for ((r = 0; r < np; r++)); do
     f="$work/stats-$r.json"

@@ -107,6 +107,7 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     }
   }
   sink = new ImageAreaSink(*writer);
+  remember_wtime_at_checkpoint();
   const int rc = yadokari::memory::checkpoint(*sink);
   if (rc == YK_MEM_RESTARTED) {
     // A fresh process: `writer` and `sink` are the old process's, never touch them.

@@ -33,4 +33,8 @@ void restore_if_requested();
 void after_restart();
 inline std::uint64_t g_restarts = 0;  // for the stats
 
+// wtime.cpp: the application's MPI_Wtime continues across a restart.
+void remember_wtime_at_checkpoint();
+void continue_wtime_after_restart();
+
 }  // namespace yk

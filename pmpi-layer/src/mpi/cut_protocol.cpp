@@ -63,6 +63,15 @@ bool at_targets(const CutView& v, const std::vector<ctl::CommCount>& counts) {
   return true;
 }
 
+bool beyond_targets(const CutView& v, const std::vector<ctl::CommCount>& counts) {
+  for (const auto& c : counts)
+    if (c.entered > target_of(v, c)) return true;
+  return false;
+}
+
+// The round in which this rank last told the coordinator that it is beyond the targets.
+std::uint64_t g_told_beyond_round = UINT64_MAX;
+
 void report(const CutView& v, ctl::CutState state, std::uint64_t gate_key, std::vector<ctl::CommCount> counts) {
   ctl::CutReport r;
   r.epoch = v.epoch;
@@ -93,6 +102,8 @@ void on_message(const ctl::Message& m) {
       report(g_view, ctl::CutState::finalizing, 0, {});
     else if (const std::uint64_t key = g_inside_key.load(std::memory_order_seq_cst))
       report(g_view, ctl::CutState::inside, key, {{key, g_inside_entered.load()}});
+    else  // computing: it answers itself at its next call boundary; say that it is alive
+      report(g_view, ctl::CutState::unreached, 0, {});
   } else if (const auto* t = std::get_if<ctl::CutTargets>(&m)) {
     if (!g_view.active || t->epoch != g_view.epoch || t->round <= g_view.round) return;
     g_view.round = t->round;
@@ -132,9 +143,19 @@ Step evaluate(MPI_Comm gate, bool finalizing, ctl::CutState& last_state, std::ui
     state = ctl::CutState::parked;
   } else {
     CommK::entry* e = gate == MPI_COMM_NULL ? nullptr : find_entry<CommK>(gate);
-    if (!e || e->record.cut_key == 0) return Step::run_on;
+    const bool may_enter = !e || e->record.cut_key == 0 ||
+                           e->record.collectives_entered < target_of(g_view, {e->record.cut_key, e->record.collectives_entered});
+    if (may_enter) {
+      // Running on. A rank already past some target (it finished a collective others have not
+      // entered, e.g. the root of a broadcast) must say so, or the others would park short of it
+      // while it waits for them in a receive.
+      if (beyond_targets(g_view, counts) && g_told_beyond_round != g_view.round) {
+        g_told_beyond_round = g_view.round;
+        report(g_view, ctl::CutState::unreached, 0, std::move(counts));
+      }
+      return Step::run_on;
+    }
     const ctl::CommCount mine{e->record.cut_key, e->record.collectives_entered};
-    if (mine.entered < target_of(g_view, mine)) return Step::run_on;
     state = ctl::CutState::at_gate;
     gate_key = mine.key;
   }

@@ -2,15 +2,28 @@
 
 #include "mpi/cut_protocol.hpp"
 
+#include <sched.h>
+
 namespace yk {
 namespace {
 
-// The shim's own exported wrappers do the bookkeeping (virtual requests, channel counts, drained
-// messages); nested inside the blocking call's scope, they are not boundaries themselves.
-inline void boundary() {
-  if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
-    cut_boundary();
-}
+// The shim's own exported wrappers (MPI_Test...) do the bookkeeping: virtual requests, channel
+// counts, drained messages; nested inside the blocking call's scope they are no boundaries.
+// Between polls: the checkpoint request, and the processor. Jobs often run more ranks than
+// cores (the libraries' own blocking waits then yield); a poll loop that never yields would
+// take whole time slices from the very peer it waits for.
+class Poller {
+ public:
+  void between_polls() {
+    if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
+      cut_boundary();
+    if (++polls_ >= kSpinsBeforeYield) sched_yield();
+  }
+
+ private:
+  static constexpr unsigned kSpinsBeforeYield = 64;
+  unsigned polls_ = 0;
+};
 
 template <class Post>
 int send_and_poll(Post post) {
@@ -23,37 +36,41 @@ int send_and_poll(Post post) {
 }  // namespace
 
 int interruptible_wait(MPI_Request* request, MPI_Status* status) {
+  Poller poller;
   for (;;) {
     int flag = 0;
     const int rc = MPI_Test(request, &flag, status);
     if (rc != MPI_SUCCESS || flag) return rc;
-    boundary();
+    poller.between_polls();
   }
 }
 
 int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  Poller poller;
   for (;;) {
     int flag = 0;
     const int rc = MPI_Testall(count, requests, &flag, statuses);
     if (rc != MPI_SUCCESS || flag) return rc;
-    boundary();
+    poller.between_polls();
   }
 }
 
 int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  Poller poller;
   for (;;) {
     int flag = 0;
     const int rc = MPI_Testany(count, requests, index, &flag, status);
     if (rc != MPI_SUCCESS || flag) return rc;
-    boundary();
+    poller.between_polls();
   }
 }
 
 int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  Poller poller;
   for (;;) {
     const int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
     if (rc != MPI_SUCCESS || *outcount != 0) return rc;  // MPI_UNDEFINED (no active request) ends too
-    boundary();
+    poller.between_polls();
   }
 }
 
@@ -91,11 +108,12 @@ int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype send
 }
 
 int interruptible_probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  Poller poller;
   for (;;) {
     int flag = 0;
     const int rc = MPI_Iprobe(source, tag, comm, &flag, status);
     if (rc != MPI_SUCCESS || flag) return rc;
-    boundary();
+    poller.between_polls();
   }
 }
 

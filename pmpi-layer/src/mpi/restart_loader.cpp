@@ -62,6 +62,7 @@ void restore_if_requested() {
 }
 
 void after_restart() {
+  continue_wtime_after_restart();
   repost_pending_receives();
   ++g_restarts;
 }

@@ -1,0 +1,199 @@
+#include "sim/lifecycle.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "sim/agent_script.hpp"
+#include "sim/command.hpp"
+#include "sim/holder.hpp"
+#include "sim/host_files.hpp"
+#include "sim/namespace_members.hpp"
+#include "sim/network.hpp"
+#include "sim/sim_error.hpp"
+#include "sim/state_file.hpp"
+
+namespace yadokari::sim {
+
+namespace {
+
+// Holders whose argv[0] says they belong to the cluster in `dir` (found even without state.json).
+std::vector<pid_t> tagged_holders(const std::filesystem::path& dir) {
+  const std::string prefix = holder_tag(dir, "");
+  std::vector<pid_t> holders;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::atoi(name.c_str()));
+    if (process_argv0(pid).starts_with(prefix)) holders.push_back(pid);
+  }
+  return holders;
+}
+
+// Everything inside the namespaces of the holder `pid`, if it really is one of this cluster's.
+int kill_holder_and_members(const std::filesystem::path& dir, pid_t pid) {
+  if (pid <= 0 || !process_argv0(pid).starts_with(holder_tag(dir, ""))) return 0;
+  return kill_netns_members(namespace_of(pid, "net"));
+}
+
+void start_holder(Cluster& cluster, Node& node, bool full_node) {
+  HolderSpec spec;
+  spec.tag = holder_tag(cluster.dir, node.id);
+  spec.full_node = full_node;
+  spec.hostname = node.hostname;
+  spec.hosts_file = cluster.hosts_file();
+  node.pid = spawn_holder(spec);
+  node.netns = namespace_of(node.pid, "net");
+  if (node.netns.empty()) throw SimError("namespace holder " + spec.tag + " exited right after it started");
+  node.alive = true;
+  save_state(cluster);  // recorded at once, so a failure later still finds it
+}
+
+void build(Cluster& cluster) {
+  std::filesystem::create_directories(cluster.dir);
+  write_hosts_file(cluster);
+  save_state(cluster);
+  start_holder(cluster, cluster.switch_holder, false);
+  create_switch(cluster.switch_holder);
+  start_holder(cluster, cluster.frontend, true);
+  plug_node(cluster.switch_holder, cluster.frontend);
+  for (auto& node : cluster.nodes) {
+    start_holder(cluster, node, true);
+    plug_node(cluster.switch_holder, node);
+    if (!cluster.link.empty()) shape_link(node, cluster.link);
+  }
+  write_hostfiles(cluster);
+  write_agent(cluster);
+  save_state(cluster);
+}
+
+void remove_cluster_dir(const std::filesystem::path& dir) {
+  for (const pid_t pid : tagged_holders(dir)) kill_holder_and_members(dir, pid);
+  if (auto cluster = load_state(dir)) {
+    for (const auto& node : cluster->nodes) kill_holder_and_members(dir, node.pid);
+    kill_holder_and_members(dir, cluster->frontend.pid);
+    kill_holder_and_members(dir, cluster->switch_holder.pid);
+  }
+  std::error_code error;
+  std::filesystem::remove_all(dir, error);
+  if (error) throw SimError("cannot remove " + dir.string() + ": " + error.message());
+  // The default base directory goes when its last cluster goes; one named by YADOKARI_SIM_DIR stays.
+  const char* base = std::getenv("YADOKARI_SIM_DIR");
+  if (!base || !*base) std::filesystem::remove(dir.parent_path(), error);  // fails (ignored) unless empty
+}
+
+}  // namespace
+
+void check_can_manage(bool need_tc) {
+  if (geteuid() != 0) throw SimError("sim needs root (it creates namespaces and network devices)");
+  require_tool("ip", "iproute2");
+  require_tool("nsenter", "util-linux");
+  if (need_tc) require_tool("tc", "iproute2");
+}
+
+std::string node_state(const Node& node) {
+  if (!node.alive) return "down";
+  return holder_running(node) ? "up" : "lost";
+}
+
+bool healthy(const Cluster& cluster) {
+  if (!holder_running(cluster.switch_holder) || node_state(cluster.frontend) != "up") return false;
+  for (const auto& node : cluster.nodes) {
+    if (node_state(node) != "up") return false;
+  }
+  return std::filesystem::exists(cluster.agent());
+}
+
+Cluster load_cluster(const std::string& name) {
+  check_cluster_name(name);
+  auto cluster = load_state(cluster_dir(name));
+  if (!cluster) throw SimError("no simulated cluster named " + name + " (start one with yadokari sim up)");
+  return *cluster;
+}
+
+UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link) {
+  check_cluster_name(name);
+  if (nodes < 1 || nodes > kMaxNodes) {
+    throw SimError("--nodes must be from 1 to " + std::to_string(kMaxNodes) + ", not " + std::to_string(nodes), 2);
+  }
+  if (slots < 1) throw SimError("--slots must be at least 1, not " + std::to_string(slots), 2);
+  check_can_manage(!link.empty());
+
+  UpResult result;
+  const auto dir = cluster_dir(name);
+  if (auto existing = load_state(dir)) {
+    const bool same_shape = existing->nodes.size() == static_cast<size_t>(nodes) && existing->slots == slots &&
+                            existing->link == link;
+    if (same_shape && healthy(*existing)) {
+      result.cluster = *existing;
+      result.reused = true;
+      return result;
+    }
+    result.replaced = same_shape ? "it was broken (a holder is gone or a node is down)"
+                                 : "it had another shape (" + std::to_string(existing->nodes.size()) + " nodes x " +
+                                       std::to_string(existing->slots) + " slots" +
+                                       (existing->link.empty() ? "" : ", link '" + existing->link + "'") + ")";
+  } else if (std::filesystem::exists(dir)) {
+    result.replaced = "its state was unreadable";
+  }
+  remove_cluster_dir(dir);
+
+  result.cluster = plan_cluster(name, dir, nodes, slots, link);
+  try {
+    build(result.cluster);
+  } catch (const SimError& e) {
+    try {
+      remove_cluster_dir(dir);
+    } catch (const SimError&) {
+    }
+    if (e.exit_code() != 1) throw;
+    throw SimError(std::string("sim up failed: ") + e.what() + " (nothing was left behind)");
+  } catch (const std::exception& e) {
+    try {
+      remove_cluster_dir(dir);
+    } catch (const SimError&) {
+    }
+    throw SimError(std::string("sim up failed: ") + e.what() + " (nothing was left behind)");
+  }
+  return result;
+}
+
+bool tear_down(const std::string& name) {
+  check_cluster_name(name);
+  if (geteuid() != 0) throw SimError("sim needs root (it creates namespaces and network devices)");
+  const auto dir = cluster_dir(name);
+  const bool present = std::filesystem::exists(dir) || !tagged_holders(dir).empty();
+  if (present) remove_cluster_dir(dir);
+  return present;
+}
+
+KillResult kill_node(const std::string& name, const std::string& what) {
+  check_can_manage();
+  Cluster cluster = load_cluster(name);
+  Node* node = find_node(cluster, what);
+  if (!node) {
+    throw SimError("cluster " + name + " has no node " + what + " (nodes: " + node_names(cluster) + ")");
+  }
+  if (node == &cluster.frontend) {
+    throw SimError(node->hostname + " is the frontend, not a node; use yadokari sim down to remove the cluster", 2);
+  }
+  KillResult result;
+  result.hostname = node->hostname;
+  if (!node->alive) {
+    result.already_down = true;
+    return result;
+  }
+  if (holder_running(*node) && process_argv0(node->pid).starts_with(holder_tag(cluster.dir, ""))) {
+    result.processes = kill_netns_members(node->netns);
+  }
+  node->alive = false;
+  write_hostfiles(cluster);
+  write_agent(cluster);
+  save_state(cluster);
+  return result;
+}
+
+}  // namespace yadokari::sim

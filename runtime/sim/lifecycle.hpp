@@ -1,0 +1,45 @@
+#pragma once
+// `yadokari sim up/down/kill` and the checks around them.
+#include <string>
+
+#include "sim/cluster.hpp"
+
+namespace yadokari::sim {
+
+// Root, and ip/nsenter (and tc with `need_tc`) in PATH; SimError otherwise.
+void check_can_manage(bool need_tc = false);
+
+struct UpResult {
+  Cluster cluster;
+  bool reused = false;  // an existing healthy cluster of the same shape
+  std::string replaced; // why an existing cluster was torn down first ("" if there was none)
+};
+
+// Builds the cluster (or reuses a healthy one of the same shape). On any failure everything
+// started so far is torn down again before the SimError propagates.
+UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link);
+
+// Kills every process of every node, the frontend and the switch, and removes the state
+// directory. False if there was nothing to remove.
+bool tear_down(const std::string& name);
+
+struct KillResult {
+  std::string hostname;
+  bool already_down = false;
+  int processes = 0;  // killed, the holder included
+};
+
+// SIGKILL to every process inside the node (a crash / power-off), marks it dead in state.json
+// and drops it from the agent and hostfiles.
+KillResult kill_node(const std::string& name, const std::string& node);
+
+// The cluster called `name`; SimError "no simulated cluster named NAME ..." if none.
+Cluster load_cluster(const std::string& name);
+
+// "up", "down" (killed) or "lost" (state says alive but the holder is gone).
+std::string node_state(const Node& node);
+
+// Every holder alive and every node up.
+bool healthy(const Cluster& cluster);
+
+}  // namespace yadokari::sim

@@ -1,0 +1,48 @@
+# Sourced by the simulated-cluster tests. Gives each test its own state directory and cluster
+# name, and on every exit path: `sim down`, then checks that nothing is left behind (holder
+# processes, the state directory, interfaces or named namespaces in the root namespace).
+# Needs: $Y (the yadokari CLI). Exit 77 (skipped) when not root.
+set -u
+[[ $(id -u) == 0 ]] || { echo "skipped: the simulated cluster needs root"; exit 77; }
+[[ -x "$Y" ]] || { echo "no yadokari CLI at $Y" >&2; exit 2; }
+
+export YADOKARI_SIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/yk-sim-test.XXXXXX")
+NAME="t$$"
+NAME=${NAME:0:12}
+DIR="$YADOKARI_SIM_DIR/$NAME"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/yk-sim-work.XXXXXX")
+ROOT_LINKS_BEFORE=$(ip -o link show | awk -F': ' '{print $2}' | sort)
+ROOT_NETNS_BEFORE=$(ip netns list 2>/dev/null | sort)
+FAILURES=0
+
+fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
+pass() { echo "ok: $*"; }
+
+cleanup() {
+    local status=$?
+    "$Y" sim down --name "$NAME" >/dev/null 2>&1 || { echo "FAIL: sim down failed in cleanup" >&2; status=1; }
+    if pgrep -f "^yadokari-sim:$YADOKARI_SIM_DIR/" >/dev/null; then
+        echo "FAIL: holder processes left behind: $(pgrep -af "^yadokari-sim:$YADOKARI_SIM_DIR/")" >&2
+        kill -9 $(pgrep -f "^yadokari-sim:$YADOKARI_SIM_DIR/") 2>/dev/null
+        status=1
+    fi
+    [[ -e "$DIR" ]] && { echo "FAIL: state directory $DIR left behind" >&2; status=1; }
+    local links netns
+    links=$(ip -o link show | awk -F': ' '{print $2}' | sort)
+    netns=$(ip netns list 2>/dev/null | sort)
+    [[ "$links" == "$ROOT_LINKS_BEFORE" ]] || { echo "FAIL: root namespace interfaces changed: $links" >&2; status=1; }
+    [[ "$netns" == "$ROOT_NETNS_BEFORE" ]] || { echo "FAIL: named namespaces changed: $netns" >&2; status=1; }
+    rm -rf "$YADOKARI_SIM_DIR" "$WORK"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+finish() {
+    if ((FAILURES > 0)); then
+        echo "$FAILURES check(s) failed" >&2
+        exit 1
+    fi
+    echo "all checks passed"
+    exit 0
+}

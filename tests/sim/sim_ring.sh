@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# An example MPI job on a simulated cluster: 4 ranks over 2 nodes x 2 slots must print exactly
+# what a local 4-rank run prints. usage: sim_ring.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
+Y="$1" FLAVOUR="$2"
+shift 2
+source "$(dirname "$0")/sim_common.sh"
+
+"$Y" sim up --nodes 2 --slots 2 --name "$NAME" >/dev/null || { fail "sim up"; finish; }
+eval "$("$Y" sim env --mpi "$FLAVOUR" --name "$NAME" --job-dir "$WORK")" || { fail "sim env"; finish; }
+cd "$WORK"
+if [[ "$FLAVOUR" == openmpi ]]; then
+    local_run=(env -u OMPI_MCA_plm_rsh_agent mpirun.openmpi --oversubscribe --bind-to none -n 4)
+    sim_run=($sim_launch mpirun.openmpi $sim_launcher_args -n 4)
+    where=(--mca btl_base_verbose 0)
+else
+    local_run=(mpiexec.mpich -n 4)
+    sim_run=($sim_launch mpiexec.mpich $sim_launcher_args -n 4)
+    where=()
+fi
+timeout --kill-after=5 120 "${local_run[@]}" "$@" >local.out 2>local.err </dev/null
+[[ $? == 0 ]] && pass "local run" || fail "local run: $(tail -5 local.err)"
+timeout --kill-after=5 120 "${sim_run[@]}" "${where[@]}" "$@" >sim.out 2>sim.err </dev/null
+[[ $? == 0 ]] && pass "run on the simulated cluster" || fail "simulated run: $(tail -5 sim.err)"
+[[ -s local.out ]] && cmp -s local.out sim.out && pass "same output ($(wc -l <sim.out) lines)" \
+    || fail "outputs differ: $(diff local.out sim.out | head -5)"
+# Where the ranks ran: one process per rank, two on each node (hostname via the agent's shell).
+hosts=$(timeout 60 "${sim_run[@]}" hostname </dev/null 2>/dev/null | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' ')
+[[ "$hosts" == "yk$NAME-n1x2 yk$NAME-n2x2" ]] && pass "ranks placed 2+2: $hosts" || fail "placement: $hosts"
+finish

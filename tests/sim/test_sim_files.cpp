@@ -1,0 +1,98 @@
+// The pure parts of runtime/sim: naming, hostfiles, /etc/hosts, agent, launcher settings,
+// state.json round trip. (Everything that needs root and namespaces is in sim_*.sh.)
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include "sim/agent_script.hpp"
+#include "sim/cluster.hpp"
+#include "sim/host_files.hpp"
+#include "sim/launch_settings.hpp"
+#include "sim/sim_error.hpp"
+#include "sim/state_file.hpp"
+
+using namespace yadokari::sim;
+
+namespace {
+Cluster sample() {
+  Cluster cluster = plan_cluster("abc", "/state/abc", 2, 3, "");
+  for (auto* node : {&cluster.frontend, &cluster.nodes[0], &cluster.nodes[1]}) {
+    node->pid = 100 + static_cast<int>(node->address.back());
+    node->netns = "net:[4026530000]";
+    node->alive = true;
+  }
+  return cluster;
+}
+}  // namespace
+
+TEST_CASE("cluster names and node lookup", "[sim]") {
+  CHECK_NOTHROW(check_cluster_name("sim2"));
+  CHECK_THROWS_AS(check_cluster_name(""), SimError);
+  CHECK_THROWS_AS(check_cluster_name("Upper"), SimError);
+  CHECK_THROWS_AS(check_cluster_name("a-b"), SimError);
+  CHECK_THROWS_AS(check_cluster_name("thirteenchars"), SimError);
+  Cluster cluster = sample();
+  CHECK(cluster.nodes[1].hostname == "ykabc-n2");
+  CHECK(cluster.nodes[1].address == "10.213.0.2");
+  CHECK(find_node(cluster, "n2") == &cluster.nodes[1]);
+  CHECK(find_node(cluster, "ykabc-n2") == &cluster.nodes[1]);
+  CHECK(find_node(cluster, "10.213.0.1") == &cluster.nodes[0]);
+  CHECK(find_node(cluster, "fe") == &cluster.frontend);
+  CHECK(find_node(cluster, "n3") == nullptr);
+  CHECK(node_names(cluster) == "ykabc-n1, ykabc-n2");
+}
+
+TEST_CASE("hostfiles list live nodes; /etc/hosts every name", "[sim]") {
+  Cluster cluster = sample();
+  CHECK(hostfile_openmpi_content(cluster) == "ykabc-n1 slots=3\nykabc-n2 slots=3\n");
+  CHECK(hostfile_mpich_content(cluster) == "ykabc-n1:3\nykabc-n2:3\n");
+  cluster.nodes[0].alive = false;
+  CHECK(hostfile_mpich_content(cluster) == "ykabc-n2:3\n");
+  const std::string hosts = hosts_content(cluster);
+  CHECK(hosts.find("10.213.0.254\tykabc-fe\n") != std::string::npos);
+  CHECK(hosts.find("10.213.0.1\tykabc-n1\n") != std::string::npos);
+  CHECK(hosts.find("127.0.0.1\tlocalhost\n") != std::string::npos);
+}
+
+TEST_CASE("agent maps names to holders and refuses dead nodes", "[sim]") {
+  Cluster cluster = sample();
+  cluster.nodes[1].alive = false;
+  const std::string agent = agent_script(cluster);
+  CHECK(agent.find("n1|ykabc-n1|10.213.0.1)\n        pid=149 netns='net:[4026530000]' ;;") != std::string::npos);
+  CHECK(agent.find("n2|ykabc-n2|10.213.0.2)\n        unreachable ;;") != std::string::npos);
+  CHECK(agent.find("nsenter -t \"$pid\" -n -u -i -m") != std::string::npos);
+}
+
+TEST_CASE("launch settings for both MPIs", "[sim]") {
+  const Cluster cluster = sample();
+  const auto ompi = launch_settings(cluster, yadokari::launch::MpiFlavour::openmpi, "/jobs/j1");
+  CHECK(ompi.frontend_prefix ==
+        std::vector<std::string>{"nsenter", "-t", "152", "-n", "-u", "-i", "-m", "--wd=.", "--"});
+  CHECK(ompi.launcher_args == std::vector<std::string>{"--hostfile", "/state/abc/hostfile.openmpi", "--bind-to", "none"});
+  auto has = [&](const std::string& name, const std::string& value) {
+    for (const auto& [n, v] : ompi.environment) {
+      if (n == name) return v == value;
+    }
+    return false;
+  };
+  CHECK(has("OMPI_MCA_plm_rsh_agent", "/state/abc/agent"));
+  CHECK(has("OMPI_MCA_plm_rsh_no_tree_spawn", "1"));
+  CHECK(has("OMPI_MCA_oob_tcp_if_include", "10.213.0.0/24"));
+  CHECK(has("OMPI_MCA_btl_tcp_if_include", "10.213.0.0/24"));
+  CHECK(has("OMPI_MCA_orte_tmpdir_base", "/jobs/j1"));
+  CHECK(has("OMPI_MCA_btl_vader_backing_directory", "/jobs/j1"));
+  const auto mpich = launch_settings(cluster, yadokari::launch::MpiFlavour::mpich);
+  CHECK(mpich.launcher_args == std::vector<std::string>{"-launcher", "ssh", "-launcher-exec", "/state/abc/agent",
+                                                        "-f", "/state/abc/hostfile.mpich"});
+  CHECK(mpich.environment.empty());
+}
+
+TEST_CASE("state.json round trip", "[sim]") {
+  const Cluster cluster = sample();
+  const Cluster back = cluster_from_json(nlohmann::json::parse(to_json(cluster).dump()));
+  CHECK(back.name == "abc");
+  CHECK(back.slots == 3);
+  REQUIRE(back.nodes.size() == 2);
+  CHECK(back.nodes[1].pid == cluster.nodes[1].pid);
+  CHECK(back.nodes[1].netns == cluster.nodes[1].netns);
+  CHECK(back.frontend.hostname == "ykabc-fe");
+}
