@@ -17,6 +17,7 @@ enum class AreaKind : std::uint32_t {
   exe_tls = 5,   // the executable's TLS block of the application thread
   arena = 6,     // the used part of the application arena
   stack = 7,     // the used part of the application stack
+  fds = 8,       // FdRecord[] (src/fd_table.hpp): the application's open files (right after meta)
 };
 
 const char* to_string(AreaKind kind);

@@ -1,10 +1,14 @@
 #include "cli/job_stopper.hpp"
 
+#include <dirent.h>
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <map>
 #include <thread>
 
 #include "cli/child_process.hpp"
@@ -25,6 +29,33 @@ bool running(pid_t pid) {
   return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
 }
 
+// The launcher and everything it started on this host (Hydra proxies, Open MPI's ranks and
+// helpers), from the parent links in /proc: a proxy killed with its launcher leaves no rank
+// behind, even one that had not registered yet.
+std::vector<pid_t> process_tree(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  if (DIR* proc = opendir("/proc")) {
+    while (dirent* e = readdir(proc)) {
+      const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (pid <= 0) continue;
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      const auto close = text.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(text.substr(close + 2));
+      char state = 0;
+      pid_t parent = 0;
+      rest >> state >> parent;
+      children[parent].push_back(pid);
+    }
+    closedir(proc);
+  }
+  std::vector<pid_t> tree{root};
+  for (std::size_t i = 0; i < tree.size(); ++i)
+    for (const pid_t child : children[tree[i]]) tree.push_back(child);
+  return tree;
+}
+
 bool reaped_within(pid_t launcher, std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
   do {
@@ -39,15 +70,17 @@ bool reaped_within(pid_t launcher, std::chrono::milliseconds limit) {
 void stop_whole_job(pid_t launcher, const std::vector<pid_t>& local_rank_pids) {
   // Like a failure, and quietly: a launcher that is told to terminate (or sees its ranks die)
   // prints a banner into the job's output and may still forward output the ranks wrote after
-  // the commit. Killed outright it does neither; its remote daemons/proxies lose their parent
-  // and take their ranks down, the local ranks are killed here.
-  kill(launcher, SIGKILL);
-  for (const pid_t pid : local_rank_pids)
+  // the commit. Killed outright it does neither. Its local descendants are killed with it; the
+  // daemons/proxies on other hosts lose their parent and take their ranks down.
+  std::vector<pid_t> victims = process_tree(launcher);
+  victims.insert(victims.end(), local_rank_pids.begin(), local_rank_pids.end());
+  for (const pid_t pid : victims)
     if (pid > 0 && running(pid)) kill(pid, SIGKILL);
   reaped_within(launcher, std::chrono::seconds(10));
   const auto deadline = Clock::now() + std::chrono::seconds(5);
-  for (const pid_t pid : local_rank_pids)
-    while (pid > 0 && running(pid) && Clock::now() < deadline) std::this_thread::sleep_for(kStep);
+  for (const pid_t pid : victims)
+    while (pid > 0 && pid != launcher && running(pid) && Clock::now() < deadline)
+      std::this_thread::sleep_for(kStep);
 }
 
 }  // namespace yadokari::cli

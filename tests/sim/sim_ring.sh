@@ -19,11 +19,19 @@ else
 fi
 timeout --kill-after=5 120 "${local_run[@]}" "$@" >local.out 2>local.err </dev/null
 [[ $? == 0 ]] && pass "local run" || fail "local run: $(tail -5 local.err)"
-timeout --kill-after=5 120 "${sim_run[@]}" "${where[@]}" "$@" >sim.out 2>sim.err </dev/null
-[[ $? == 0 ]] && pass "run on the simulated cluster" || fail "simulated run: $(tail -5 sim.err)"
+timeout --kill-after=5 180 "${sim_run[@]}" "${where[@]}" "$@" >sim.out 2>sim.err </dev/null
+code=$?
+if [[ $code == 0 ]]; then
+    pass "run on the simulated cluster"
+elif [[ "$FLAVOUR" == mpich && ($code == 124 || $code == 137) ]] && cmp -s local.out sim.out; then
+    # PLATFORM_NOTES: MPICH/UCX over TCP can hang in MPI_Finalize; all output was there.
+    pass "run on the simulated cluster (hung after its output, killed by the watchdog: MPICH finalize)"
+else
+    fail "simulated run (exit $code): $(tail -5 sim.err)"
+fi
 [[ -s local.out ]] && cmp -s local.out sim.out && pass "same output ($(wc -l <sim.out) lines)" \
     || fail "outputs differ: $(diff local.out sim.out | head -5)"
 # Where the ranks ran: one process per rank, two on each node (hostname via the agent's shell).
-hosts=$(timeout 60 "${sim_run[@]}" hostname </dev/null 2>/dev/null | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' ')
+hosts=$(timeout 30 "${sim_run[@]}" hostname </dev/null 2>/dev/null | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' ')
 [[ "$hosts" == "yk$NAME-n1x2 yk$NAME-n2x2" ]] && pass "ranks placed 2+2: $hosts" || fail "placement: $hosts"
 finish

@@ -41,7 +41,7 @@ TEST_CASE("cluster names and node lookup", "[sim]") {
   CHECK(node_names(cluster) == "ykabc-n1, ykabc-n2");
 }
 
-TEST_CASE("hostfiles list live nodes; /etc/hosts every name", "[sim]") {
+TEST_CASE("hostfiles list live nodes and /etc/hosts names every node", "[sim]") {
   Cluster cluster = sample();
   CHECK(hostfile_openmpi_content(cluster) == "ykabc-n1 slots=3\nykabc-n2 slots=3\n");
   CHECK(hostfile_mpich_content(cluster) == "ykabc-n1:3\nykabc-n2:3\n");

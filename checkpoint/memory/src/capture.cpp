@@ -9,6 +9,7 @@
 #include "context.hpp"
 #include "diag.hpp"
 #include "exe_layout.hpp"
+#include "fd_table.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
 #include "meta.hpp"
@@ -20,6 +21,7 @@ namespace {
 
 constexpr std::uint32_t kRW = 3;  // PROT_READ | PROT_WRITE
 MetaRecord g_meta;                // static: large, and must not sit on the stack being captured
+FdRecord g_fds[kMaxAppFds];       // likewise
 
 struct ArenaLocked {
   ArenaLocked() { arena_lock(); }
@@ -79,8 +81,12 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
   auto put = [&sink](AreaKind kind, std::uintptr_t lo, std::uintptr_t hi, const char* name) {
     return hi <= lo || sink.area(kind, lo, hi - lo, kRW, name, reinterpret_cast<const void*>(lo));
   };
-  bool ok = sink.area(AreaKind::meta, 0, sizeof g_meta, 0, "yadokari memory meta", &g_meta) &&
-            put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
+  int nfds = capture_fds(g_fds);
+  bool ok = sink.area(AreaKind::meta, 0, sizeof g_meta, 0, "yadokari memory meta", &g_meta);
+  // Right after meta: the restore reopens (or refuses) before it overwrites anything.
+  if (ok && nfds > 0)
+    ok = sink.area(AreaKind::fds, 0, sizeof(FdRecord) * static_cast<unsigned>(nfds), 0, "application files", g_fds);
+  ok = ok && put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
   for (int i = 0; ok && i < carried_count(); ++i) {
     const CarriedRange& c = carried_ranges()[i];
     ok = put(AreaKind::carried, c.addr, c.addr + c.len, c.name);
@@ -120,6 +126,7 @@ const char* to_string(AreaKind kind) {
     case AreaKind::exe_tls: return "exe-tls";
     case AreaKind::arena: return "arena";
     case AreaKind::stack: return "stack";
+    case AreaKind::fds: return "fds";
   }
   return "unknown";
 }

@@ -16,6 +16,7 @@
 #include "context.hpp"
 #include "diag.hpp"
 #include "exe_layout.hpp"
+#include "fd_table.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
 #include "meta.hpp"
@@ -26,6 +27,7 @@ namespace yadokari::memory {
 namespace {
 
 MetaRecord g_meta;
+FdRecord g_fds[kMaxAppFds];
 alignas(64) unsigned char g_restore_stack[256 * 1024];
 
 struct StackCopy {
@@ -113,6 +115,7 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
       return p;
     }
     case AreaKind::meta:
+    case AreaKind::fds:
       break;
   }
   return nullptr;
@@ -147,13 +150,21 @@ int restore(AreaSource& src, const char* what) {
   if (!src.next(h) || h.kind != AreaKind::meta || h.len != sizeof g_meta || !src.read(&g_meta))
     return fail("not a yadokari memory image (no meta area first)"), YK_MEM_ERROR;
   if (!check_meta(g_meta, exe)) return YK_MEM_ERROR;
+  char why[kFdPathMax + 200];
+  bool more = src.next(h);
+  if (more && h.kind == AreaKind::fds) {
+    // The application's files: reopened onto their descriptors, or refused with nothing changed.
+    if (h.len > sizeof g_fds || h.len % sizeof(FdRecord) != 0) return fail("the image's file table is malformed"), YK_MEM_ERROR;
+    if (!src.read(g_fds)) return fail("the image ended early or could not be read"), YK_MEM_ERROR;
+    if (!reopen_fds(g_fds, static_cast<int>(h.len / sizeof(FdRecord)), why, sizeof why)) return fail(why), YK_MEM_ERROR;
+    more = src.next(h);
+  }
 
   // Point of no return: from here on, memory of this process is overwritten.
   std::vector<Range> exe_data = subtract(exe.writable, exe.excluded);
   arena_lock();
   bool arena_seen = false;
-  char why[160];
-  while (src.next(h)) {
+  for (; more; more = src.next(h)) {
     void* dst = destination(h, exe_data);
     if (!dst) {
       std::snprintf(why, sizeof why, "area %s at %#llx (+%llu) does not fit this process", to_string(h.kind),
@@ -173,6 +184,7 @@ int restore(AreaSource& src, const char* what) {
   }
   src.done();
   restore_std_streams(g_meta.streams);
+  relink_app_streams();
   yk_jump_to_stack(g_restore_stack + sizeof g_restore_stack, finish, nullptr);
 }
 

@@ -12,6 +12,7 @@
 #include "aslr.hpp"
 #include "context.hpp"
 #include "diag.hpp"
+#include "fd_table.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
 #include "process.hpp"
@@ -110,6 +111,7 @@ void resolve_real_functions() {
   g_real.putenv = reinterpret_cast<decltype(g_real.putenv)>(next("putenv"));
   g_real.clearenv = reinterpret_cast<decltype(g_real.clearenv)>(next("clearenv"));
   g_real.fortran_flush = reinterpret_cast<decltype(g_real.fortran_flush)>(dlsym(RTLD_DEFAULT, "_gfortran_flush_i4"));
+  resolve_fd_functions();
 }
 
 }  // namespace yadokari::memory

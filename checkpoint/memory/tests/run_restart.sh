@@ -17,6 +17,12 @@
 #   run_restart.sh aslr     PROG            the driver turns ASLR off by re-executing
 #   run_restart.sh plain    PROG N          same output with and without the driver
 #   run_restart.sh expect   PROG FILE       the output under the driver is FILE
+#   run_restart.sh files    PROG N K1 [K2..] the files program (files.c) checkpointed at K1, restarted,
+#                                           checkpointed at K2, ...: its stdout and every file it
+#                                           wrote equal an uninterrupted run's; lines appended
+#                                           after each checkpoint to its O_APPEND file are cut off
+#   run_restart.sh filegone PROG N K        a file deleted before the restart, or a descriptor
+#                                           number in use, is refused with one line (nothing changed)
 set -euo pipefail
 driver=${YK_MEMTEST_DRIVER:?set YK_MEMTEST_DRIVER to libyk_memtest.so}
 mode=$1
@@ -48,6 +54,11 @@ run() {
 expect_ok() {  # NAME RC
   [[ $2 == 0 ]] || fail "$1 exited with $2: $(head -c 2000 "$work/$1.err")"
   [[ ! -s $work/$1.err ]] || fail "$1 wrote to stderr: $(head -c 2000 "$work/$1.err")"
+}
+
+# The files program's input: 200 lines of 8..190 bytes (several stdio buffers' worth).
+make_input() {
+  awk 'BEGIN { for (i = 1; i <= 200; i++) { s = ""; for (j = 0; j < (i * 37) % 180; j++) s = s sprintf("%c", 97 + (i + j) % 26); print "line " i " " s } }' >"$1"
 }
 
 same() {  # EXPECTED ACTUAL WHAT
@@ -216,6 +227,61 @@ case $mode in
     rc=0; run out "$pre" -- "$prog" || rc=$?; expect_ok out $rc
     same "$expected" "$work/out.out" "unexpected output"
     echo "ok"
+    ;;
+  files)
+    prog=$1 n=$2
+    shift 2
+    mkdir "$work/ref" "$work/ckpt"
+    make_input "$work/ref/in.txt"
+    make_input "$work/ckpt/in.txt"
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" "$work/ref" || rc=$?; expect_ok ref $rc
+    grep -qx 'fds 900 901 902 903 904' "$work/ref.out" || fail "files not in the reserved range: $(head -1 "$work/ref.out")"
+    restore=()
+    : >"$work/joined.out"
+    i=0
+    for k in "$@"; do
+      i=$((i + 1))
+      rc=0; run "part$i" "$pre" "$tag" "${restore[@]}" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img$i" \
+        -- "$prog" "$n" "$work/ckpt" || rc=$?
+      expect_ok "part$i" $rc
+      [[ -s $work/img$i ]] || fail "no image written at boundary $k"
+      cat "$work/part$i.out" >>"$work/joined.out"
+      # The killed incarnation went on appending after its checkpoint: the restart cuts that off.
+      echo "appended after the checkpoint" >>"$work/ckpt/raw.log"
+      restore=(YADOKARI_RESTORE="$work/img$i")
+    done
+    rc=0; run last "$pre" "$newtag" "${restore[@]}" -- "$prog" "$n" "$work/ckpt" || rc=$?; expect_ok last $rc
+    cat "$work/last.out" >>"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
+    for f in out.txt raw.log data.bin fd.txt; do
+      same "$work/ref/$f" "$work/ckpt/$f" "$f written across the restart(s) differs from the uninterrupted run's"
+    done
+    echo "ok: stdout and out.txt ($(stat -c %s "$work/ckpt/out.txt") bytes), raw.log, data.bin, fd.txt identical"
+    ;;
+  filegone)
+    prog=$1 n=$2 k=$3
+    mkdir "$work/d"
+    make_input "$work/d/in.txt"
+    rc=0; run part1 "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    expect_ok part1 $rc
+    cp "$work/d/out.txt" "$work/out.saved"
+    mv "$work/d/in.txt" "$work/in.saved"
+    rc=0; run gone "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    [[ $rc != 0 ]] || fail "a restore with a deleted file went ahead"
+    [[ ! -s $work/gone.out ]] || fail "the refused restore ran the program: $(head -3 "$work/gone.out")"
+    [[ $(wc -l <"$work/gone.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/gone.err")"
+    grep -q "$work/d/in.txt" "$work/gone.err" || fail "the refusal does not name the file: $(cat "$work/gone.err")"
+    same "$work/out.saved" "$work/d/out.txt" "the refused restore changed out.txt"
+    mv "$work/in.saved" "$work/d/in.txt"
+    # A reserved descriptor number already taken in the fresh process: refused as well.
+    rc=0; (exec 903</dev/null && run taken "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d") || rc=$?
+    [[ $rc != 0 && ! -s $work/taken.out && $(wc -l <"$work/taken.err") == 1 ]] ||
+      fail "a taken descriptor: rc $rc, $(cat "$work/taken.err")"
+    grep -q "descriptor 903, which is in use" "$work/taken.err" || fail "unclear refusal: $(cat "$work/taken.err")"
+    # With the file back and the number free, the same image restores.
+    rc=0; run back "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?; expect_ok back $rc
+    echo "ok: $(cat "$work/gone.err")"
+    echo "ok: $(cat "$work/taken.err")"
     ;;
   *)
     fail "unknown mode $mode"

@@ -20,6 +20,7 @@ img::AreaKind to_image(mem::AreaKind k) {
     case mem::AreaKind::exe_tls: return img::AreaKind::tls;
     case mem::AreaKind::arena: return img::AreaKind::heap_arena;
     case mem::AreaKind::stack: return img::AreaKind::stack;
+    case mem::AreaKind::fds: return img::AreaKind::fd_table;
   }
   return img::AreaKind::other;
 }
@@ -34,6 +35,7 @@ std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
     case img::AreaKind::tls: return mem::AreaKind::exe_tls;
     case img::AreaKind::heap_arena: return mem::AreaKind::arena;
     case img::AreaKind::stack: return mem::AreaKind::stack;
+    case img::AreaKind::fd_table: return mem::AreaKind::fds;
     default: return std::nullopt;
   }
 }

@@ -1,0 +1,430 @@
+// The application's regular files across a restart: see fd_table.hpp.
+// glibc's fopen/freopen/fclose/tmpfile call its internal open/close, never the interposable
+// symbols, so the stdio calls are interposed as well: the real one runs, then the FILE's
+// descriptor is moved up the same way glibc's freopen moves one (dup, then set _fileno).
+#include "fd_table.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "diag.hpp"
+#include "routing.hpp"
+
+extern "C" void _IO_link_in(void* fp);  // glibc: puts a FILE on _IO_list_all (exported since 2.2.5)
+
+#define YK_API extern "C" __attribute__((visibility("default")))
+
+namespace yadokari::memory {
+namespace {
+
+struct Slot {
+  int fd = -1;  // -1: free
+  std::uint64_t dev = 0, ino = 0;
+  FILE* stream = nullptr;
+  char path[kFdPathMax];
+};
+
+Slot g_slots[kMaxAppFds];
+std::atomic<bool> g_lock{false};
+bool g_warned_limit, g_warned_full;
+
+struct Locked {
+  Locked() {
+    while (g_lock.exchange(true, std::memory_order_acquire))
+      while (g_lock.load(std::memory_order_relaxed)) {
+      }
+  }
+  ~Locked() { g_lock.store(false, std::memory_order_release); }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+};
+
+struct Real {
+  int (*open)(const char*, int, ...);
+  int (*openat)(int, const char*, int, ...);
+  int (*close)(int);
+  int (*dup)(int);
+  int (*dup2)(int, int);
+  int (*dup3)(int, int, int);
+  int (*fcntl)(int, int, ...);
+  FILE* (*fopen)(const char*, const char*);
+  FILE* (*freopen)(const char*, const char*, FILE*);
+  FILE* (*fdopen)(int, const char*);
+  int (*fclose)(FILE*);
+} g_real_fd;
+
+const Real& real() {
+  if (!g_real_fd.fclose) resolve_fd_functions();
+  return g_real_fd;
+}
+
+constexpr int kLinked = 0x0080;  // glibc libio's _IO_LINKED
+constexpr int kReopenMask = O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT;
+
+bool needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
+
+Slot* find(int fd) {
+  for (Slot& s : g_slots)
+    if (s.fd == fd) return &s;
+  return nullptr;
+}
+
+bool tracked(int fd) {
+  if (fd < kFdBase) return false;
+  Locked l;
+  return find(fd) != nullptr;
+}
+
+void untrack(int fd) {
+  if (fd < kFdBase) return;
+  Locked l;
+  if (Slot* s = find(fd)) s->fd = -1;
+}
+
+// /proc/self/fd/N: the absolute path of what is open on N.
+bool fd_path(int fd, char* out) {
+  char link[40];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, out, kFdPathMax - 1);
+  if (n <= 0) return false;
+  out[n] = '\0';
+  return out[0] == '/';
+}
+
+void record(int fd, const struct stat& st, FILE* stream) {
+  Locked l;
+  Slot* s = find(fd);
+  if (!s) s = find(-1);
+  if (!s) {
+    if (!g_warned_full) say("more than 128 files open by the application: the others will not survive a restart");
+    g_warned_full = true;
+    return;
+  }
+  if (!fd_path(fd, s->path)) {
+    s->fd = -1;
+    return;
+  }
+  s->fd = fd;
+  s->dev = st.st_dev;
+  s->ino = st.st_ino;
+  s->stream = stream;
+}
+
+// A descriptor the application just got: if it is a regular file, move it into the reserved
+// range (keeping its close-on-exec flag) and record it. Returns the descriptor to hand out.
+int adopt(int fd, FILE* stream) {
+  if (fd < 0 || !use_arena()) return fd;
+  int saved_errno = errno;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    errno = saved_errno;
+    return fd;
+  }
+  int target = fd;
+  if (fd < kFdBase) {
+    int fdflags = real().fcntl(fd, F_GETFD);
+    int moved = real().fcntl(fd, fdflags > 0 && (fdflags & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, kFdBase);
+    if (moved < 0) {
+      if (!g_warned_limit) {
+        char n[24];
+        say("cannot move the application's descriptor ", format_u64(n, static_cast<unsigned long long>(fd)),
+            " above 900 (RLIMIT_NOFILE too low?): files opened so will not survive a restart");
+      }
+      g_warned_limit = true;
+      errno = saved_errno;
+      return fd;
+    }
+    real().close(fd);
+    target = moved;
+  }
+  record(target, st, stream);
+  errno = saved_errno;
+  return target;
+}
+
+void adopt_stream(FILE* f) {
+  if (!f || !use_arena()) return;
+  int fd = f->_fileno;
+  if (fd <= 2) return;  // a standard stream redirected (freopen of stdout...): not carried
+  int moved = adopt(fd, f);
+  if (moved != fd) f->_fileno = moved;
+}
+
+void after_dup2(int oldfd, int newfd, int r) {
+  if (r < 0 || oldfd == newfd) return;
+  untrack(newfd);
+  if (tracked(oldfd)) adopt(newfd, nullptr);  // at or above the range: recorded, not moved
+}
+
+}  // namespace
+
+void resolve_fd_functions() {
+  if (g_real_fd.fclose) return;
+  auto next = [](const char* name) { return dlsym(RTLD_NEXT, name); };
+  Real r{};
+  r.open = reinterpret_cast<decltype(r.open)>(next("open"));
+  r.openat = reinterpret_cast<decltype(r.openat)>(next("openat"));
+  r.close = reinterpret_cast<decltype(r.close)>(next("close"));
+  r.dup = reinterpret_cast<decltype(r.dup)>(next("dup"));
+  r.dup2 = reinterpret_cast<decltype(r.dup2)>(next("dup2"));
+  r.dup3 = reinterpret_cast<decltype(r.dup3)>(next("dup3"));
+  r.fcntl = reinterpret_cast<decltype(r.fcntl)>(next("fcntl"));
+  r.fopen = reinterpret_cast<decltype(r.fopen)>(next("fopen"));
+  r.freopen = reinterpret_cast<decltype(r.freopen)>(next("freopen"));
+  r.fdopen = reinterpret_cast<decltype(r.fdopen)>(next("fdopen"));
+  r.fclose = reinterpret_cast<decltype(r.fclose)>(next("fclose"));
+  if (!r.open || !r.openat || !r.close || !r.dup || !r.dup2 || !r.dup3 || !r.fcntl || !r.fopen || !r.freopen ||
+      !r.fdopen || !r.fclose)
+    fatal("cannot resolve libc's open/close/dup/fcntl/fopen functions");
+  g_real_fd = r;
+}
+
+int capture_fds(FdRecord* out) {
+  Locked l;
+  int n = 0;
+  for (Slot& s : g_slots) {
+    if (s.fd < 0) continue;
+    struct stat st {};
+    int fl = real().fcntl(s.fd, F_GETFL);
+    int fdfl = real().fcntl(s.fd, F_GETFD);
+    // Closed behind our back (fcloseall, a library's close) or reused for something else.
+    if (fl < 0 || fdfl < 0 || fstat(s.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != s.dev ||
+        st.st_ino != s.ino) {
+      s.fd = -1;
+      continue;
+    }
+    FdRecord& r = out[n++];
+    std::memset(&r, 0, sizeof r);
+    r.fd = s.fd;
+    r.flags = (fl & kReopenMask) | ((fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0);
+    r.offset = lseek(s.fd, 0, SEEK_CUR);
+    r.size = st.st_size;
+    r.stream = s.stream && s.stream->_fileno == s.fd ? reinterpret_cast<std::uint64_t>(s.stream) : 0;
+    // The name now (the file may have been renamed), unless it was deleted since.
+    char now[kFdPathMax];
+    std::size_t len = fd_path(s.fd, now) ? std::strlen(now) : 0;
+    constexpr char kDeleted[] = " (deleted)";
+    bool deleted = len >= sizeof kDeleted - 1 && std::strcmp(now + len - (sizeof kDeleted - 1), kDeleted) == 0;
+    std::memcpy(r.path, len && !deleted ? now : s.path, kFdPathMax);
+    r.path[kFdPathMax - 1] = '\0';
+  }
+  return n;
+}
+
+bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) {
+  if (n < 0 || n > kMaxAppFds) return std::snprintf(why, why_len, "the image's file table is malformed"), false;
+  struct rlimit rl {};
+  getrlimit(RLIMIT_NOFILE, &rl);
+  int tmp[kMaxAppFds];
+  int opened = 0;
+  auto refuse = [&](const char* fmt, const FdRecord& r, const char* extra) {
+    std::snprintf(why, why_len, fmt, r.path, r.fd, extra);
+    for (int i = 0; i < opened; ++i) real().close(tmp[i]);
+    return false;
+  };
+  // First check everything (nothing of this process changes), then install.
+  for (int i = 0; i < n; ++i) {
+    const FdRecord& r = records[i];
+    if (std::memchr(r.path, '\0', sizeof r.path) == nullptr || r.path[0] != '/' || r.fd < kFdBase)
+      return std::snprintf(why, why_len, "the image's file table is malformed"), false;
+    if (static_cast<rlim_t>(r.fd) >= rl.rlim_cur)
+      return refuse("the application's file %s was descriptor %d, above this process's RLIMIT_NOFILE%s", r, "");
+    if (real().fcntl(r.fd, F_GETFD) >= 0 || errno != EBADF)
+      return refuse("the application's file %s was descriptor %d, which is in use in this process%s", r, "");
+    int fd = real().open(r.path, (r.flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC);
+    if (fd < 0) return refuse("the application's file %s (descriptor %d) cannot be reopened: %s", r, std::strerror(errno));
+    tmp[opened++] = fd;
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+      return refuse("the application's file %s (descriptor %d) is no longer a regular file%s", r, "");
+    if (fd >= kFdBase)
+      return refuse("no descriptor below 900 is free to reopen %s (descriptor %d)%s", r, "");
+  }
+  for (int i = 0; i < n; ++i) {
+    const FdRecord& r = records[i];
+    real().dup3(tmp[i], r.fd, (r.flags & O_CLOEXEC) ? O_CLOEXEC : 0);
+    real().close(tmp[i]);
+    // Appended after the checkpoint by the failed incarnation: the restarted one appends it again.
+    struct stat st {};
+    fstat(r.fd, &st);
+    if ((r.flags & O_APPEND) && st.st_size > r.size && ftruncate(r.fd, r.size) != 0)
+      say("cannot cut ", r.path, " back to its size at the checkpoint");
+    lseek(r.fd, r.offset, SEEK_SET);
+    Locked l;
+    Slot* s = find(-1);
+    if (!s) continue;
+    s->fd = r.fd;
+    s->dev = st.st_dev;
+    s->ino = st.st_ino;
+    s->stream = reinterpret_cast<FILE*>(r.stream);
+    std::memcpy(s->path, r.path, kFdPathMax);
+  }
+  return true;
+}
+
+void relink_app_streams() {
+  Locked l;
+  for (Slot& s : g_slots) {
+    if (s.fd < 0 || !s.stream || s.stream->_fileno != s.fd) continue;
+    s.stream->_flags &= ~kLinked;
+    _IO_link_in(s.stream);
+  }
+}
+
+}  // namespace yadokari::memory
+
+using namespace yadokari::memory;
+
+// ---- the interposed functions --------------------------------------------------------------
+
+YK_API int open(const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, mode_t);
+    va_end(ap);
+  }
+  return adopt(real().open(path, flags, mode), nullptr);
+}
+
+YK_API int open64(const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, mode_t);
+    va_end(ap);
+  }
+  return adopt(real().open(path, flags | O_LARGEFILE, mode), nullptr);
+}
+
+YK_API int openat(int dirfd, const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, mode_t);
+    va_end(ap);
+  }
+  return adopt(real().openat(dirfd, path, flags, mode), nullptr);
+}
+
+YK_API int openat64(int dirfd, const char* path, int flags, ...) {
+  mode_t mode = 0;
+  if (needs_mode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, mode_t);
+    va_end(ap);
+  }
+  return adopt(real().openat(dirfd, path, flags | O_LARGEFILE, mode), nullptr);
+}
+
+// _FORTIFY_SOURCE variants (an open() without a mode whose flags are not constant).
+YK_API int __open_2(const char* path, int flags) { return adopt(real().open(path, flags), nullptr); }
+YK_API int __open64_2(const char* path, int flags) { return adopt(real().open(path, flags | O_LARGEFILE), nullptr); }
+YK_API int __openat_2(int dirfd, const char* path, int flags) {
+  return adopt(real().openat(dirfd, path, flags), nullptr);
+}
+YK_API int __openat64_2(int dirfd, const char* path, int flags) {
+  return adopt(real().openat(dirfd, path, flags | O_LARGEFILE), nullptr);
+}
+
+YK_API int creat(const char* path, mode_t mode) {
+  return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC, mode), nullptr);
+}
+YK_API int creat64(const char* path, mode_t mode) {
+  return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode), nullptr);
+}
+
+YK_API int close(int fd) {
+  untrack(fd);
+  return real().close(fd);
+}
+
+YK_API int dup(int fd) noexcept {
+  int r = real().dup(fd);
+  return r >= 0 && tracked(fd) ? adopt(r, nullptr) : r;
+}
+
+YK_API int dup2(int oldfd, int newfd) noexcept {
+  int r = real().dup2(oldfd, newfd);
+  after_dup2(oldfd, newfd, r);
+  return r;
+}
+
+YK_API int dup3(int oldfd, int newfd, int flags) noexcept {
+  int r = real().dup3(oldfd, newfd, flags);
+  after_dup2(oldfd, newfd, r);
+  return r;
+}
+
+namespace {
+int fcntl_impl(int fd, int cmd, va_list ap) {
+  // Every fcntl argument is an int, a pointer or absent: passing a word covers them all.
+  unsigned long arg = va_arg(ap, unsigned long);
+  int r = real().fcntl(fd, cmd, arg);
+  if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && tracked(fd)) return adopt(r, nullptr);
+  return r;
+}
+}  // namespace
+
+YK_API int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  int r = fcntl_impl(fd, cmd, ap);
+  va_end(ap);
+  return r;
+}
+
+YK_API int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  int r = fcntl_impl(fd, cmd, ap);
+  va_end(ap);
+  return r;
+}
+
+YK_API FILE* fopen(const char* path, const char* mode) {
+  FILE* f = real().fopen(path, mode);
+  adopt_stream(f);
+  return f;
+}
+
+YK_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, mode); }
+
+YK_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
+  int old = stream ? stream->_fileno : -1;
+  FILE* f = real().freopen(path, mode, stream);
+  if (!f || f->_fileno != old) untrack(old);
+  adopt_stream(f);
+  return f;
+}
+
+YK_API FILE* freopen64(const char* path, const char* mode, FILE* stream) { return freopen(path, mode, stream); }
+
+YK_API FILE* fdopen(int fd, const char* mode) noexcept {
+  FILE* f = real().fdopen(fd, mode);
+  if (f && tracked(fd)) {
+    Locked l;
+    if (Slot* s = find(fd)) s->stream = f;
+  }
+  return f;
+}
+
+YK_API int fclose(FILE* f) {
+  int fd = f ? f->_fileno : -1;
+  int r = real().fclose(f);
+  untrack(fd);
+  return r;
+}

@@ -1,0 +1,44 @@
+#pragma once
+// The application's regular files across a restart (ARCHITECTURE §5, pitfall 9). A file the
+// application opens (open/openat/creat/fopen/freopen/dup... in application context) is moved to
+// a reserved high descriptor range and recorded here; the capture saves, per descriptor, the
+// path, the status flags and the offset (the fds area, right after meta); the restore reopens
+// each path onto the same number, before any memory is overwritten, so a FILE* in the arena
+// comes back with its descriptor. Descriptors below the range (fresh MPI sockets...) are never
+// touched. Pipes, sockets, devices, and descriptors the application puts below the range
+// (dup2 onto 1, freopen of stdout) are not carried.
+#include <cstddef>
+#include <cstdint>
+
+namespace yadokari::memory {
+
+inline constexpr int kFdBase = 900;    // first descriptor of the reserved range
+inline constexpr int kMaxAppFds = 128;  // carried descriptors at most
+inline constexpr std::size_t kFdPathMax = 4096;
+
+// One carried descriptor, as stored in the fds area.
+struct FdRecord {
+  std::int32_t fd;
+  std::int32_t flags;        // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
+  std::int64_t offset;       // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
+  std::int64_t size;         // the file's size at the checkpoint (O_APPEND files are cut back to it)
+  std::uint64_t stream;      // the FILE* using it (in the arena), 0 if none known
+  char path[kFdPathMax];     // absolute
+};
+
+// Resolves the real functions (load time; also called lazily before that).
+void resolve_fd_functions();
+
+// Capture: fills `out` (kMaxAppFds entries) with the open carried descriptors; returns how many.
+int capture_fds(FdRecord* out);
+
+// Restore, before any memory is modified: checks that every descriptor number is free and every
+// file can be opened, then reopens them onto their numbers at their offsets. On failure: false,
+// one-line reason in `why`, and no descriptor of this process changed.
+bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len);
+
+// After the memory is back: the restored FILE structs are put on the fresh libc's list of open
+// streams again (so fflush(NULL) and exit() flush them).
+void relink_app_streams();
+
+}  // namespace yadokari::memory
