@@ -1,47 +1,12 @@
 #include "control/checkpoint_client.hpp"
 
-#include <array>
-#include <cerrno>
-#include <zmq.hpp>
+#include "control/front_end_request.hpp"
 
 namespace yadokari::control {
 
 CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
                                    const std::string& secret, std::chrono::milliseconds timeout) {
-  zmq::context_t context;
-  context.set(zmq::ctxopt::blocky, 0);
-  zmq::socket_t request(context, zmq::socket_type::req);
-  request.set(zmq::sockopt::linger, 0);
-  request.connect(endpoint);
-  const std::string bytes = encode(CheckpointRequest{job_id, secret});
-  (void)request.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  std::array<zmq::pollitem_t, 1> items{{{request.handle(), 0, ZMQ_POLLIN, 0}}};
-  // A checkpoint takes a while: a signal (e.g. a terminal resize) must not end the wait early.
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    try {
-      zmq::poll(items.data(), items.size(), left);
-      break;
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) throw;
-    }
-  }
-  zmq::message_t reply;
-  if (!(items[0].revents & ZMQ_POLLIN) || !request.recv(reply, zmq::recv_flags::dontwait))
-    throw StatusError("job " + job_id + " did not answer at " + endpoint);
-  try {
-    Message message = decode(reply.to_string_view());
-    if (auto* error = std::get_if<ErrorReply>(&message))
-      throw StatusError("job " + job_id + " refused the checkpoint request: " + error->reason);
-    if (auto* answer = std::get_if<CheckpointReply>(&message)) return std::move(*answer);
-    throw StatusError("job " + job_id + " answered with " +
-                      std::string(message_type_name(type_of(message))));
-  } catch (const ProtocolError& e) {
-    throw StatusError("job " + job_id + " sent a bad answer: " + e.what());
-  }
+  return ask_front_end<CheckpointReply>(endpoint, job_id, CheckpointRequest{job_id, secret}, "checkpoint", timeout);
 }
 
 }  // namespace yadokari::control
