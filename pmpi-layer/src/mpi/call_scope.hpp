@@ -3,7 +3,7 @@
 // entry and one on exit; the counter array is indexed by the generated function id.
 #pragma once
 
-#include "memory/memory.h"
+#include "memory/library_scope.hpp"
 #include "core/counter.hpp"
 #include "function_ids.hpp"
 #include "mpi/cut_protocol.hpp"
@@ -21,7 +21,7 @@ class CallScope {
  public:
   YK_HOT explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
     // Allocations inside MPI calls go to glibc, never into the application's arena (pitfall 7).
-    yk_mem_enter_library();
+    yadokari::memory::enter_library();
     g_call_counts[static_cast<std::size_t>(f)].add(1);
     if (outer_ == Fn::none_) {
       g_current_call.store(f, std::memory_order_relaxed);
@@ -32,7 +32,7 @@ class CallScope {
   }
   YK_HOT ~CallScope() {
     if (outer_ == Fn::none_) g_current_call.store(Fn::none_, std::memory_order_relaxed);
-    yk_mem_leave_library();
+    yadokari::memory::leave_library();
   }
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
