@@ -1,5 +1,9 @@
 #include "cli/job_launch.hpp"
 
+#include <memory>
+
+#include "cli/sim_placement.hpp"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -111,7 +115,18 @@ int launch_job(const LaunchRequest& request) {
         stop_now = true;
     };
   }
-  control::Coordinator coordinator(config);
+  // On a simulated cluster the nodes reach only the frontend's address: the coordinator's
+  // sockets are made inside the frontend's network namespace.
+  std::optional<SimPlacement> sim;
+  if (request.sim) {
+    sim = sim_placement(*request.sim, request.flavour);
+    config.bind_host = sim->bind_address;
+  }
+  std::unique_ptr<control::Coordinator> coordinator_holder =
+      sim ? in_network_namespace_of(sim->frontend_pid,
+                                    [&] { return std::make_unique<control::Coordinator>(config); })
+          : std::make_unique<control::Coordinator>(config);
+  control::Coordinator& coordinator = *coordinator_holder;
 
   std::optional<control::PublishedJob> published;
   try {
@@ -126,7 +141,9 @@ int launch_job(const LaunchRequest& request) {
   JobSettings settings{shim.string(),  config.flavour, coordinator.control_endpoint(),
                        request.job_id, secret,         request.rank_env};
   if (ckpt.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", ckpt.dir->string());
-  const JobEnvironment env = make_job_environment(current_environment(), settings);
+  JobEnvironment env = make_job_environment(current_environment(), settings);
+  if (sim)
+    for (const auto& [name, value] : sim->environment) env.launcher_env.push_back(name + "=" + value);
 
   launch::LaunchPlan plan;
   plan.flavour = request.flavour;
@@ -140,7 +157,18 @@ int launch_job(const LaunchRequest& request) {
   plan.app_argv = {request.app.string()};
   plan.app_argv.insert(plan.app_argv.end(), request.args.begin(), request.args.end());
 
-  const pid_t child = spawn_process(launch::launcher_argv(plan), env.launcher_env);
+  std::vector<std::string> argv = launch::launcher_argv(plan);
+  if (sim) {
+    argv.insert(argv.begin() + 1, sim->launcher_args.begin(), sim->launcher_args.end());
+    std::vector<std::string> prefix = sim->frontend_prefix;
+    if (!prefix.empty() && prefix.front().find('/') == std::string::npos) {  // exec does not search PATH
+      const auto found = launch::find_in_path(prefix.front(), path);
+      if (!found) throw CliError(exit_code::not_found, prefix.front() + " not found in PATH");
+      prefix.front() = found->string();
+    }
+    argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  }
+  const pid_t child = spawn_process(argv, env.launcher_env);
   // A stop is only ever set from inside poll(), i.e. on this thread.
   return supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now);
 }

@@ -30,6 +30,8 @@ struct LaunchRequest {
   CheckpointSettings checkpoint;  // dir, when set, is absolute and writable
   // More YADOKARI_* variables for the ranks (restart: YADOKARI_RESTORE, ...).
   std::vector<std::pair<std::string, std::string>> rank_env;
+  // The simulated cluster to run on (`yadokari sim`): its hostfile, launch agent and frontend.
+  std::optional<std::string> sim;
   // `run`: written to <checkpoint dir>/job.json once the launcher and shim are found.
   std::optional<JobFile> job_file;
 };

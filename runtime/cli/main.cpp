@@ -37,6 +37,7 @@ void add_run(CLI::App& app, RunOptions& options) {
       ->capture_default_str();
   run->add_option("--hosts", options.hosts, "Hosts and slots: h1:slots,h2:slots");
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
+  run->add_option("--sim", options.sim, "Run on the simulated cluster NAME (yadokari sim up)");
   add_checkpoint_flags(run, options.checkpoint);
   run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")
       ->required();
@@ -71,6 +72,7 @@ void add_restart(CLI::App& app, RestartOptions& options, RestartArgs& args) {
   restart->add_option("--mpi-args", args.mpi_args, "Extra launcher arguments (default: as in job.json)");
   restart->add_option("--rank-map", options.rank_map,
                       "Comma list: real rank i hosts logical rank LIST[i]");
+  restart->add_option("--sim", options.sim, "Run on the simulated cluster NAME (its live nodes)");
   args.command = restart;
 }
 

@@ -25,6 +25,7 @@ int restart_job(const RestartOptions& options) {
   request.checkpoint = resolve_checkpoint_settings(options.checkpoint, process_environment());
   const JobFile job = read_job_file(dir);
   request.hosts = parsed_hosts(options.hosts.value_or(job.hosts));
+  if (!options.sim.empty()) request.sim = options.sim;
   request.mpi_args = parsed_mpi_args(options.mpi_args.value_or(job.mpi_args));
   if (!options.rank_map.empty()) check_rank_map(options.rank_map, job.world_size);
 

@@ -15,6 +15,7 @@ struct RestartOptions {
   std::optional<std::string> hosts;     // overrides job.json's when given
   std::optional<std::string> mpi_args;  // likewise
   std::string rank_map;                 // --rank-map 2,0,1
+  std::string sim;                      // --sim NAME: on the simulated cluster's live nodes
 };
 
 // Returns the job's exit code like run_job. Throws CliError before launching anything.

@@ -49,6 +49,7 @@ int run_job(const RunOptions& options) {
   request.args.assign(options.command.begin() + 1, options.command.end());
   request.ranks = options.ranks;
   request.job_id = new_job_id();
+  if (!options.sim.empty()) request.sim = options.sim;
   if (request.checkpoint.dir) {
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
     request.job_file = JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),
