@@ -38,6 +38,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# FILE without the banner Hydra appends to the job's stdout when it is killed (an empty line,
+# then "=====..." and "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES").
+without_launcher_banner() {
+    awk '{ line[NR] = $0 }
+         /^=+$/ && NR > 1 && line[NR - 1] == "" { cut = NR - 1; exit }
+         END { last = cut ? cut - 1 : NR; for (i = 1; i <= last; i++) print line[i] }' "$1"
+}
+
 finish() {
     if ((FAILURES > 0)); then
         echo "$FAILURES check(s) failed" >&2
