@@ -5,6 +5,7 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
+#include "cli/sim_placement.hpp"
 #include "control/checkpoint_client.hpp"
 
 namespace yadokari::cli {
@@ -19,8 +20,10 @@ int take_checkpoint(const CheckpointOptions& options) {
   const control::JobRecord job = pick_job(options.job);
   control::CheckpointReply reply;
   try {
-    reply =
-        control::request_checkpoint(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
+    // A job on a simulated cluster listens inside the cluster: ask from there.
+    reply = in_network_namespace_of_job(job, [&] {
+      return control::request_checkpoint(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
+    });
   } catch (const control::StatusError& e) {
     throw CliError(exit_code::failure, e.what());
   }

@@ -6,33 +6,11 @@
 #include <system_error>
 
 #include "cli/cli_error.hpp"
+#include "cli/option_source.hpp"
 #include "storage/storage_error.hpp"
 #include "storage/writable_check.hpp"
 
 namespace yadokari::cli {
-namespace {
-
-struct Source {
-  std::string value;
-  std::string name;  // "--interval" or "YADOKARI_CKPT_INTERVAL", for errors
-};
-
-std::optional<Source> pick(const std::string& flag_value, const char* flag, const char* variable,
-                           const EnvLookup& env) {
-  if (!flag_value.empty()) return Source{flag_value, flag};
-  if (auto value = env(variable); value && !value->empty()) return Source{*value, variable};
-  return std::nullopt;
-}
-
-template <class T>
-std::optional<T> whole_number(const std::string& text) {
-  T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-}  // namespace
 
 EnvLookup process_environment() {
   return [](const std::string& name) -> std::optional<std::string> {
@@ -44,10 +22,10 @@ EnvLookup process_environment() {
 
 CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env) {
   CheckpointSettings settings;
-  if (auto dir = pick(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env))
+  if (auto dir = pick_option(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env))
     settings.dir = dir->value;
 
-  if (auto interval = pick(flags.interval, "--interval", "YADOKARI_CKPT_INTERVAL", env)) {
+  if (auto interval = pick_option(flags.interval, "--interval", "YADOKARI_CKPT_INTERVAL", env)) {
     char* end = nullptr;
     const double seconds = std::strtod(interval->value.c_str(), &end);
     if (end != interval->value.c_str() + interval->value.size() || !std::isfinite(seconds) ||
@@ -58,14 +36,14 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
     settings.interval_seconds = seconds;
   }
   if (auto stop =
-          pick(flags.stop_after_epoch, "--stop-after-epoch", "YADOKARI_STOP_AFTER_EPOCH", env)) {
+          pick_option(flags.stop_after_epoch, "--stop-after-epoch", "YADOKARI_STOP_AFTER_EPOCH", env)) {
     const auto epoch = whole_number<std::uint64_t>(stop->value);
     if (!epoch || *epoch < 1)
       throw CliError(exit_code::usage, stop->name + " must be an epoch number (1 or more), not '" +
                                            stop->value + "'");
     settings.stop_after_epoch = *epoch;
   }
-  if (auto keep = pick(flags.keep, "--keep", "YADOKARI_KEEP", env)) {
+  if (auto keep = pick_option(flags.keep, "--keep", "YADOKARI_KEEP", env)) {
     const auto count = whole_number<unsigned>(keep->value);
     if (!count || *count < 1)
       throw CliError(
@@ -73,7 +51,7 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
           keep->name + " must be a whole number of epochs (1 or more), not '" + keep->value + "'");
     settings.keep = *count;
   }
-  if (auto compress = pick(flags.compress, "--compress", "YADOKARI_CKPT_COMPRESS", env)) {
+  if (auto compress = pick_option(flags.compress, "--compress", "YADOKARI_CKPT_COMPRESS", env)) {
     const auto level = whole_number<int>(compress->value);
     if (!level || *level < 0 || *level > 19)
       throw CliError(exit_code::usage, compress->name +

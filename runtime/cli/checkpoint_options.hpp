@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "cli/option_source.hpp"
+
 namespace yadokari::cli {
 
 // As typed on the command line; empty = not given.
@@ -27,7 +29,6 @@ struct CheckpointSettings {
   int compression = 0;
 };
 
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 EnvLookup process_environment();
 
 // Throws CliError(usage) for a value that does not parse, or options that need --ckpt-dir.

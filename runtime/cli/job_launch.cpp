@@ -10,9 +10,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
+#include "cli/automatic_restart.hpp"
 #include "cli/child_process.hpp"
+#include "cli/node_agents.hpp"
+#include "cli/restart_timeline.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/job_environment.hpp"
 #include "cli/job_stopper.hpp"
@@ -26,6 +30,7 @@ namespace yadokari::cli {
 namespace {
 
 constexpr std::chrono::milliseconds kServeInterval{50};
+constexpr std::chrono::milliseconds kAgentConnectTimeout{5000};
 
 std::string path_variable() {
   const char* path = std::getenv("PATH");
@@ -47,35 +52,121 @@ std::vector<pid_t> local_rank_pids(const control::Coordinator& coordinator) {
   return pids;
 }
 
-// Runs the launcher to its end while serving the control plane.
-int supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
-              const std::optional<std::uint64_t>& stop_after, const bool& stop_now) {
+// How one launch ended: the job's exit code, or nodes lost (the launcher may still run).
+struct Outcome {
+  std::optional<int> exit_code;
+  std::vector<membership::NodeEvent> lost;
+  bool launcher_reaped = false;
+};
+
+// Runs the launcher to its end while serving the control plane. With node agents, a lost node
+// ends the launch too; a launcher that fails first (it saw its ranks die) waits for the
+// heartbeat verdict a little, so that a node loss is restarted rather than reported as a failure.
+Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
+                  const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
+                  std::chrono::milliseconds loss_after, const std::function<void()>& each_turn) {
+  const bool watch_nodes = loss_after.count() > 0;
   int stopped_by = 0;
   try {
     for (;;) {
       coordinator.poll(kServeInterval);
+      each_turn();
       if (stop_now) {
         stop_whole_job(launcher, local_rank_pids(coordinator));
         std::fprintf(stderr,
                      "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
                      static_cast<unsigned long long>(*stop_after));
-        return kStoppedAfterEpoch;
+        return Outcome{kStoppedAfterEpoch, {}, true};
       }
       while (auto received = signals.take()) {
         stopped_by = received->number;
         // A terminal's Ctrl-C already reached the launcher: it is in our process group.
         if (!received->from_terminal) kill(launcher, received->number);
       }
+      if (watch_nodes && stopped_by == 0)
+        if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, false};
       if (auto code = try_reap(launcher)) {
+        if (watch_nodes && *code != 0 && stopped_by == 0) {
+          const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
+          while (std::chrono::steady_clock::now() < deadline) {
+            coordinator.poll(kServeInterval);
+            if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, true};
+          }
+        }
         // Hydra sometimes reports success for a job it tore down on SIGTERM; a job that was
         // told to stop must not look like it finished.
-        return *code == 0 && stopped_by != 0 ? 128 + stopped_by : *code;
+        return Outcome{*code == 0 && stopped_by != 0 ? 128 + stopped_by : *code, {}, true};
       }
     }
   } catch (...) {
     kill(launcher, SIGTERM);  // do not leave a job running that nobody supervises
     throw;
   }
+}
+
+double seconds_between(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,
+// and logs the timeline once it is complete.
+void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,
+                    std::chrono::steady_clock::time_point launched, std::size_t world, bool& logged) {
+  const control::IncarnationProgress& progress = coordinator.progress();
+  if (!timeline.launch_s && progress.registered == world) {
+    timeline.init_s = progress.max_init_seconds;
+    timeline.launch_s = std::max(0.0, seconds_between(launched, progress.last_registered) - progress.max_init_seconds);
+  }
+  if (!timeline.restore_s && progress.restored == world) timeline.restore_s = progress.max_restore_seconds;
+  if (!logged && timeline.restore_s && timeline.launch_s) {
+    logged = true;
+    std::fprintf(stderr, "yadokari: %s\n", timeline_line(timeline).c_str());
+  }
+}
+
+struct LaunchCommand {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+};
+
+// The launcher's command line and environment for one launch of the job.
+LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::path& launcher,
+                          const std::filesystem::path& shim, const std::string& control_endpoint,
+                          const std::string& secret, const std::optional<SimPlacement>& sim,
+                          const Incarnation& incarnation, const std::string& path) {
+  const std::string flavour(launch::flavour_name(request.flavour));
+  JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, secret, incarnation.rank_env};
+  if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
+  JobEnvironment env = make_job_environment(current_environment(), settings);
+  if (sim)
+    for (const auto& [name, value] : sim->environment) env.launcher_env.push_back(name + "=" + value);
+
+  launch::LaunchPlan plan;
+  plan.flavour = request.flavour;
+  plan.launcher = launcher;
+  plan.ranks = request.ranks;
+  plan.hosts = incarnation.hosts;
+  plan.running_as_root = geteuid() == 0;
+  plan.forwarded_env = env.forwarded_names;
+  plan.rank_only_env = {{"LD_PRELOAD", env.rank_ld_preload}};
+  plan.mpi_args = request.mpi_args;
+  plan.app_argv = {request.app.string()};
+  plan.app_argv.insert(plan.app_argv.end(), request.args.begin(), request.args.end());
+
+  std::vector<std::string> argv = launch::launcher_argv(plan);
+  if (sim) {
+    std::vector<std::string> args = sim->launcher_args;
+    if (incarnation.hosts.empty()) args.insert(args.end(), sim->hostfile_args.begin(), sim->hostfile_args.end());
+    argv.insert(argv.begin() + 1, args.begin(), args.end());
+    std::vector<std::string> prefix = sim->frontend_prefix;
+    if (!prefix.empty() && prefix.front().find('/') == std::string::npos) {  // exec does not search PATH
+      const auto found = launch::find_in_path(prefix.front(), path);
+      if (!found) throw CliError(exit_code::not_found, prefix.front() + " not found in PATH");
+      prefix.front() = found->string();
+    }
+    argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  }
+  return LaunchCommand{std::move(argv), std::move(env.launcher_env)};
 }
 
 }  // namespace
@@ -116,11 +207,17 @@ int launch_job(const LaunchRequest& request) {
     };
   }
   // On a simulated cluster the nodes reach only the frontend's address: the coordinator's
-  // sockets are made inside the frontend's network namespace.
+  // sockets are made inside the frontend's network namespace. Its nodes get agents, whose
+  // heartbeats detect a lost node.
   std::optional<SimPlacement> sim;
   if (request.sim) {
     sim = sim_placement(*request.sim, request.flavour);
     config.bind_host = sim->bind_address;
+    control::CoordinatorConfig::Membership membership;
+    membership.heartbeat = request.recovery.heartbeat;
+    for (const auto& node : sim->nodes)
+      if (node.alive) membership.slots[node.id] = node.slots;
+    config.membership = membership;
   }
   std::unique_ptr<control::Coordinator> coordinator_holder =
       sim ? in_network_namespace_of(sim->frontend_pid,
@@ -133,44 +230,57 @@ int launch_job(const LaunchRequest& request) {
     published.emplace(control::state_dir(),
                       control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(),
                                          secret, request.shown_app, config.flavour, request.ranks,
-                                         control::utc_now_iso8601()});
+                                         control::utc_now_iso8601(), sim ? sim->frontend_pid : 0});
   } catch (const control::RegistryError& e) {
     throw CliError(exit_code::failure, std::string("cannot publish the job: ") + e.what());
   }
 
-  JobSettings settings{shim.string(),  config.flavour, coordinator.control_endpoint(),
-                       request.job_id, secret,         request.rank_env};
-  if (ckpt.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", ckpt.dir->string());
-  JobEnvironment env = make_job_environment(current_environment(), settings);
-  if (sim)
-    for (const auto& [name, value] : sim->environment) env.launcher_env.push_back(name + "=" + value);
-
-  launch::LaunchPlan plan;
-  plan.flavour = request.flavour;
-  plan.launcher = *launcher;
-  plan.ranks = request.ranks;
-  plan.hosts = request.hosts;
-  plan.running_as_root = geteuid() == 0;
-  plan.forwarded_env = env.forwarded_names;
-  plan.rank_only_env = {{"LD_PRELOAD", env.rank_ld_preload}};
-  plan.mpi_args = request.mpi_args;
-  plan.app_argv = {request.app.string()};
-  plan.app_argv.insert(plan.app_argv.end(), request.args.begin(), request.args.end());
-
-  std::vector<std::string> argv = launch::launcher_argv(plan);
+  std::optional<NodeAgents> agents;
   if (sim) {
-    argv.insert(argv.begin() + 1, sim->launcher_args.begin(), sim->launcher_args.end());
-    std::vector<std::string> prefix = sim->frontend_prefix;
-    if (!prefix.empty() && prefix.front().find('/') == std::string::npos) {  // exec does not search PATH
-      const auto found = launch::find_in_path(prefix.front(), path);
-      if (!found) throw CliError(exit_code::not_found, prefix.front() + " not found in PATH");
-      prefix.front() = found->string();
-    }
-    argv.insert(argv.begin(), prefix.begin(), prefix.end());
+    std::vector<std::string> agent_env = current_environment();
+    agent_env.push_back("YADOKARI_JOB_ID=" + request.job_id);
+    agent_env.push_back("YADOKARI_JOB_SECRET=" + secret);
+    agents.emplace(sim_agent_launches(sim->nodes, sim->holder_pids), coordinator.control_endpoint(), agent_env);
+    agents->wait_until_connected(coordinator, kAgentConnectTimeout);
   }
-  const pid_t child = spawn_process(argv, env.launcher_env);
-  // A stop is only ever set from inside poll(), i.e. on this thread.
-  return supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now);
+
+  std::vector<RestartTimeline> timelines;
+  coordinator.set_status_extras([&timelines](control::StatusReport& report) {
+    report.restarts = static_cast<std::uint32_t>(timelines.size());
+    for (const auto& timeline : timelines) report.timeline.push_back(timeline_line(timeline));
+  });
+  RestartContext restart_context;
+  if (sim) restart_context.sim = *request.sim;
+  if (ckpt.dir) restart_context.ckpt_dir = *ckpt.dir;
+  restart_context.app = request.app;
+  restart_context.world_size = request.ranks;
+  restart_context.settings = request.recovery;
+  // How long a node may be silent before it is lost; 0: no agents, nothing to watch.
+  const std::chrono::milliseconds loss_after =
+      sim ? std::chrono::duration_cast<std::chrono::milliseconds>(request.recovery.heartbeat.interval *
+                                                                  request.recovery.heartbeat.misses)
+          : std::chrono::milliseconds(0);
+
+  Incarnation incarnation{request.hosts, request.rank_env};
+  for (;;) {
+    const LaunchCommand command = command_for(request, *launcher, shim, coordinator.control_endpoint(), secret,
+                                              sim, incarnation, path);
+    const pid_t child = spawn_process(command.argv, command.env);
+    const auto launched = std::chrono::steady_clock::now();
+    bool logged = timelines.empty();
+    // A stop is only ever set from inside poll(), i.e. on this thread.
+    const Outcome outcome = supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, [&] {
+      if (!timelines.empty())
+        follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
+    });
+    if (outcome.exit_code) return *outcome.exit_code;
+    RestartTimeline timeline;
+    restart_context.restarts_so_far = static_cast<int>(timelines.size());
+    incarnation = restart_after_loss(restart_context, coordinator, outcome.launcher_reaped ? 0 : child,
+                                     outcome.lost, timeline);
+    timelines.push_back(timeline);
+    coordinator.begin_incarnation();
+  }
 }
 
 }  // namespace yadokari::cli

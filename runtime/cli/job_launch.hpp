@@ -9,6 +9,7 @@
 
 #include "cli/checkpoint_options.hpp"
 #include "cli/job_file.hpp"
+#include "cli/recovery_options.hpp"
 #include "launch/launcher.hpp"
 #include "launch/mpi_flavour.hpp"
 
@@ -32,6 +33,8 @@ struct LaunchRequest {
   std::vector<std::pair<std::string, std::string>> rank_env;
   // The simulated cluster to run on (`yadokari sim`): its hostfile, launch agent and frontend.
   std::optional<std::string> sim;
+  // The automatic restart loop (jobs with node agents: --sim).
+  RecoverySettings recovery;
   // `run`: written to <checkpoint dir>/job.json once the launcher and shim are found.
   std::optional<JobFile> job_file;
 };

@@ -67,16 +67,16 @@ bool reaped_within(pid_t launcher, std::chrono::milliseconds limit) {
 
 }  // namespace
 
-void stop_whole_job(pid_t launcher, const std::vector<pid_t>& local_rank_pids) {
+void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids) {
   // Like a failure, and quietly: a launcher that is told to terminate (or sees its ranks die)
   // prints a banner into the job's output and may still forward output the ranks wrote after
   // the commit. Killed outright it does neither. Its local descendants are killed with it; the
   // daemons/proxies on other hosts lose their parent and take their ranks down.
-  std::vector<pid_t> victims = process_tree(launcher);
-  victims.insert(victims.end(), local_rank_pids.begin(), local_rank_pids.end());
+  std::vector<pid_t> victims = launcher > 0 ? process_tree(launcher) : std::vector<pid_t>{};
+  victims.insert(victims.end(), rank_pids.begin(), rank_pids.end());
   for (const pid_t pid : victims)
     if (pid > 0 && running(pid)) kill(pid, SIGKILL);
-  reaped_within(launcher, std::chrono::seconds(10));
+  if (launcher > 0) reaped_within(launcher, std::chrono::seconds(10));
   const auto deadline = Clock::now() + std::chrono::seconds(5);
   for (const pid_t pid : victims)
     while (pid > 0 && pid != launcher && running(pid) && Clock::now() < deadline)

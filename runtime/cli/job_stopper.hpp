@@ -1,5 +1,5 @@
 #pragma once
-// Ending a whole job on purpose (--stop-after-epoch): the launcher and every rank, with no rank
+// Ending a whole job on purpose (--stop-after-epoch, a restart after a node loss): the launcher and every rank, with no rank
 // process left behind.
 #include <sys/types.h>
 
@@ -7,10 +7,9 @@
 
 namespace yadokari::cli {
 
-// SIGTERM to the launcher (Open MPI's mpirun and Hydra's mpiexec both take their ranks down on
-// it), up to 10 s for it to exit, then SIGKILL; then SIGKILL to any of `local_rank_pids` (ranks
-// registered from this host) still alive, and up to 5 s for them to be gone. Returns once the
-// launcher has been reaped.
-void stop_whole_job(pid_t launcher, const std::vector<pid_t>& local_rank_pids);
+// SIGKILL to the launcher and its descendants on this host, and to every pid in `rank_pids`
+// still alive (ranks whose pids this host can see), then up to 10 s for the launcher to be
+// reaped and 5 s for the rest to be gone. `launcher` <= 0: it has already been reaped.
+void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids);
 
 }  // namespace yadokari::cli

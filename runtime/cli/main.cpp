@@ -2,8 +2,10 @@
 // checkpoint_command, restart_command, sim_command).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
+#include "agent/node_agent.hpp"
 #include "cli/checkpoint_command.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/inspect_command.hpp"
@@ -30,6 +32,17 @@ void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
                       "zstd level for images, 0 = off (env YADOKARI_CKPT_COMPRESS, default 0)");
 }
 
+// The automatic restart loop's choices (jobs on a simulated cluster, which have node agents).
+void add_recovery_flags(CLI::App* command, RecoveryFlags& flags) {
+  command->add_option("--policy", flags.policy,
+                      "Placement after a node loss: node, balanced, comm, speed or auto "
+                      "(env YADOKARI_POLICY, default balanced)");
+  command->add_option("--max-restarts", flags.max_restarts,
+                      "Automatic restarts before giving up (env YADOKARI_MAX_RESTARTS, default 3)");
+  command->add_option("--max-oversubscribe", flags.max_oversubscribe,
+                      "Ranks per slot a restart may place on a node (env YADOKARI_MAX_OVERSUBSCRIBE, default 2)");
+}
+
 void add_run(CLI::App& app, RunOptions& options) {
   auto* run = app.add_subcommand("run", "Run an MPI program under yadokari");
   run->add_option("-n,--np", options.ranks, "Number of ranks")->required();
@@ -39,6 +52,7 @@ void add_run(CLI::App& app, RunOptions& options) {
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
   run->add_option("--sim", options.sim, "Run on the simulated cluster NAME (yadokari sim up)");
   add_checkpoint_flags(run, options.checkpoint);
+  add_recovery_flags(run, options.recovery);
   run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")
       ->required();
   // Everything from APP on belongs to the application, even words that look like options.
@@ -67,6 +81,7 @@ void add_restart(CLI::App& app, RestartOptions& options, RestartArgs& args) {
   auto* restart = app.add_subcommand(
       "restart", "Restart a job from the newest usable epoch in its checkpoint directory");
   add_checkpoint_flags(restart, options.checkpoint);
+  add_recovery_flags(restart, options.recovery);
   restart->add_option("-n,--np", options.ranks, "Number of ranks (must equal the checkpoint's)");
   restart->add_option("--hosts", args.hosts, "Hosts and slots (default: as in job.json)");
   restart->add_option("--mpi-args", args.mpi_args, "Extra launcher arguments (default: as in job.json)");
@@ -81,6 +96,24 @@ void add_inspect(CLI::App& app, InspectOptions& options) {
   inspect->add_option("image", options.image, "Image file (ckpt/<epoch>/rank-<L>.img)")->required();
   inspect->add_flag("--verify", options.verify, "Read every area and check its checksum");
   inspect->add_flag("--json", options.json, "Print JSON instead of a table");
+}
+
+// Started by the front end on every node of a job (runtime/agent); not for users, hence hidden.
+void add_agent(CLI::App& app, yadokari::agent::AgentOptions& options) {
+  auto* agent = app.add_subcommand("agent", "Node agent of a running job (started by yadokari)");
+  agent->group("");
+  agent->add_option("--coordinator", options.coordinator, "Control endpoint tcp://host:port")->required();
+  agent->add_option("--node", options.node, "This node's id in the job")->required();
+}
+
+int run_agent(yadokari::agent::AgentOptions options) {
+  const char* job = std::getenv("YADOKARI_JOB_ID");
+  const char* secret = std::getenv("YADOKARI_JOB_SECRET");
+  if (!job || !secret)
+    throw CliError(exit_code::usage, "agent needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment");
+  options.job_id = job;
+  options.secret = secret;
+  return yadokari::agent::run_node_agent(options);
 }
 
 int report(const std::string& message, int code) {
@@ -107,6 +140,8 @@ int main(int argc, char** argv) {
   add_restart(app, restart_options, restart_args);
   SimOptions sim_options;
   add_sim(app, sim_options);
+  yadokari::agent::AgentOptions agent_options;
+  add_agent(app, agent_options);
 
   try {
     app.parse(argc, argv);
@@ -125,6 +160,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);
     if (app.got_subcommand("checkpoint")) return take_checkpoint(checkpoint_options);
     if (app.got_subcommand("sim")) return run_sim(sim_options);
+    if (app.got_subcommand("agent")) return run_agent(agent_options);
     if (app.got_subcommand("restart")) {
       if (restart_args.command->count("--hosts")) restart_options.hosts = restart_args.hosts;
       if (restart_args.command->count("--mpi-args")) restart_options.mpi_args = restart_args.mpi_args;

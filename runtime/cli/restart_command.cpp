@@ -23,6 +23,7 @@ int restart_job(const RestartOptions& options) {
 
   LaunchRequest request;
   request.checkpoint = resolve_checkpoint_settings(options.checkpoint, process_environment());
+  request.recovery = resolve_recovery_settings(options.recovery, process_environment());
   const JobFile job = read_job_file(dir);
   request.hosts = parsed_hosts(options.hosts.value_or(job.hosts));
   if (!options.sim.empty()) request.sim = options.sim;

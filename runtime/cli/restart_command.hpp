@@ -6,11 +6,13 @@
 #include <string>
 
 #include "cli/checkpoint_options.hpp"
+#include "cli/recovery_options.hpp"
 
 namespace yadokari::cli {
 
 struct RestartOptions {
   CheckpointFlags checkpoint;           // ckpt_dir is required
+  RecoveryFlags recovery;  // --policy, --max-restarts, --max-oversubscribe (with --sim)
   int ranks = 0;                        // -n; 0 = not given
   std::optional<std::string> hosts;     // overrides job.json's when given
   std::optional<std::string> mpi_args;  // likewise

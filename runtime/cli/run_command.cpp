@@ -42,6 +42,7 @@ int run_job(const RunOptions& options) {
   request.hosts = parsed_hosts(options.hosts);
   request.mpi_args = parsed_mpi_args(options.mpi_args);
   request.checkpoint = resolve_checkpoint_settings(options.checkpoint, process_environment());
+  request.recovery = resolve_recovery_settings(options.recovery, process_environment());
 
   request.shown_app = options.command.front();
   request.app = resolve_app(request.shown_app, path_variable());

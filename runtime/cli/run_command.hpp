@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/checkpoint_options.hpp"
+#include "cli/recovery_options.hpp"
 #include "launch/launcher.hpp"
 
 namespace yadokari::cli {
@@ -15,6 +16,7 @@ struct RunOptions {
   std::string mpi_args;              // extra launcher arguments, shell-quoted
   std::string sim;                   // --sim NAME: on the simulated cluster NAME (`yadokari sim`)
   CheckpointFlags checkpoint;        // --ckpt-dir, --interval, ...
+  RecoveryFlags recovery;  // --policy, --max-restarts, --max-oversubscribe (with --sim)
   std::vector<std::string> command;  // APP ARGS...
 };
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/restart_plan.hpp"
 #include "launch/mpi_flavour.hpp"
 
 namespace yadokari::cli {
@@ -14,9 +15,15 @@ struct SimPlacement {
   std::string bind_address;                  // the frontend's
   int frontend_pid = 0;                      // its namespaces' holder
   std::vector<std::string> frontend_prefix;  // prepended to the launcher's argv
-  std::vector<std::string> launcher_args;    // right after the launcher
+  std::vector<std::string> launcher_args;    // right after the launcher (without the hostfile)
+  std::vector<std::string> hostfile_args;    // the cluster's hostfile (live nodes), when no hosts are given
   std::vector<std::pair<std::string, std::string>> environment;  // for the launcher
+  std::vector<ClusterNode> nodes;  // compute nodes; alive = not taken down by `sim kill`
+  std::vector<int> holder_pids;    // per node: the process whose namespaces are the node
 };
+
+// The cluster's nodes as they are now (after `sim kill`s), for re-planning.
+std::vector<ClusterNode> sim_nodes_now(const std::string& name);
 
 // CliError when the cluster is missing or has no live node.
 SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour);
@@ -25,6 +32,13 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour);
 // live there; the thread's namespace is restored afterwards.
 template <class F>
 auto in_network_namespace_of(int pid, F&& make) -> decltype(make());
+
+// make() run in the network namespace of the job's status endpoint (JobRecord::netns_pid).
+template <class Job, class F>
+auto in_network_namespace_of_job(const Job& job, F&& make) -> decltype(make()) {
+  if (job.netns_pid == 0) return make();
+  return in_network_namespace_of(static_cast<int>(job.netns_pid), std::forward<F>(make));
+}
 
 void enter_network_namespace(int pid, int* saved_fd);
 void leave_network_namespace(int saved_fd);

@@ -5,6 +5,7 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
+#include "cli/sim_placement.hpp"
 #include "cli/status_format.hpp"
 #include "control/job_registry.hpp"
 #include "control/status_client.hpp"
@@ -21,7 +22,10 @@ int show_status(const StatusOptions& options) {
   const control::JobRecord job = pick_job(options.job);
   control::StatusReport report;
   try {
-    report = control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
+    // A job on a simulated cluster listens inside the cluster: ask from there.
+    report = in_network_namespace_of_job(job, [&] {
+      return control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
+    });
   } catch (const control::StatusError& e) {
     throw CliError(exit_code::failure, e.what());
   }

@@ -29,6 +29,15 @@ std::string status_table(const control::StatusReport& report) {
                r.bytes_received, fmt::format("{:.1f}s", r.seconds_since_init));
   if (!report.ranks_not_answering.empty())
     out += fmt::format("not answering: {}\n", fmt::join(report.ranks_not_answering, ", "));
+  if (report.last_committed_epoch > 0) out += fmt::format("last committed epoch: {}\n", report.last_committed_epoch);
+  if (!report.nodes.empty()) {
+    out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", "node", "host", "state", "slots", "last heard");
+    for (const auto& n : report.nodes)
+      out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", n.node, n.hostname.empty() ? "-" : n.hostname,
+                         n.state, n.slots, fmt::format("{:.2f}s ago", n.seconds_since_heard));
+  }
+  out += fmt::format("automatic restarts: {}\n", report.restarts);
+  for (const auto& line : report.timeline) out += line + "\n";
   return out;
 }
 
@@ -45,12 +54,23 @@ nlohmann::json status_json(const control::StatusReport& report) {
                      {"messages_received", r.messages_received},
                      {"bytes_received", r.bytes_received},
                      {"seconds_since_init", r.seconds_since_init}});
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& n : report.nodes)
+    nodes.push_back({{"node", n.node},
+                     {"host", n.hostname},
+                     {"state", n.state},
+                     {"slots", n.slots},
+                     {"seconds_since_heard", n.seconds_since_heard}});
   return {{"job_id", report.job_id},
           {"app", report.app},
           {"flavour", report.flavour},
           {"world_size", report.world_size},
           {"ranks", ranks},
-          {"not_answering", report.ranks_not_answering}};
+          {"not_answering", report.ranks_not_answering},
+          {"last_committed_epoch", report.last_committed_epoch},
+          {"nodes", nodes},
+          {"restarts", report.restarts},
+          {"timeline", report.timeline}};
 }
 
 }  // namespace yadokari::cli

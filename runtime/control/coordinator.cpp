@@ -1,5 +1,6 @@
 #include "control/coordinator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -48,14 +49,24 @@ Coordinator::Coordinator(CoordinatorConfig config)
   sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host);
   control_endpoint_ = sockets_->ranks.get(zmq::sockopt::last_endpoint);
   status_endpoint_ = sockets_->status.get(zmq::sockopt::last_endpoint);
-  if (config_.checkpoint) {
+  if (config_.membership) tracker_.emplace(config_.membership->heartbeat);
+  begin_incarnation();
+}
+
+void Coordinator::begin_incarnation() {
+  ranks_.clear();
+  progress_ = {};
+  checkpoint_wanted_ = false;
+  interval_armed_ = false;
+  next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();  // armed once all ranks are up
+  if (pending_request_)
+    answer_checkpoint_request(CheckpointReply{false, 0, "the job is being restarted"});
+  if (config_.checkpoint)
     orchestrator_ = std::make_unique<CheckpointOrchestrator>(
         OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour,
                            config_.world_size, config_.checkpoint->keep,
                            config_.checkpoint->compression},
         config_.log);
-    next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();  // armed once all ranks are up
-  }
 }
 
 Coordinator::~Coordinator() = default;
@@ -91,6 +102,7 @@ void Coordinator::poll(std::chrono::milliseconds timeout) {
   if (items[0].revents & ZMQ_POLLIN) receive_rank_messages(nullptr, 0);
   if (watched == 2 && (items[1].revents & ZMQ_POLLIN)) serve_status_request();
   run_checkpoint_timers();
+  run_membership_timers();
 }
 
 StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
@@ -124,10 +136,17 @@ StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
     if (items[0].revents & ZMQ_POLLIN) receive_rank_messages(&answers, query_id);
   }
 
-  StatusReport report{config_.job_id, config_.app, config_.flavour, config_.world_size, {}, {}};
+  StatusReport report;
+  report.job_id = config_.job_id;
+  report.app = config_.app;
+  report.flavour = config_.flavour;
+  report.world_size = config_.world_size;
   for (auto& [rank, status] : answers) report.ranks.push_back(std::move(status));
   for (std::int32_t rank = 0; rank < config_.world_size; ++rank)
     if (!answers.count(rank)) report.ranks_not_answering.push_back(rank);
+  report.nodes = nodes();
+  report.last_committed_epoch = last_committed_epoch_;
+  if (status_extras_) status_extras_(report);
   return report;
 }
 
@@ -155,8 +174,11 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
     const MessageType type = decode_header(bytes);
     const bool checkpoint_type = type == MessageType::cut_report ||
                                  type == MessageType::image_written ||
-                                 type == MessageType::checkpoint_ask;
-    if (type != MessageType::register_rank && type != MessageType::rank_status && !checkpoint_type)
+                                 type == MessageType::checkpoint_ask ||
+                                 type == MessageType::rank_restored;
+    const bool agent_type = type == MessageType::agent_hello || type == MessageType::heartbeat;
+    if (type != MessageType::register_rank && type != MessageType::rank_status && !checkpoint_type &&
+        !agent_type)
       throw ProtocolError("unexpected control message " + std::string(message_type_name(type)));
     // CutReport carries a vector: only decode it from a connection that registered, so an
     // unauthenticated peer cannot make us allocate for a forged length.
@@ -166,7 +188,11 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
     config_.log("yadokari: ignored control message from " + peer + ": " + e.what());
     return;
   }
-  if (const auto* registration = std::get_if<RegisterRank>(&message)) {
+  if (std::holds_alternative<AgentHello>(message) || std::holds_alternative<Heartbeat>(message)) {
+    serve_agent_message(routing_id, peer, message);
+  } else if (const auto* restored = std::get_if<RankRestored>(&message)) {
+    if (from_registered(routing_id, restored->logical_rank)) note_restored(*restored);
+  } else if (const auto* registration = std::get_if<RegisterRank>(&message)) {
     serve_registration(routing_id, peer, *registration);
   } else if (auto* status = std::get_if<RankStatus>(&message)) {
     // Only the connection the rank registered on may speak for it; late answers are dropped.
@@ -209,9 +235,12 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
     reason = "logical rank " + std::to_string(r.logical_rank) + " is outside the job's world of " +
              std::to_string(config_.world_size);
   }
-  if (reason.empty())
+  if (reason.empty()) {
     ranks_[r.logical_rank] = RankEntry{routing_id, r};  // a newer one replaces
-  else
+    progress_.registered = ranks_.size();
+    progress_.last_registered = std::chrono::steady_clock::now();
+    progress_.max_init_seconds = std::max(progress_.max_init_seconds, r.init_seconds);
+  } else
     config_.log("yadokari: refused registration from " + peer + " (rank " +
                 std::to_string(r.logical_rank) + ", pid " + std::to_string(r.pid) + " on " +
                 r.hostname + "): " + reason);

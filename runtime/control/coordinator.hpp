@@ -16,6 +16,7 @@
 
 #include "control/checkpoint_orchestrator.hpp"
 #include "control/protocol.hpp"
+#include "membership/heartbeat_tracker.hpp"
 
 namespace yadokari::control {
 
@@ -47,6 +48,24 @@ struct CoordinatorConfig {
   // How long after CheckpointPrepare every rank must have reported once (CheckpointOrchestrator::
   // abandon_if_unreported).
   std::chrono::milliseconds first_report_timeout{10000};
+
+  // Node agents (coordinator_membership.cpp); absent = no agents are accepted. Each expected
+  // node's agent says hello with the job id and secret, then sends heartbeats.
+  struct Membership {
+    membership::HeartbeatPolicy heartbeat;
+    std::map<std::string, std::int32_t> slots;  // expected node id -> slots
+  };
+  std::optional<Membership> membership;
+};
+
+// How far the current incarnation (launch) got: the restart timeline's launch/MPI_Init/restore.
+struct IncarnationProgress {
+  std::size_t registered = 0;
+  std::chrono::steady_clock::time_point last_registered{};
+  double max_init_seconds = 0.0;
+  std::size_t restored = 0;
+  std::chrono::steady_clock::time_point last_restored{};
+  double max_restore_seconds = 0.0;
 };
 
 class Coordinator {
@@ -74,6 +93,26 @@ class Coordinator {
   // progress the request is merged into it. Ignored when checkpointing is off.
   void request_checkpoint();
   bool checkpoint_in_progress() const;
+  std::uint64_t last_committed_epoch() const { return last_committed_epoch_; }
+
+  // A new launch of the same job (automatic restart): forgets the ranks and any epoch in
+  // progress (its images are never committed); agents and membership stay.
+  void begin_incarnation();
+  const IncarnationProgress& progress() const { return progress_; }
+
+  // --- node agents (coordinator_membership.cpp) ---
+  // Nodes whose agent said hello, and their state.
+  std::vector<NodeStatus> nodes() const;
+  // Lost-node verdicts not yet taken (each is reported once).
+  std::vector<membership::NodeEvent> take_lost_nodes();
+  std::optional<membership::Clock::time_point> last_heard(const std::string& node) const;
+  // Asks the node's agent to SIGKILL these processes; false if it has no agent.
+  bool stop_processes(const std::string& node, const std::vector<std::int64_t>& pids);
+  // Hostname an agent reported for its node ("" if none).
+  std::string agent_hostname(const std::string& node) const;
+
+  // Fills the parts of a status report the coordinator does not own (restart timeline...).
+  void set_status_extras(std::function<void(StatusReport&)> extras) { status_extras_ = std::move(extras); }
 
   struct Sockets;
 
@@ -99,6 +138,10 @@ class Coordinator {
   void answer_checkpoint_request(const CheckpointReply& reply);  // the pending one, if any
   void answer_checkpoint_request_now(const CheckpointReply& reply);
   void send_to_ranks(const Message& message);
+  // coordinator_membership.cpp
+  void serve_agent_message(const std::string& routing_id, const std::string& peer, const Message& message);
+  void run_membership_timers();
+  void note_restored(const RankRestored& restored);
   // now + seconds; never, for 0
   static std::chrono::steady_clock::time_point interval_deadline(double seconds);
 
@@ -122,6 +165,17 @@ class Coordinator {
   // answered (exactly one reply per request), so status requests wait meanwhile.
   std::optional<PendingRequest> pending_request_;
   bool told_checkpointing_off_ = false;
+  std::uint64_t last_committed_epoch_ = 0;
+  IncarnationProgress progress_;
+  std::function<void(StatusReport&)> status_extras_;
+
+  struct AgentEntry {
+    std::string routing_id;
+    AgentHello hello;
+  };
+  std::map<std::string, AgentEntry> agents_;  // by node id
+  std::optional<membership::HeartbeatTracker> tracker_;
+  std::vector<membership::NodeEvent> lost_;
 };
 
 }  // namespace yadokari::control

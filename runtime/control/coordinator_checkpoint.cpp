@@ -98,6 +98,7 @@ void Coordinator::apply(OrchestratorStep step) {
   for (const auto& message : step.broadcast) send_to_ranks(message);
   if (!step.ended) return;
   const EpochEnd& end = *step.ended;
+  if (end.committed) last_committed_epoch_ = end.epoch;
   answer_checkpoint_request(CheckpointReply{end.committed, end.epoch, end.message});
   next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
   if (config_.on_epoch_end) config_.on_epoch_end(end);

@@ -42,7 +42,7 @@ bool process_alive(std::int64_t pid) {
 json to_json(const JobRecord& r) {
   return json{{"job_id", r.job_id}, {"pid", r.pid},        {"status_endpoint", r.status_endpoint},
               {"secret", r.secret}, {"app", r.app},        {"flavour", r.flavour},
-              {"ranks", r.ranks},   {"started", r.started}};
+              {"ranks", r.ranks},   {"started", r.started}, {"netns_pid", r.netns_pid}};
 }
 
 JobRecord from_json(const json& j) {
@@ -55,6 +55,7 @@ JobRecord from_json(const json& j) {
   j.at("flavour").get_to(r.flavour);
   j.at("ranks").get_to(r.ranks);
   j.at("started").get_to(r.started);
+  r.netns_pid = j.value("netns_pid", std::int64_t{0});
   return r;
 }
 

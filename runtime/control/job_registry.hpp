@@ -19,6 +19,9 @@ struct JobRecord {
   std::string flavour;
   std::int32_t ranks = 0;
   std::string started;  // ISO 8601, UTC
+  // A process whose network namespace the status endpoint lives in (a job on a simulated
+  // cluster listens inside the cluster's frontend); 0 = this host's.
+  std::int64_t netns_pid = 0;
 };
 
 class RegistryError : public std::runtime_error {

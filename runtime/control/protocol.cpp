@@ -115,6 +115,16 @@ std::string_view message_type_name(MessageType type) {
       return "CheckpointRequest";
     case MessageType::checkpoint_reply:
       return "CheckpointReply";
+    case MessageType::agent_hello:
+      return "AgentHello";
+    case MessageType::agent_ack:
+      return "AgentAck";
+    case MessageType::heartbeat:
+      return "Heartbeat";
+    case MessageType::stop_processes:
+      return "StopProcesses";
+    case MessageType::rank_restored:
+      return "RankRestored";
   }
   return "unknown";
 }

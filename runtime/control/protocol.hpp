@@ -16,7 +16,7 @@ namespace yadokari::control {
 
 inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // Bump whenever any message's fields change; peers of different versions refuse each other.
-inline constexpr std::uint16_t kProtocolVersion = 2;
+inline constexpr std::uint16_t kProtocolVersion = 3;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -35,6 +35,11 @@ enum class MessageType : std::uint16_t {
   checkpoint_ask = 14,
   checkpoint_request = 15,
   checkpoint_reply = 16,
+  agent_hello = 17,
+  agent_ack = 18,
+  heartbeat = 19,
+  stop_processes = 20,
+  rank_restored = 21,
 };
 
 // Rank -> coordinator, first message on a rank's connection.
@@ -47,10 +52,11 @@ struct RegisterRank {
   std::int64_t pid = 0;
   std::string hostname;
   std::string flavour;  // "openmpi" or "mpich"
+  double init_seconds = 0.0;  // spent in the library's MPI_Init (the restart timeline's phase)
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, secret, logical_rank, world_size, pid, hostname, flavour);
+    ar(job_id, secret, logical_rank, world_size, pid, hostname, flavour, init_seconds);
   }
 };
 
@@ -112,6 +118,20 @@ struct StatusRequest {
   }
 };
 
+// A node as the front end's membership sees it (jobs with node agents: `--sim`).
+struct NodeStatus {
+  std::string node;      // "n2"
+  std::string hostname;
+  std::string state;     // "alive", "suspect", "lost"
+  double seconds_since_heard = 0.0;
+  std::int32_t slots = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(node, hostname, state, seconds_since_heard, slots);
+  }
+};
+
 // Front end -> CLI.
 struct StatusReport {
   static constexpr MessageType kType = MessageType::status_report;
@@ -121,10 +141,15 @@ struct StatusReport {
   std::int32_t world_size = 0;
   std::vector<RankStatus> ranks;                  // sorted by logical rank
   std::vector<std::int32_t> ranks_not_answering;  // unregistered or silent within the timeout
+  std::vector<NodeStatus> nodes;                  // empty without node agents
+  std::uint64_t last_committed_epoch = 0;         // 0: none yet
+  std::uint32_t restarts = 0;                     // automatic restarts so far
+  std::vector<std::string> timeline;              // one line per restart (see recovery/)
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering);
+    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch,
+       restarts, timeline);
   }
 };
 
@@ -290,10 +315,75 @@ struct CheckpointReply {
   }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Node agents (runtime/agent): one per node, on the same ROUTER as the ranks.
+//   agent -> coordinator   AgentHello (job id + secret), then Heartbeat every interval
+//   coordinator -> agent   AgentAck (refusals carry the reason; the agent exits)
+//   coordinator -> agent   StopProcesses: kill these pids on your node (a restart's "stop")
+
+struct AgentHello {
+  static constexpr MessageType kType = MessageType::agent_hello;
+  std::string job_id;
+  std::string secret;
+  std::string node;      // the node's id in the cluster ("n2")
+  std::string hostname;
+  std::int64_t pid = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret, node, hostname, pid);
+  }
+};
+
+struct AgentAck {
+  static constexpr MessageType kType = MessageType::agent_ack;
+  bool accepted = false;
+  std::string reason;
+  std::int32_t heartbeat_ms = 0;  // how often to send Heartbeat
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(accepted, reason, heartbeat_ms);
+  }
+};
+
+struct Heartbeat {
+  static constexpr MessageType kType = MessageType::heartbeat;
+  std::uint64_t sequence = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(sequence);
+  }
+};
+
+struct StopProcesses {
+  static constexpr MessageType kType = MessageType::stop_processes;
+  std::vector<std::int64_t> pids;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(pids);
+  }
+};
+
+// Rank -> coordinator, once the memory restore of a restart is done (the timeline's "restore").
+struct RankRestored {
+  static constexpr MessageType kType = MessageType::rank_restored;
+  std::int32_t logical_rank = -1;
+  double restore_seconds = 0.0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(logical_rank, restore_seconds);
+  }
+};
+
 using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest,
                              StatusReport, ErrorReply, CheckpointPrepare, CutReport, CutTargets,
                              CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
-                             CheckpointRequest, CheckpointReply>;
+                             CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat,
+                             StopProcesses, RankRestored>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public std::runtime_error {

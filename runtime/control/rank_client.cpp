@@ -168,6 +168,7 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
         id.pid != 0 ? id.pid : static_cast<std::int64_t>(getpid()),
         id.hostname.empty() ? local_hostname() : id.hostname,
         id.flavour.empty() ? env_or_empty("YADOKARI_FLAVOUR") : id.flavour,
+        id.init_seconds,
     };
     impl->snapshot = std::move(snapshot);
     impl->listener = std::move(listener);

@@ -17,6 +17,7 @@ struct RankIdentity {
   std::int64_t pid = 0;  // 0: getpid()
   std::string hostname;  // empty: gethostname()
   std::string flavour;   // empty: $YADOKARI_FLAVOUR
+  double init_seconds = 0.0;  // time in the library's MPI_Init
 };
 
 class RankControlClient {

@@ -70,8 +70,18 @@ TEST_CASE("RegisterAck, QueryStatus, StatusRequest and ErrorReply round-trip", "
 TEST_CASE("RankStatus and StatusReport round-trip", "[protocol]") {
   require_same(decode_as<RankStatus>(encode(sample_status(2))), sample_status(2));
 
-  StatusReport report{"yk-9", "./ring", "openmpi", 3, {sample_status(0), sample_status(2)}, {1}};
+  StatusReport report{"yk-9", "./ring", "openmpi", 3, {sample_status(0), sample_status(2)}, {1},
+                      {NodeStatus{"n2", "yksim-n2", "lost", 0.75, 2}}, 4, 1,
+                      {"restart 1: detect 0.61 s"}};
   const auto got = decode_as<StatusReport>(encode(report));
+  REQUIRE(got.nodes.size() == 1);
+  CHECK(got.nodes[0].node == "n2");
+  CHECK(got.nodes[0].state == "lost");
+  CHECK(got.nodes[0].seconds_since_heard == 0.75);
+  CHECK(got.nodes[0].slots == 2);
+  CHECK(got.last_committed_epoch == 4);
+  CHECK(got.restarts == 1);
+  CHECK(got.timeline == std::vector<std::string>{"restart 1: detect 0.61 s"});
   CHECK(got.job_id == "yk-9");
   CHECK(got.app == "./ring");
   CHECK(got.flavour == "openmpi");
@@ -124,7 +134,8 @@ TEST_CASE("decode refuses forged lengths before allocating", "[protocol]") {
                     "control message");
   // a vector count of 2^62 RankStatus
   std::string report = encode(StatusReport{});
-  const std::size_t count_at = report.size() - 16;  // [ranks count][not_answering count]
+  // [ranks count][not_answering count][nodes count][last epoch][restarts u32][timeline count]
+  const std::size_t count_at = report.size() - 16 - 28;
   report.replace(count_at, 8, std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8));
   CHECK_THROWS_AS(decode(report), ProtocolError);
 }

@@ -37,6 +37,7 @@ void start_control_link() {
   id.logical_rank = identity().logical_rank;
   id.world_size = identity().world_size;
   id.flavour = kFlavour;
+  id.init_seconds = identity().library_init_seconds;
   if (const char* job = std::getenv("YADOKARI_JOB_ID")) g_job_id = job;
   yadokari::control::RankControlClient::Listener listener;
   if (g_listener) listener = [](const yadokari::control::Message& m) { g_listener(m); };

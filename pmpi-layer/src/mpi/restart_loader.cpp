@@ -1,6 +1,8 @@
 // The restore half of checkpoint_taker.hpp: what the MPI_Init wrapper of a restarted rank does.
 #include "mpi/checkpoint_taker.hpp"
 
+#include "mpi/control_link.hpp"
+
 #include "memory/areas.hpp"
 #include "image/image_error.hpp"
 #include "image/image_reader.hpp"
@@ -12,11 +14,15 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
 namespace yk {
 namespace {
+
+// When restore_if_requested() began; in the shim's own data, which the memory restore leaves alone.
+std::chrono::steady_clock::time_point g_restore_started;
 
 namespace img = yadokari::image;
 
@@ -40,6 +46,7 @@ void check_header(const img::ImageHeader& h, const std::string& path) {
 void restore_if_requested() {
   const char* dir = std::getenv("YADOKARI_RESTORE");
   if (!dir || !*dir) return;
+  g_restore_started = std::chrono::steady_clock::now();
   const std::string path = std::string(dir) + "/rank-" + std::to_string(identity().logical_rank) + ".img";
   // Heap objects on purpose, never freed: this function does not return on success, and the
   // memory restore overwrites the stack it runs on.
@@ -65,6 +72,8 @@ void after_restart() {
   continue_wtime_after_restart();
   repost_pending_receives();
   ++g_restarts;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();
+  send_to_coordinator(yadokari::control::RankRestored{identity().logical_rank, seconds});
 }
 
 }  // namespace yk

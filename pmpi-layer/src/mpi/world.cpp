@@ -103,7 +103,7 @@ void check_abi_or_die() {
   }
 }
 
-void after_library_init(int thread_level) {
+void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
   g_many_writers = (thread_level == MPI_THREAD_MULTIPLE);
   int real_rank = 0, size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &real_rank);
@@ -112,6 +112,8 @@ void after_library_init(int thread_level) {
   g_identity.logical_rank = logical_rank_for(real_rank, size);
   g_identity.thread_level = thread_level;
   g_identity.init_time = std::chrono::steady_clock::now();
+  g_identity.library_init_seconds =
+      std::chrono::duration<double>(g_identity.init_time - init_started).count();
   g_retired_channels.resize(static_cast<std::size_t>(size));
 
   // The app's MPI_COMM_WORLD is a communicator of its own: ranks ordered by logical rank, and a
@@ -137,9 +139,10 @@ void before_library_finalize() {
 extern "C" YK_API int MPI_Init(int* argc, char*** argv) {
   yk::check_abi_or_die();
   yk::CallScope scope(yk::Fn::MPI_Init);
+  const auto started = std::chrono::steady_clock::now();
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) {
-    yk::after_library_init(MPI_THREAD_SINGLE);
+    yk::after_library_init(MPI_THREAD_SINGLE, started);
     yk::restore_if_requested();  // returns only when there is nothing to restore
   }
   return rc;
@@ -148,9 +151,10 @@ extern "C" YK_API int MPI_Init(int* argc, char*** argv) {
 extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   yk::check_abi_or_die();
   yk::CallScope scope(yk::Fn::MPI_Init_thread);
+  const auto started = std::chrono::steady_clock::now();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) {
-    yk::after_library_init(*provided);
+    yk::after_library_init(*provided, started);
     yk::restore_if_requested();
   }
   return rc;

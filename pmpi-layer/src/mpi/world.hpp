@@ -20,6 +20,7 @@ struct RankIdentity {
   // When MPI_Init returned, on a clock any thread may read (the control thread must not call
   // into a library initialised with MPI_THREAD_SINGLE).
   std::chrono::steady_clock::time_point init_time{};
+  double library_init_seconds = 0.0;  // how long the library's MPI_Init took (restart timeline)
 };
 
 const RankIdentity& identity();
@@ -32,7 +33,7 @@ CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
 MPI_Comm shim_comm();
 
 // Called by the MPI_Init/MPI_Init_thread wrappers once the library is up.
-void after_library_init(int thread_level);
+void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started);
 // Called by MPI_Finalize before the library goes away.
 void before_library_finalize();
 

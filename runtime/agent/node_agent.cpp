@@ -1,0 +1,121 @@
+#include "agent/node_agent.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <zmq.hpp>
+
+#include "control/protocol.hpp"
+
+namespace yadokari::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_stop(int) { g_stop = 1; }
+
+std::string this_host() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+int fail(const AgentOptions& options, const std::string& why) {
+  std::fprintf(stderr, "yadokari agent (node %s): %s\n", options.node.c_str(), why.c_str());
+  return 1;
+}
+
+// Receives one message within `timeout`; nullopt on timeout, a signal, or an undecodable frame.
+std::optional<control::Message> receive(zmq::socket_t& socket, std::chrono::milliseconds timeout) {
+  std::array<zmq::pollitem_t, 1> items{{{socket.handle(), 0, ZMQ_POLLIN, 0}}};
+  try {
+    zmq::poll(items.data(), items.size(), timeout);
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EINTR) return std::nullopt;
+    throw;
+  }
+  if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
+  zmq::message_t frame;
+  if (!socket.recv(frame, zmq::recv_flags::dontwait)) return std::nullopt;
+  try {
+    return control::decode(frame.to_string_view());
+  } catch (const control::ProtocolError& e) {
+    std::fprintf(stderr, "yadokari agent: ignored a control message: %s\n", e.what());
+    return std::nullopt;
+  }
+}
+
+void stop_processes(const control::StopProcesses& stop) {
+  for (const std::int64_t pid : stop.pids)
+    if (pid > 1 && pid != getpid()) (void)kill(static_cast<pid_t>(pid), SIGKILL);
+}
+
+}  // namespace
+
+int run_node_agent(const AgentOptions& options) {
+  // The front end is our parent (nsenter execs, it does not fork): die with it.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) return 0;
+  struct sigaction action {};
+  action.sa_handler = on_stop;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+
+  zmq::context_t context;
+  context.set(zmq::ctxopt::blocky, 0);
+  zmq::socket_t socket(context, zmq::socket_type::dealer);
+  socket.set(zmq::sockopt::linger, 0);
+  socket.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
+  try {
+    socket.connect(options.coordinator);
+  } catch (const zmq::error_t& e) {
+    return fail(options, "cannot connect to " + options.coordinator + ": " + e.what());
+  }
+  const std::string hello = control::encode(control::AgentHello{
+      options.job_id, options.secret, options.node, this_host(), static_cast<std::int64_t>(getpid())});
+  (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
+
+  std::chrono::milliseconds interval{0};
+  const auto hello_deadline = Clock::now() + options.hello_timeout;
+  while (interval.count() == 0) {
+    if (g_stop) return 0;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(hello_deadline - Clock::now());
+    if (left.count() <= 0)
+      return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
+                               std::to_string(options.hello_timeout.count() / 1000) + " s");
+    const auto message = receive(socket, std::min(left, std::chrono::milliseconds(100)));
+    if (!message) continue;
+    if (const auto* ack = std::get_if<control::AgentAck>(&*message)) {
+      if (!ack->accepted) return fail(options, "refused by the coordinator: " + ack->reason);
+      interval = std::chrono::milliseconds(std::max(ack->heartbeat_ms, 1));
+    }
+  }
+
+  std::uint64_t sequence = 0;
+  auto next_beat = Clock::now();
+  while (!g_stop) {
+    if (Clock::now() >= next_beat) {
+      const std::string beat = control::encode(control::Heartbeat{++sequence});
+      (void)socket.send(zmq::buffer(beat), zmq::send_flags::dontwait);
+      next_beat += interval;
+      if (next_beat < Clock::now()) next_beat = Clock::now() + interval;  // we were descheduled
+    }
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
+    const auto message = receive(socket, std::max(wait, std::chrono::milliseconds(0)));
+    if (!message) continue;
+    if (const auto* stop = std::get_if<control::StopProcesses>(&*message)) stop_processes(*stop);
+  }
+  return 0;
+}
+
+}  // namespace yadokari::agent

@@ -1,0 +1,24 @@
+#pragma once
+// The node agent (`yadokari agent`): one per node of a job, started by the front end inside the
+// node (namespace entry for simulated nodes). It says hello to the coordinator with the job's id
+// and secret, sends a heartbeat every interval the coordinator asked for (its silence is how a
+// lost node is detected), and kills the processes the coordinator names when a restart stops the
+// job. It ends with its parent (the front end) or on SIGTERM.
+#include <chrono>
+#include <string>
+
+namespace yadokari::agent {
+
+struct AgentOptions {
+  std::string coordinator;  // the coordinator's control endpoint, tcp://host:port
+  std::string node;         // this node's id in the job ("n2")
+  std::string job_id;       // $YADOKARI_JOB_ID
+  std::string secret;       // $YADOKARI_JOB_SECRET (never on the command line: ps shows it)
+  std::chrono::milliseconds hello_timeout{5000};
+};
+
+// Returns the exit code: 0 after SIGTERM or the parent's end, 1 when the coordinator refuses the
+// agent or does not answer (a one-line message on stderr).
+int run_node_agent(const AgentOptions& options);
+
+}  // namespace yadokari::agent

@@ -1,0 +1,124 @@
+#include "cli/automatic_restart.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "cli/cli_error.hpp"
+#include "cli/job_file.hpp"
+#include "cli/job_stopper.hpp"
+#include "cli/restart_checks.hpp"
+#include "cli/restart_plan.hpp"
+#include "cli/sim_placement.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string host_list(const std::vector<launch::HostSlots>& hosts) {
+  std::vector<std::string> items;
+  for (const auto& host : hosts) items.push_back(host.host + ":" + std::to_string(host.slots));
+  return joined(items, ",");
+}
+
+// Kills what is left of the job: through each surviving node's agent, and directly (a simulated
+// node shares this host's pid namespace; the launcher's own tree is local anyway).
+void stop_everything(control::Coordinator& coordinator, pid_t launcher,
+                     const std::vector<control::RegisterRank>& registrations, const std::set<std::string>& lost) {
+  std::vector<pid_t> pids;
+  for (const auto& node : coordinator.nodes()) {
+    if (lost.count(node.node)) continue;
+    std::vector<std::int64_t> on_node;
+    for (const auto& rank : registrations)
+      if (rank.hostname == node.hostname) on_node.push_back(rank.pid);
+    if (!on_node.empty()) coordinator.stop_processes(node.node, on_node);
+  }
+  coordinator.poll(std::chrono::milliseconds(0));  // let the sockets send
+  for (const auto& rank : registrations) pids.push_back(static_cast<pid_t>(rank.pid));
+  stop_whole_job(launcher, pids);
+}
+
+}  // namespace
+
+Incarnation restart_after_loss(const RestartContext& context, control::Coordinator& coordinator,
+                               pid_t launcher, const std::vector<membership::NodeEvent>& lost,
+                               RestartTimeline& timeline) {
+  std::vector<std::string> names;
+  std::set<std::string> lost_ids;
+  for (const auto& event : lost) {
+    names.push_back(event.node);
+    lost_ids.insert(event.node);
+  }
+  const std::string cause = "node " + joined(names, ", ") + " lost";
+  timeline.number = context.restarts_so_far + 1;
+  timeline.cause = cause;
+  timeline.detect_s = std::chrono::duration<double>(lost.front().silence).count();
+
+  // stop
+  auto phase = Clock::now();
+  const std::vector<control::RegisterRank> registrations = coordinator.registrations();
+  stop_everything(coordinator, launcher, registrations, lost_ids);
+  timeline.stop_s = seconds_since(phase);
+
+  if (context.ckpt_dir.empty())
+    throw CliError(exit_code::failure, cause + "; the job cannot be restarted without checkpoints (run it with --ckpt-dir)");
+  if (context.restarts_so_far >= context.settings.max_restarts)
+    throw CliError(exit_code::failure, cause + "; giving up after " + std::to_string(context.restarts_so_far) +
+                                           " automatic restart(s) (--max-restarts)");
+
+  // plan: the epoch (newest committed one whose images all verify), then the placement.
+  phase = Clock::now();
+  RestartChoice choice;
+  try {
+    choice = choose_restart(context.ckpt_dir, read_job_file(context.ckpt_dir), context.app, std::nullopt);
+  } catch (const CliError& e) {
+    throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
+  }
+  std::vector<ClusterNode> nodes = sim_nodes_now(context.sim);
+  for (auto& node : nodes)
+    if (lost_ids.count(node.id)) node.alive = false;
+  std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));
+  for (const auto& rank : registrations)
+    if (rank.logical_rank >= 0 && rank.logical_rank < context.world_size)
+      rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
+  RestartPlan plan;
+  try {
+    plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
+                        context.settings.max_oversubscribe);
+  } catch (const scheduler::PlacementError& e) {
+    throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
+  }
+  timeline.plan_s = seconds_since(phase);
+  timeline.epoch = choice.epoch;
+  std::vector<std::string> moved;
+  for (const int rank : plan.placement.moved) moved.push_back(std::to_string(rank));
+  timeline.placement = "policy " + plan.placement.policy + ", ranks moved: " + (moved.empty() ? "none" : joined(moved, ","));
+
+  // stage: the checkpoint directory is on a file system every node sees (simulated nodes share
+  // the host's), so the images are already where the ranks will read them.
+  timeline.stage_s = 0.0;
+
+  for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
+  std::fprintf(stderr, "yadokari: %s; restarting from epoch %llu on %s (%s)\n", cause.c_str(),
+               static_cast<unsigned long long>(choice.epoch), host_list(plan.hosts).c_str(),
+               timeline.placement.c_str());
+  Incarnation next;
+  next.hosts = plan.hosts;
+  next.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
+                   {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)},
+                   {"YADOKARI_RANK_MAP", plan.rank_map}};
+  return next;
+}
+
+}  // namespace yadokari::cli

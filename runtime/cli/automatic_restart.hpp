@@ -1,0 +1,42 @@
+#pragma once
+// One automatic restart after a node loss (ARCHITECTURE section 6): stop every remaining process
+// of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
+// placement on the surviving nodes, stage the images, and say what the next launch must be.
+// Each phase is timed into a RestartTimeline; the launch/MPI_Init/restore phases are filled in
+// by the supervisor as the ranks come up.
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/recovery_options.hpp"
+#include "cli/restart_timeline.hpp"
+#include "control/coordinator.hpp"
+#include "launch/launcher.hpp"
+#include "membership/heartbeat_tracker.hpp"
+
+namespace yadokari::cli {
+
+// What a launch of the job needs beyond the fixed request: where, and what the ranks restore.
+struct Incarnation {
+  std::vector<launch::HostSlots> hosts;  // empty: the cluster's/user's default
+  std::vector<std::pair<std::string, std::string>> rank_env;
+};
+
+struct RestartContext {
+  std::string sim;                   // the simulated cluster's name
+  std::filesystem::path ckpt_dir;    // absolute; empty: checkpointing is off
+  std::filesystem::path app;         // resolved, for the build-id check
+  std::int32_t world_size = 0;
+  RecoverySettings settings;
+  int restarts_so_far = 0;
+};
+
+// `launcher`: its pid, or 0 once it has been reaped. Throws CliError(failure) with a one-line
+// reason ("node n2 lost; cannot restart: ...") when the job cannot go on.
+Incarnation restart_after_loss(const RestartContext& context, control::Coordinator& coordinator,
+                               pid_t launcher, const std::vector<membership::NodeEvent>& lost,
+                               RestartTimeline& timeline);
+
+}  // namespace yadokari::cli

@@ -1,0 +1,93 @@
+#include "cli/node_agents.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "cli/child_process.hpp"
+#include "cli/cli_error.hpp"
+#include "launch/launcher.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+std::string own_executable() {
+  char path[4096] = {};
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) throw CliError(exit_code::failure, "cannot find the yadokari executable (/proc/self/exe)");
+  return std::string(path, static_cast<std::size_t>(length));
+}
+
+}  // namespace
+
+NodeAgents::NodeAgents(const std::vector<AgentLaunch>& nodes, const std::string& coordinator_endpoint,
+                       const std::vector<std::string>& env) {
+  const std::string self = own_executable();
+  const char* path = std::getenv("PATH");
+  for (const auto& node : nodes) {
+    std::vector<std::string> argv = node.prefix;
+    if (!argv.empty() && argv.front().find('/') == std::string::npos) {  // exec does not search PATH
+      const auto found = launch::find_in_path(argv.front(), path ? path : "");
+      if (!found) throw CliError(exit_code::not_found, argv.front() + " not found in PATH");
+      argv.front() = found->string();
+    }
+    argv.insert(argv.end(), {self, "agent", "--coordinator", coordinator_endpoint, "--node", node.node});
+    agents_.push_back(Agent{node.node, spawn_process(argv, env), false});
+  }
+}
+
+NodeAgents::~NodeAgents() {
+  // Agents end on SIGTERM within a heartbeat; one that does not is killed.
+  try {
+    for (const auto& agent : agents_)
+      if (!agent.reaped) kill(agent.pid, SIGTERM);
+    for (auto& agent : agents_) {
+      for (int i = 0; i < 100 && !agent.reaped; ++i) {
+        agent.reaped = try_reap(agent.pid).has_value();
+        if (!agent.reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      if (agent.reaped) continue;
+      kill(agent.pid, SIGKILL);
+      while (!try_reap(agent.pid)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } catch (const CliError&) {
+    // waitpid failed: nothing left to reap
+  }
+}
+
+void NodeAgents::wait_until_connected(control::Coordinator& coordinator, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    coordinator.poll(std::chrono::milliseconds(20));
+    std::string missing;
+    for (auto& agent : agents_) {
+      if (!coordinator.agent_hostname(agent.node).empty()) continue;
+      if (const auto code = try_reap(agent.pid)) {
+        agent.reaped = true;
+        throw CliError(exit_code::failure, "the agent on node " + agent.node + " exited with code " +
+                                               std::to_string(*code) + " before it connected");
+      }
+      missing = agent.node;
+    }
+    if (missing.empty()) return;
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw CliError(exit_code::failure, "the agent on node " + missing + " did not connect within " +
+                                             std::to_string(timeout.count() / 1000) + " s");
+  }
+}
+
+std::vector<AgentLaunch> sim_agent_launches(const std::vector<ClusterNode>& nodes,
+                                            const std::vector<int>& holder_pids) {
+  std::vector<AgentLaunch> launches;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].alive) continue;
+    launches.push_back(AgentLaunch{
+        nodes[i].id,
+        {"nsenter", "-t", std::to_string(holder_pids[i]), "-n", "-u", "-i", "-m", "--wd=/", "--"}});
+  }
+  return launches;
+}
+
+}  // namespace yadokari::cli

@@ -1,0 +1,47 @@
+#include "cli/recovery_options.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "cli/cli_error.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+int whole_at_least(const OptionSource& source, int minimum, const char* what) {
+  const auto value = whole_number<int>(source.value);
+  if (!value || *value < minimum)
+    throw CliError(exit_code::usage, source.name + " must be " + what + " (" + std::to_string(minimum) +
+                                         " or more), not '" + source.value + "'");
+  return *value;
+}
+
+}  // namespace
+
+RecoverySettings resolve_recovery_settings(const RecoveryFlags& flags, const EnvLookup& env) {
+  RecoverySettings settings;
+  if (auto policy = pick_option(flags.policy, "--policy", "YADOKARI_POLICY", env)) {
+    try {
+      settings.policy = scheduler::parse_policy(policy->value, policy->name);
+    } catch (const scheduler::PlacementError& e) {
+      throw CliError(exit_code::usage, e.what());
+    }
+  }
+  if (auto restarts = pick_option(flags.max_restarts, "--max-restarts", "YADOKARI_MAX_RESTARTS", env))
+    settings.max_restarts = whole_at_least(*restarts, 0, "a whole number of restarts");
+  if (auto over = pick_option(flags.max_oversubscribe, "--max-oversubscribe", "YADOKARI_MAX_OVERSUBSCRIBE", env)) {
+    char* end = nullptr;
+    const double ratio = std::strtod(over->value.c_str(), &end);
+    if (end != over->value.c_str() + over->value.size() || !std::isfinite(ratio) || ratio < 1)
+      throw CliError(exit_code::usage, over->name + " must be a number of ranks per slot (1 or more), not '" +
+                                           over->value + "'");
+    settings.max_oversubscribe = ratio;
+  }
+  if (auto ms = pick_option("", "", "YADOKARI_HEARTBEAT_MS", env))
+    settings.heartbeat.interval = std::chrono::milliseconds(whole_at_least(*ms, 10, "milliseconds"));
+  if (auto misses = pick_option("", "", "YADOKARI_HEARTBEAT_MISSES", env))
+    settings.heartbeat.misses = whole_at_least(*misses, 1, "a whole number of missed heartbeats");
+  return settings;
+}
+
+}  // namespace yadokari::cli

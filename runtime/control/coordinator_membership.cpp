@@ -1,0 +1,132 @@
+// The coordinator's side of the node agents: hellos (authenticated by the job secret),
+// heartbeats fed to the HeartbeatTracker, suspect/lost verdicts, and StopProcesses requests.
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "control/coordinator.hpp"
+#include "control/coordinator_sockets.hpp"
+#include "control/secret.hpp"
+
+namespace yadokari::control {
+namespace {
+
+double seconds(membership::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string seconds_text(membership::Clock::duration d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", seconds(d));
+  return text;
+}
+
+}  // namespace
+
+void Coordinator::serve_agent_message(const std::string& routing_id, const std::string& peer,
+                                      const Message& message) {
+  const auto now = membership::Clock::now();
+  if (std::holds_alternative<Heartbeat>(message)) {
+    // Only the connection a node's agent said hello on speaks for that node.
+    for (const auto& [node, agent] : agents_)
+      if (agent.routing_id == routing_id) tracker_->heard(node, now);
+    return;
+  }
+  const auto& hello = std::get<AgentHello>(message);
+  std::string reason;
+  if (!config_.membership) {
+    reason = "this job has no node agents";
+  } else if (hello.job_id != config_.job_id) {
+    reason = "wrong job id";
+  } else if (!secrets_equal(hello.secret, config_.secret)) {
+    reason = "wrong job secret";
+  } else if (!config_.membership->slots.count(hello.node)) {
+    reason = "node " + hello.node + " is not part of this job";
+  } else if (tracker_->state(hello.node) == membership::NodeState::lost) {
+    reason = "node " + hello.node + " was declared lost";
+  }
+  if (reason.empty()) {
+    agents_[hello.node] = AgentEntry{routing_id, hello};
+    tracker_->joined(hello.node, now);
+  } else {
+    config_.log("yadokari: refused node agent from " + peer + " (node " + hello.node + ", pid " +
+                std::to_string(hello.pid) + " on " + hello.hostname + "): " + reason);
+  }
+  const std::int32_t interval =
+      config_.membership ? static_cast<std::int32_t>(config_.membership->heartbeat.interval.count()) : 0;
+  const std::string ack = encode(AgentAck{reason.empty(), reason, interval});
+  std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
+  (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+}
+
+void Coordinator::run_membership_timers() {
+  if (!tracker_) return;
+  for (auto& event : tracker_->advance(membership::Clock::now())) {
+    const std::string& node = event.node;
+    switch (event.state) {
+      case membership::NodeState::suspect:
+        config_.log("yadokari: node " + node + " is suspect: no heartbeat for " +
+                    seconds_text(event.silence));
+        break;
+      case membership::NodeState::alive:
+        config_.log("yadokari: node " + node + " is alive again");
+        break;
+      case membership::NodeState::lost:
+        config_.log("yadokari: node " + node + " lost: no heartbeat for " +
+                    seconds_text(event.silence) + " (" +
+                    std::to_string(tracker_->policy().misses) + " missed intervals of " +
+                    std::to_string(tracker_->policy().interval.count()) + " ms)");
+        lost_.push_back(std::move(event));
+        break;
+    }
+  }
+}
+
+std::vector<membership::NodeEvent> Coordinator::take_lost_nodes() {
+  std::vector<membership::NodeEvent> lost;
+  lost.swap(lost_);
+  return lost;
+}
+
+std::optional<membership::Clock::time_point> Coordinator::last_heard(const std::string& node) const {
+  if (!tracker_) return std::nullopt;
+  return tracker_->last_heard(node);
+}
+
+std::vector<NodeStatus> Coordinator::nodes() const {
+  std::vector<NodeStatus> all;
+  if (!tracker_) return all;
+  const auto now = membership::Clock::now();
+  for (const auto& [node, slots] : config_.membership->slots) {
+    NodeStatus status;
+    status.node = node;
+    status.slots = slots;
+    status.hostname = agent_hostname(node);
+    const auto state = tracker_->state(node);
+    status.state = state ? membership::state_name(*state) : "no agent";
+    if (const auto heard = tracker_->last_heard(node)) status.seconds_since_heard = seconds(now - *heard);
+    all.push_back(std::move(status));
+  }
+  return all;
+}
+
+std::string Coordinator::agent_hostname(const std::string& node) const {
+  const auto agent = agents_.find(node);
+  return agent == agents_.end() ? std::string() : agent->second.hello.hostname;
+}
+
+bool Coordinator::stop_processes(const std::string& node, const std::vector<std::int64_t>& pids) {
+  const auto agent = agents_.find(node);
+  if (agent == agents_.end()) return false;
+  const std::string bytes = encode(StopProcesses{pids});
+  std::array<zmq::const_buffer, 2> frames{zmq::buffer(agent->second.routing_id), zmq::buffer(bytes)};
+  return zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait).has_value();
+}
+
+void Coordinator::note_restored(const RankRestored& restored) {
+  ++progress_.restored;
+  progress_.last_restored = std::chrono::steady_clock::now();
+  progress_.max_restore_seconds = std::max(progress_.max_restore_seconds, restored.restore_seconds);
+}
+
+}  // namespace yadokari::control

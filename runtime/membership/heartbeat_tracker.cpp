@@ -1,0 +1,77 @@
+#include "membership/heartbeat_tracker.hpp"
+
+namespace yadokari::membership {
+
+const char* state_name(NodeState state) {
+  switch (state) {
+    case NodeState::alive:
+      return "alive";
+    case NodeState::suspect:
+      return "suspect";
+    case NodeState::lost:
+      return "lost";
+  }
+  return "unknown";
+}
+
+void HeartbeatTracker::joined(const std::string& node, Clock::time_point now) {
+  auto [entry, added] = nodes_.try_emplace(node);
+  if (!added && entry->second.state == NodeState::lost) return;
+  entry->second.last = now;
+  if (entry->second.state == NodeState::suspect) entry->second.recovered = true;
+  entry->second.state = NodeState::alive;
+}
+
+void HeartbeatTracker::heard(const std::string& node, Clock::time_point now) {
+  const auto entry = nodes_.find(node);
+  if (entry == nodes_.end() || entry->second.state == NodeState::lost) return;
+  entry->second.last = now;
+  if (entry->second.state == NodeState::suspect) {
+    entry->second.state = NodeState::alive;
+    entry->second.recovered = true;
+  }
+}
+
+std::vector<NodeEvent> HeartbeatTracker::advance(Clock::time_point now) {
+  std::vector<NodeEvent> events;
+  for (auto& [node, entry] : nodes_) {
+    if (entry.state == NodeState::lost) continue;
+    const Clock::duration silence = now - entry.last;
+    // "Missed" = a whole interval plus half of one for jitter went by without a heartbeat.
+    const auto late = policy_.interval + policy_.interval / 2;
+    NodeState next = NodeState::alive;
+    if (silence >= loss_after() && silence >= late)
+      next = NodeState::lost;
+    else if (silence >= late)
+      next = NodeState::suspect;
+    if (next != entry.state) {
+      entry.state = next;
+      entry.recovered = false;
+      events.push_back(NodeEvent{node, next, silence});
+    } else if (entry.recovered) {
+      entry.recovered = false;
+      events.push_back(NodeEvent{node, NodeState::alive, silence});
+    }
+  }
+  return events;
+}
+
+std::optional<NodeState> HeartbeatTracker::state(const std::string& node) const {
+  const auto entry = nodes_.find(node);
+  if (entry == nodes_.end()) return std::nullopt;
+  return entry->second.state;
+}
+
+std::optional<Clock::time_point> HeartbeatTracker::last_heard(const std::string& node) const {
+  const auto entry = nodes_.find(node);
+  if (entry == nodes_.end()) return std::nullopt;
+  return entry->second.last;
+}
+
+std::vector<std::string> HeartbeatTracker::nodes() const {
+  std::vector<std::string> names;
+  for (const auto& [node, entry] : nodes_) names.push_back(node);
+  return names;
+}
+
+}  // namespace yadokari::membership

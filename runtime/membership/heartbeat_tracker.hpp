@@ -1,0 +1,60 @@
+#pragma once
+// Failure detection from heartbeats: pure logic, the clock is passed in (unit-testable).
+//
+// A node is `alive` while its agent's heartbeats arrive. One missed interval makes it `suspect`
+// (logged, nothing else happens: a busy front end or a GC-like pause on the node looks the same);
+// `misses` missed intervals make it `lost`, for good: a lost node's ranks are gone (the restart
+// loop stopped them or the node did), so a late heartbeat cannot bring it back into this job.
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace yadokari::membership {
+
+using Clock = std::chrono::steady_clock;
+
+struct HeartbeatPolicy {
+  std::chrono::milliseconds interval{200};  // YADOKARI_HEARTBEAT_MS
+  int misses = 3;                           // YADOKARI_HEARTBEAT_MISSES: lost after this many
+};
+
+enum class NodeState { alive, suspect, lost };
+const char* state_name(NodeState state);
+
+struct NodeEvent {
+  std::string node;
+  NodeState state;           // the new state
+  Clock::duration silence;   // since the last heartbeat, when the state changed
+};
+
+class HeartbeatTracker {
+ public:
+  explicit HeartbeatTracker(HeartbeatPolicy policy) : policy_(policy) {}
+
+  // The node's agent said hello (counts as a heartbeat). A lost node stays lost.
+  void joined(const std::string& node, Clock::time_point now);
+  // A heartbeat; ignored for unknown or lost nodes. A suspect node becomes alive again.
+  void heard(const std::string& node, Clock::time_point now);
+  // State changes since the last call, in node order.
+  std::vector<NodeEvent> advance(Clock::time_point now);
+
+  std::optional<NodeState> state(const std::string& node) const;
+  std::optional<Clock::time_point> last_heard(const std::string& node) const;
+  std::vector<std::string> nodes() const;  // every node that joined, sorted
+  const HeartbeatPolicy& policy() const { return policy_; }
+  // How long silence lasts before a node is lost.
+  Clock::duration loss_after() const { return policy_.interval * policy_.misses; }
+
+ private:
+  struct Entry {
+    NodeState state = NodeState::alive;
+    Clock::time_point last;
+    bool recovered = false;  // suspect -> alive not yet reported by advance()
+  };
+  HeartbeatPolicy policy_;
+  std::map<std::string, Entry> nodes_;
+};
+
+}  // namespace yadokari::membership

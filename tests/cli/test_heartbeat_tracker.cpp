@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include "membership/heartbeat_tracker.hpp"
+
+using namespace yadokari::membership;
+using namespace std::chrono_literals;
+
+namespace {
+
+const Clock::time_point t0{};
+
+std::string events_text(const std::vector<NodeEvent>& events) {
+  std::string text;
+  for (const auto& e : events) text += e.node + ":" + state_name(e.state) + " ";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("heartbeats keep a node alive; silence makes it suspect, then lost") {
+  HeartbeatTracker tracker({200ms, 3});
+  tracker.joined("n1", t0);
+  tracker.joined("n2", t0);
+  for (auto t = 100ms; t <= 1000ms; t += 100ms) {
+    tracker.heard("n1", t0 + t);
+    const auto events = tracker.advance(t0 + t);
+    if (t < 300ms) CHECK(events.empty());
+    if (t == 300ms) CHECK(events_text(events) == "n2:suspect ");
+    if (t > 300ms && t < 600ms) CHECK(events.empty());
+    if (t == 600ms) {
+      CHECK(events_text(events) == "n2:lost ");
+      CHECK(events.front().silence == 600ms);
+    }
+    if (t > 600ms) CHECK(events.empty());
+  }
+  CHECK(tracker.state("n1") == NodeState::alive);
+  CHECK(tracker.state("n2") == NodeState::lost);
+  CHECK(tracker.state("n3") == std::nullopt);
+  CHECK(tracker.nodes() == std::vector<std::string>{"n1", "n2"});
+}
+
+TEST_CASE("a suspect node that speaks again is reported alive once") {
+  HeartbeatTracker tracker({200ms, 3});
+  tracker.joined("n1", t0);
+  CHECK(events_text(tracker.advance(t0 + 350ms)) == "n1:suspect ");
+  tracker.heard("n1", t0 + 400ms);
+  CHECK(events_text(tracker.advance(t0 + 410ms)) == "n1:alive ");
+  CHECK(tracker.advance(t0 + 420ms).empty());
+}
+
+TEST_CASE("a lost node stays lost: late heartbeats and a second hello are ignored") {
+  HeartbeatTracker tracker({100ms, 2});
+  tracker.joined("n1", t0);
+  CHECK(events_text(tracker.advance(t0 + 200ms)) == "n1:lost ");
+  tracker.heard("n1", t0 + 250ms);
+  tracker.joined("n1", t0 + 260ms);
+  CHECK(tracker.advance(t0 + 270ms).empty());
+  CHECK(tracker.state("n1") == NodeState::lost);
+  CHECK(tracker.last_heard("n1") == t0);
+}
+
+TEST_CASE("one allowed miss still needs a late interval before the loss") {
+  // misses = 1: lost after one interval would fire on ordinary jitter; the half-interval grace
+  // applies to the loss verdict too.
+  HeartbeatTracker tracker({200ms, 1});
+  tracker.joined("n1", t0);
+  CHECK(tracker.advance(t0 + 250ms).empty());
+  CHECK(events_text(tracker.advance(t0 + 300ms)) == "n1:lost ");
+}
+
+TEST_CASE("heartbeats from a node that never said hello are ignored") {
+  HeartbeatTracker tracker({200ms, 3});
+  tracker.heard("stranger", t0);
+  CHECK(tracker.nodes().empty());
+  CHECK(tracker.advance(t0 + 10s).empty());
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A node lost mid-run and the job restarted on the survivors by itself (issue 4's first
+# acceptance point). 3 nodes x 2 slots, 6 ranks under `yadokari run --sim` with a checkpoint every
+# 2 s; once an epoch is committed, `sim kill n2`. Checked:
+#   - the loss is detected (the "node n2 lost" line appears) within 2 s of the kill;
+#   - the job finishes by itself, exit 0, after exactly one automatic restart;
+#   - the restart's timeline line gives every phase a time;
+#   - `yadokari status` during the restarted run shows n2 lost, 1 restart and the timeline;
+#   - the final line equals an uninterrupted run's on the survivors' layout.
+# usage: sim_auto_restart.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
+Y="$1" FLAVOUR="$2"
+shift 2
+source "$(dirname "$0")/sim_common.sh"
+
+"$Y" sim up --nodes 3 --slots 2 --name "$NAME" >/dev/null || { fail "sim up"; finish; }
+cd "$WORK"
+ckpt="$WORK/ckpt"
+export YADOKARI_STATE_DIR="$WORK/jobs"  # this test's jobs only, for `yadokari status`
+timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 2 -- "$@" \
+    >run.out 2>run.err </dev/null &
+job=$!
+for _ in $(seq 1200); do
+    ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && break
+    sleep 0.05
+done
+ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && pass "an epoch was committed before the node loss" || fail "no epoch committed"
+
+"$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+killed=$(date +%s.%N)
+detected=""
+for _ in $(seq 200); do
+    grep -q "node n2 lost" run.err && { detected=$(date +%s.%N); break; }
+    sleep 0.02
+done
+if [[ -n "$detected" ]]; then
+    delay=$(awk -v a="$killed" -v b="$detected" 'BEGIN { printf "%.2f", b - a }')
+    awk -v d="$delay" 'BEGIN { exit !(d < 2) }' && pass "loss of n2 detected ${delay} s after the kill" \
+        || fail "loss of n2 detected only ${delay} s after the kill"
+else
+    fail "no 'node n2 lost' line within 4 s: $(tail -3 run.err)"
+fi
+
+# The restarted run: its status must show the lost node, the restart and its timeline.
+status=""
+for _ in $(seq 300); do
+    grep -q "^yadokari: restart 1 (node n2 lost)" run.err && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+done
+if kill -0 "$job" 2>/dev/null; then
+    status=$("$Y" status 2>&1)
+    grep -q "^n2 .* lost " <<<"$status" && grep -q "^automatic restarts: 1$" <<<"$status" &&
+        grep -q "^restart 1 (node n2 lost): detect " <<<"$status" &&
+        pass "status shows n2 lost, 1 restart and its timeline" || fail "status: $status"
+else
+    fail "the job ended before its status could be asked"
+fi
+
+wait "$job"
+code=$?
+if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
+    pass "the job finished by itself (exit $code)"
+else
+    fail "the job exited $code: $(tail -3 run.err)"
+fi
+restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
+[[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts"
+number='[0-9]+\.[0-9]{3} s'
+phases="detect $number, stop $number, plan $number, stage $number, launch $number, MPI_Init $number, restore $number; epoch [0-9]+;"
+line=$(grep "^yadokari: restart 1 (node n2 lost)" run.err)
+grep -Eq "$phases" <<<"$line" && pass "timeline: ${line#yadokari: }" || fail "timeline line: '$line'"
+
+# Reference: an uninterrupted run on the survivors' layout (n1 and n3).
+timeout -k 5 300 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null
+final=$(grep '^final' reference.out | tail -n 1)
+got=$(grep '^final' run.out | tail -n 1)
+[[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+finish
