@@ -62,6 +62,7 @@ void stop_processes(const control::StopProcesses& stop) {
 }  // namespace
 
 int run_node_agent(const AgentOptions& options) {
+  const auto stopping = [&options] { return g_stop || (options.stop_requested && options.stop_requested()); };
   // The front end is our parent (nsenter execs, it does not fork): die with it.
   const pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -88,7 +89,7 @@ int run_node_agent(const AgentOptions& options) {
   std::chrono::milliseconds interval{0};
   const auto hello_deadline = Clock::now() + options.hello_timeout;
   while (interval.count() == 0) {
-    if (g_stop) return 0;
+    if (stopping()) return 0;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(hello_deadline - Clock::now());
     if (left.count() <= 0)
       return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
@@ -103,7 +104,7 @@ int run_node_agent(const AgentOptions& options) {
 
   std::uint64_t sequence = 0;
   auto next_beat = Clock::now();
-  while (!g_stop) {
+  while (!stopping()) {
     if (Clock::now() >= next_beat) {
       const std::string beat = control::encode(control::Heartbeat{++sequence});
       (void)socket.send(zmq::buffer(beat), zmq::send_flags::dontwait);

@@ -5,6 +5,7 @@
 // lost node is detected), and kills the processes the coordinator names when a restart stops the
 // job. It ends with its parent (the front end) or on SIGTERM.
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace yadokari::agent {
@@ -15,6 +16,8 @@ struct AgentOptions {
   std::string job_id;       // $YADOKARI_JOB_ID
   std::string secret;       // $YADOKARI_JOB_SECRET (never on the command line: ps shows it)
   std::chrono::milliseconds hello_timeout{5000};
+  // Polled every turn besides SIGTERM (tests run agents on threads); empty = never.
+  std::function<bool()> stop_requested;
 };
 
 // Returns the exit code: 0 after SIGTERM or the parent's end, 1 when the coordinator refuses the

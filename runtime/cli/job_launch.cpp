@@ -219,6 +219,7 @@ int launch_job(const LaunchRequest& request) {
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
   }
+  const std::vector<launch::HostSlots> hosts = sim ? sim_hosts(*sim, *request.sim, request.hosts) : request.hosts;
   std::unique_ptr<control::Coordinator> coordinator_holder =
       sim ? in_network_namespace_of(sim->frontend_pid,
                                     [&] { return std::make_unique<control::Coordinator>(config); })
@@ -261,7 +262,7 @@ int launch_job(const LaunchRequest& request) {
                                                                   request.recovery.heartbeat.misses)
           : std::chrono::milliseconds(0);
 
-  Incarnation incarnation{request.hosts, request.rank_env};
+  Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
     const LaunchCommand command = command_for(request, *launcher, shim, coordinator.control_endpoint(), secret,
                                               sim, incarnation, path);

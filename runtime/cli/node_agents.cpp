@@ -13,7 +13,10 @@
 namespace yadokari::cli {
 namespace {
 
-std::string own_executable() {
+// The yadokari to run on the nodes: $YADOKARI_AGENT, else this very executable (simulated
+// nodes share this host's file system).
+std::string agent_executable() {
+  if (const char* configured = std::getenv("YADOKARI_AGENT"); configured && *configured) return configured;
   char path[4096] = {};
   const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
   if (length <= 0) throw CliError(exit_code::failure, "cannot find the yadokari executable (/proc/self/exe)");
@@ -24,7 +27,7 @@ std::string own_executable() {
 
 NodeAgents::NodeAgents(const std::vector<AgentLaunch>& nodes, const std::string& coordinator_endpoint,
                        const std::vector<std::string>& env) {
-  const std::string self = own_executable();
+  const std::string self = agent_executable();
   const char* path = std::getenv("PATH");
   for (const auto& node : nodes) {
     std::vector<std::string> argv = node.prefix;

@@ -41,6 +41,23 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour) 
   }
 }
 
+std::vector<launch::HostSlots> sim_hosts(const SimPlacement& sim, const std::string& cluster,
+                                         std::vector<launch::HostSlots> hosts) {
+  std::string live;
+  for (const auto& node : sim.nodes)
+    if (node.alive) live += (live.empty() ? "" : ", ") + node.hostname;
+  for (auto& host : hosts) {
+    const ClusterNode* match = nullptr;
+    for (const auto& node : sim.nodes)
+      if (node.id == host.host || node.hostname == host.host) match = &node;
+    if (!match || !match->alive)
+      throw CliError(exit_code::usage, "host " + host.host + " is not a live node of the simulated cluster " +
+                                           cluster + " (" + live + ")");
+    host.host = match->hostname;
+  }
+  return hosts;
+}
+
 std::vector<ClusterNode> sim_nodes_now(const std::string& name) {
   try {
     std::vector<ClusterNode> nodes;

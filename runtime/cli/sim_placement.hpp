@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/restart_plan.hpp"
+#include "launch/launcher.hpp"
 #include "launch/mpi_flavour.hpp"
 
 namespace yadokari::cli {
@@ -21,6 +22,11 @@ struct SimPlacement {
   std::vector<ClusterNode> nodes;  // compute nodes; alive = not taken down by `sim kill`
   std::vector<int> holder_pids;    // per node: the process whose namespaces are the node
 };
+
+// --hosts on a simulated cluster: each host must be one of its live nodes (id or hostname);
+// returned with the nodes' hostnames, which the ranks report. CliError(usage) otherwise.
+std::vector<launch::HostSlots> sim_hosts(const SimPlacement& sim, const std::string& cluster,
+                                         std::vector<launch::HostSlots> hosts);
 
 // The cluster's nodes as they are now (after `sim kill`s), for re-planning.
 std::vector<ClusterNode> sim_nodes_now(const std::string& name);

@@ -9,6 +9,7 @@
 #include "mpi/control_link.hpp"
 #include "mpi/diagnostics.hpp"
 #include "mpi/drain.hpp"
+#include "mpi/fault_injection.hpp"
 #include "mpi/image_areas.hpp"
 #include "mpi/shim_state.hpp"
 #include "mpi/world.hpp"
@@ -120,6 +121,7 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     img::WrittenImage written;
     bool ok = false;
     if (rc == YK_MEM_CHECKPOINTED && !sink->failed()) {
+      pause_in_image_write(target.epoch);
       try {
         written = writer->finish();
         ok = true;
