@@ -6,7 +6,9 @@
 #   - the job finishes by itself, exit 0, after exactly one automatic restart;
 #   - the restart's timeline line gives every phase a time;
 #   - `yadokari status` during the restarted run shows n2 lost, 1 restart and the timeline;
-#   - the final line equals an uninterrupted run's on the survivors' layout.
+#   - the final line equals an uninterrupted run's on the survivors' layout;
+#   - Open MPI: after the restart, ranks that now share a node use shared memory (vader) and
+#     nothing talks to n2 (btl_base_verbose: "Using vader btl for send to ... on node ...").
 # usage: sim_auto_restart.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
 shift 2
@@ -16,7 +18,9 @@ source "$(dirname "$0")/sim_common.sh"
 cd "$WORK"
 ckpt="$WORK/ckpt"
 export YADOKARI_STATE_DIR="$WORK/jobs"  # this test's jobs only, for `yadokari status`
-timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 2 -- "$@" \
+verbose=()
+[[ "$FLAVOUR" == openmpi ]] && verbose=(--mpi-args "--mca btl_base_verbose 100")
+timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 2 "${verbose[@]}" -- "$@" \
     >run.out 2>run.err </dev/null &
 job=$!
 for _ in $(seq 1200); do
@@ -69,6 +73,15 @@ number='[0-9]+\.[0-9]{3} s'
 phases="detect $number, stop $number, plan $number, stage $number, launch $number, MPI_Init $number, restore $number; epoch [0-9]+;"
 line=$(grep "^yadokari: restart 1 (node n2 lost)" run.err)
 grep -Eq "$phases" <<<"$line" && pass "timeline: ${line#yadokari: }" || fail "timeline line: '$line'"
+
+if [[ "$FLAVOUR" == openmpi ]]; then
+    after=$(sed -n '/restarting from epoch/,$p' run.err)
+    hosts=$(grep -Eo "Using vader btl for send to .* on node yk$NAME-n[0-9]+" <<<"$after" | awk '{print $NF}' | sort -u | paste -sd' ')
+    [[ "$hosts" == "yk$NAME-n1 yk$NAME-n3" ]] && pass "after the restart: shared memory within $hosts" \
+        || fail "after the restart: vader on '$hosts'"
+    grep -q "btl for send to .* on node yk$NAME-n2" <<<"$after" && fail "after the restart: traffic to n2" \
+        || pass "after the restart: nothing sent to n2"
+fi
 
 # Reference: an uninterrupted run on the survivors' layout (n1 and n3).
 timeout -k 5 300 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null
