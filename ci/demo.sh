@@ -3,8 +3,8 @@
 # implementations, shows `yadokari status` of the running job and the per-rank traffic the shim
 # recorded; then checkpoints a job, kills it right after the epoch commits and restarts it on
 # another transport and rank order; then brings up a simulated 2-node cluster and shows that the
-# MPI library uses shared memory inside a node and TCP across nodes. (Running yadokari jobs on
-# the simulated cluster, with automatic restart on the survivors, comes with the cluster runtime.)
+# MPI library uses shared memory inside a node and TCP across nodes; finally a job on a simulated
+# 3-node cluster loses a node mid-run and restarts itself on the survivors to the same result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
@@ -72,4 +72,28 @@ echo "-- Open MPI ping-pong ring over the two nodes; which transport each pair u
 # shellcheck disable=SC2086  # the launcher settings are meant to split into words
 $sim_launch mpirun.openmpi $sim_launcher_args -n 4 --mca btl_base_verbose 100 \
   "$PWD/build/examples/openmpi/ring" 2>&1 | grep -oE "Using (vader|tcp) btl" | sort | uniq -c
+"$y" sim down --name demo
+
+echo
+echo "== A node lost mid-run: 3 nodes x 2 slots, 6 ranks, checkpoint every 2 s, then sim kill n2"
+"$y" sim up --name demo --nodes 3 --slots 2 >/dev/null
+ckpt="$stats/ckpt-sim"
+set +e
+"$y" run --sim demo -n 6 --ckpt-dir "$ckpt" --interval 2 -- build/examples/openmpi/ring 400 250 \
+  > "$stats/sim.out" 2> "$stats/sim.err" &
+job=$!
+until ls "$ckpt"/*/MANIFEST >/dev/null 2>&1; do sleep 0.1; done
+echo "-- epoch committed; yadokari sim kill n2"
+"$y" sim kill --name demo n2
+until grep -q "^yadokari: restart 1 " "$stats/sim.err" || ! kill -0 $job 2>/dev/null; do sleep 0.2; done
+echo "-- yadokari status of the restarted job:"
+"$y" status | sed -n '/^last committed/,$p'
+wait $job
+echo "-- exit code $?; what the front end logged:"
+grep "^yadokari:" "$stats/sim.err"
+set -e
+"$y" run --sim demo -n 6 -- build/examples/openmpi/ring 400 250 > "$stats/sim-whole.out" 2>/dev/null
+echo "-- restarted job's last line:  $(tail -n 1 "$stats/sim.out")"
+echo "-- uninterrupted run's last:   $(tail -n 1 "$stats/sim-whole.out")"
+cmp -s <(tail -n 1 "$stats/sim.out") <(tail -n 1 "$stats/sim-whole.out") && echo "-- identical"
 "$y" sim down --name demo
