@@ -93,7 +93,7 @@ int run_node_agent(const AgentOptions& options) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(hello_deadline - Clock::now());
     if (left.count() <= 0)
       return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
-                               std::to_string(options.hello_timeout.count() / 1000) + " s");
+                               std::to_string(options.hello_timeout.count()) + " ms");
     const auto message = receive(socket, std::min(left, std::chrono::milliseconds(100)));
     if (!message) continue;
     if (const auto* ack = std::get_if<control::AgentAck>(&*message)) {

@@ -51,19 +51,25 @@ void stop_everything(control::Coordinator& coordinator, pid_t launcher,
 
 }  // namespace
 
-Incarnation restart_after_loss(const RestartContext& context, control::Coordinator& coordinator,
-                               pid_t launcher, const std::vector<membership::NodeEvent>& lost,
-                               RestartTimeline& timeline) {
+RestartCause loss_of(const std::vector<membership::NodeEvent>& lost) {
+  RestartCause cause;
   std::vector<std::string> names;
-  std::set<std::string> lost_ids;
   for (const auto& event : lost) {
     names.push_back(event.node);
-    lost_ids.insert(event.node);
+    cause.lost.insert(event.node);
   }
-  const std::string cause = "node " + joined(names, ", ") + " lost";
+  cause.text = "node " + joined(names, ", ") + " lost";
+  if (!lost.empty()) cause.detect_s = std::chrono::duration<double>(lost.front().silence).count();
+  return cause;
+}
+
+Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator,
+                              pid_t launcher, const RestartCause& restart_cause, RestartTimeline& timeline) {
+  const std::string& cause = restart_cause.text;
+  const std::set<std::string>& lost_ids = restart_cause.lost;
   timeline.number = context.restarts_so_far + 1;
   timeline.cause = cause;
-  timeline.detect_s = std::chrono::duration<double>(lost.front().silence).count();
+  timeline.detect_s = restart_cause.detect_s;
 
   // stop
   auto phase = Clock::now();
@@ -73,8 +79,8 @@ Incarnation restart_after_loss(const RestartContext& context, control::Coordinat
 
   if (context.ckpt_dir.empty())
     throw CliError(exit_code::failure, cause + "; the job cannot be restarted without checkpoints (run it with --ckpt-dir)");
-  if (context.restarts_so_far >= context.settings.max_restarts)
-    throw CliError(exit_code::failure, cause + "; giving up after " + std::to_string(context.restarts_so_far) +
+  if (!restart_cause.rebalance && context.losses_so_far >= context.settings.max_restarts)
+    throw CliError(exit_code::failure, cause + "; giving up after " + std::to_string(context.losses_so_far) +
                                            " automatic restart(s) (--max-restarts)");
 
   // plan: the epoch (newest committed one whose images all verify), then the placement.
@@ -94,8 +100,18 @@ Incarnation restart_after_loss(const RestartContext& context, control::Coordinat
       rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
   RestartPlan plan;
   try {
-    plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
-                        context.settings.max_oversubscribe);
+    // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
+    bool planned = false;
+    if (restart_cause.rebalance) {
+      try {
+        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0);
+        planned = true;
+      } catch (const scheduler::PlacementError&) {
+      }
+    }
+    if (!planned)
+      plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
+                          context.settings.max_oversubscribe);
   } catch (const scheduler::PlacementError& e) {
     throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
   }

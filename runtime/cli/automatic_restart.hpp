@@ -1,11 +1,13 @@
 #pragma once
-// One automatic restart after a node loss (ARCHITECTURE section 6): stop every remaining process
-// of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
+// One automatic restart after a node loss (ARCHITECTURE section 6), or a rebalance: stop every
+// remaining process of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
 // placement on the surviving nodes, stage the images, and say what the next launch must be.
 // Each phase is timed into a RestartTimeline; the launch/MPI_Init/restore phases are filled in
 // by the supervisor as the ranks come up.
 #include <sys/types.h>
 
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,13 +32,23 @@ struct RestartContext {
   std::filesystem::path app;         // resolved, for the build-id check
   std::int32_t world_size = 0;
   RecoverySettings settings;
-  int restarts_so_far = 0;
+  int restarts_so_far = 0;  // restarts of any cause (they are numbered)
+  int losses_so_far = 0;    // restarts after a node loss (bounded by --max-restarts)
 };
+
+// Why the job is restarted elsewhere.
+struct RestartCause {
+  std::string text;             // "node n2 lost", "rebalance"
+  std::set<std::string> lost;   // node ids
+  std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
+  bool rebalance = false;       // asked for: does not count against --max-restarts, and the
+                                // placement first tries to give every rank a slot of its own
+};
+RestartCause loss_of(const std::vector<membership::NodeEvent>& lost);
 
 // `launcher`: its pid, or 0 once it has been reaped. Throws CliError(failure) with a one-line
 // reason ("node n2 lost; cannot restart: ...") when the job cannot go on.
-Incarnation restart_after_loss(const RestartContext& context, control::Coordinator& coordinator,
-                               pid_t launcher, const std::vector<membership::NodeEvent>& lost,
-                               RestartTimeline& timeline);
+Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator,
+                              pid_t launcher, const RestartCause& cause, RestartTimeline& timeline);
 
 }  // namespace yadokari::cli

@@ -31,6 +31,7 @@ namespace {
 
 constexpr std::chrono::milliseconds kServeInterval{50};
 constexpr std::chrono::milliseconds kAgentConnectTimeout{5000};
+constexpr std::chrono::milliseconds kJoinCheckInterval{1000};
 
 std::string path_variable() {
   const char* path = std::getenv("PATH");
@@ -57,6 +58,13 @@ struct Outcome {
   std::optional<int> exit_code;
   std::vector<membership::NodeEvent> lost;
   bool launcher_reaped = false;
+  bool rebalance = false;  // `yadokari rebalance`: its epoch is committed, restart elsewhere now
+};
+
+// `yadokari rebalance`, from the request to the committed epoch it waits for.
+struct RebalanceState {
+  bool wanted = false;
+  bool ready = false;
 };
 
 // Runs the launcher to its end while serving the control plane. With node agents, a lost node
@@ -64,7 +72,8 @@ struct Outcome {
 // heartbeat verdict a little, so that a node loss is restarted rather than reported as a failure.
 Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
                   const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
-                  std::chrono::milliseconds loss_after, const std::function<void()>& each_turn) {
+                  std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
+                  const std::function<void()>& each_turn) {
   const bool watch_nodes = loss_after.count() > 0;
   int stopped_by = 0;
   try {
@@ -85,6 +94,7 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
       }
       if (watch_nodes && stopped_by == 0)
         if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, false};
+      if (rebalance.ready && stopped_by == 0) return Outcome{std::nullopt, {}, false, true};
       if (auto code = try_reap(launcher)) {
         if (watch_nodes && *code != 0 && stopped_by == 0) {
           const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
@@ -195,15 +205,23 @@ int launch_job(const LaunchRequest& request) {
   config.world_size = request.ranks;
   const CheckpointSettings& ckpt = request.checkpoint;
   bool stop_now = false;
+  RebalanceState rebalance;
+  control::Coordinator* coordinator_ptr = nullptr;  // for the callbacks, which run inside its poll()
   if (ckpt.dir) {
     config.checkpoint = control::CoordinatorConfig::Checkpointing{
         *ckpt.dir, ckpt.keep, ckpt.compression, ckpt.interval_seconds};
     // Epochs are numbered by the directory, so "epoch K" may be passed over (a failed epoch
     // leaves no number behind, a restart continues the numbering): stop at the first commit
     // at or after K.
-    config.on_epoch_end = [&stop_now, &ckpt](const control::EpochEnd& end) {
+    config.on_epoch_end = [&stop_now, &ckpt, &rebalance, &coordinator_ptr](const control::EpochEnd& end) {
       if (end.committed && ckpt.stop_after_epoch && end.epoch >= *ckpt.stop_after_epoch)
         stop_now = true;
+      if (rebalance.wanted && end.committed) rebalance.ready = true;
+      if (rebalance.wanted && !end.committed) {
+        std::fprintf(stderr, "yadokari: rebalance: epoch %llu failed (%s); trying another\n",
+                     static_cast<unsigned long long>(end.epoch), end.message.c_str());
+        coordinator_ptr->request_checkpoint();
+      }
     };
   }
   // On a simulated cluster the nodes reach only the frontend's address: the coordinator's
@@ -218,6 +236,15 @@ int launch_job(const LaunchRequest& request) {
     for (const auto& node : sim->nodes)
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
+    if (ckpt.dir)
+      config.on_rebalance = [&rebalance, &coordinator_ptr, &request]() -> control::RebalanceReply {
+        if (rebalance.wanted) return {false, "a rebalance of job " + request.job_id + " is already under way"};
+        rebalance.wanted = true;
+        coordinator_ptr->request_checkpoint();
+        std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
+        return {true, "rebalance of job " + request.job_id +
+                          " started: a checkpoint, then a restart placed anew on the nodes alive now"};
+      };
   }
   const std::vector<launch::HostSlots> hosts = sim ? sim_hosts(*sim, *request.sim, request.hosts) : request.hosts;
   std::unique_ptr<control::Coordinator> coordinator_holder =
@@ -225,6 +252,7 @@ int launch_job(const LaunchRequest& request) {
                                     [&] { return std::make_unique<control::Coordinator>(config); })
           : std::make_unique<control::Coordinator>(config);
   control::Coordinator& coordinator = *coordinator_holder;
+  coordinator_ptr = &coordinator;
 
   std::optional<control::PublishedJob> published;
   try {
@@ -241,9 +269,31 @@ int launch_job(const LaunchRequest& request) {
     std::vector<std::string> agent_env = current_environment();
     agent_env.push_back("YADOKARI_JOB_ID=" + request.job_id);
     agent_env.push_back("YADOKARI_JOB_SECRET=" + secret);
-    agents.emplace(sim_agent_launches(sim->nodes, sim->holder_pids), coordinator.control_endpoint(), agent_env);
+    agents.emplace(coordinator.control_endpoint(), agent_env);
+    for (const auto& node : sim->nodes)
+      if (node.alive) agents->start(sim_agent_launch(node));
     agents->wait_until_connected(coordinator, kAgentConnectTimeout);
   }
+  // Nodes that join the cluster while the job runs (`yadokari sim add`) get an agent; the
+  // next restart or rebalance may place ranks on them.
+  auto next_join_check = std::chrono::steady_clock::now();
+  const auto watch_for_joins = [&] {
+    if (!sim || std::chrono::steady_clock::now() < next_join_check) return;
+    next_join_check = std::chrono::steady_clock::now() + kJoinCheckInterval;
+    std::vector<ClusterNode> nodes;
+    try {
+      nodes = sim_nodes_now(*request.sim);
+    } catch (const CliError&) {
+      return;  // the cluster is being changed or torn down; its agents tell the rest
+    }
+    for (const auto& node : nodes) {
+      if (!node.alive || coordinator.expects_node(node.id)) continue;
+      coordinator.expect_node(node.id, node.slots);
+      agents->start(sim_agent_launch(node));
+      std::fprintf(stderr, "yadokari: node %s joined (%d slots); it is used at the next restart or rebalance\n",
+                   node.id.c_str(), node.slots);
+    }
+  };
 
   std::vector<RestartTimeline> timelines;
   coordinator.set_status_extras([&timelines](control::StatusReport& report) {
@@ -270,15 +320,25 @@ int launch_job(const LaunchRequest& request) {
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();
     // A stop is only ever set from inside poll(), i.e. on this thread.
-    const Outcome outcome = supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, [&] {
-      if (!timelines.empty())
-        follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
-    });
+    const Outcome outcome =
+        supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, rebalance, [&] {
+          if (!timelines.empty())
+            follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
+          watch_for_joins();
+        });
     if (outcome.exit_code) return *outcome.exit_code;
+    RestartCause cause;
+    if (outcome.rebalance) {
+      cause.text = "rebalance";
+      cause.rebalance = true;
+    } else {
+      cause = loss_of(outcome.lost);
+    }
     RestartTimeline timeline;
     restart_context.restarts_so_far = static_cast<int>(timelines.size());
-    incarnation = restart_after_loss(restart_context, coordinator, outcome.launcher_reaped ? 0 : child,
-                                     outcome.lost, timeline);
+    incarnation = restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);
+    if (!cause.rebalance) ++restart_context.losses_so_far;
+    rebalance = RebalanceState{};
     timelines.push_back(timeline);
     coordinator.begin_incarnation();
   }

@@ -70,6 +70,12 @@ void add_checkpoint(CLI::App& app, CheckpointOptions& options) {
   checkpoint->add_option("--job", options.job, "Job id (default: the only running job)");
 }
 
+void add_rebalance(CLI::App& app, CheckpointOptions& options) {
+  auto* rebalance = app.add_subcommand(
+      "rebalance", "Checkpoint a running job and restart it placed anew on the nodes alive now");
+  rebalance->add_option("--job", options.job, "Job id (default: the only running job)");
+}
+
 // hosts/mpi_args are optional<string>: given (even empty) overrides job.json.
 struct RestartArgs {
   std::string hosts;
@@ -135,6 +141,8 @@ int main(int argc, char** argv) {
   add_inspect(app, inspect_options);
   CheckpointOptions checkpoint_options;
   add_checkpoint(app, checkpoint_options);
+  CheckpointOptions rebalance_options;
+  add_rebalance(app, rebalance_options);
   RestartOptions restart_options;
   RestartArgs restart_args;
   add_restart(app, restart_options, restart_args);
@@ -159,6 +167,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("run")) return run_job(run_options);
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);
     if (app.got_subcommand("checkpoint")) return take_checkpoint(checkpoint_options);
+    if (app.got_subcommand("rebalance")) return rebalance_job(rebalance_options);
     if (app.got_subcommand("sim")) return run_sim(sim_options);
     if (app.got_subcommand("agent")) return run_agent(agent_options);
     if (app.got_subcommand("restart")) {

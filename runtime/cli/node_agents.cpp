@@ -25,20 +25,16 @@ std::string agent_executable() {
 
 }  // namespace
 
-NodeAgents::NodeAgents(const std::vector<AgentLaunch>& nodes, const std::string& coordinator_endpoint,
-                       const std::vector<std::string>& env) {
-  const std::string self = agent_executable();
+void NodeAgents::start(const AgentLaunch& node) {
   const char* path = std::getenv("PATH");
-  for (const auto& node : nodes) {
-    std::vector<std::string> argv = node.prefix;
-    if (!argv.empty() && argv.front().find('/') == std::string::npos) {  // exec does not search PATH
-      const auto found = launch::find_in_path(argv.front(), path ? path : "");
-      if (!found) throw CliError(exit_code::not_found, argv.front() + " not found in PATH");
-      argv.front() = found->string();
-    }
-    argv.insert(argv.end(), {self, "agent", "--coordinator", coordinator_endpoint, "--node", node.node});
-    agents_.push_back(Agent{node.node, spawn_process(argv, env), false});
+  std::vector<std::string> argv = node.prefix;
+  if (!argv.empty() && argv.front().find('/') == std::string::npos) {  // exec does not search PATH
+    const auto found = launch::find_in_path(argv.front(), path ? path : "");
+    if (!found) throw CliError(exit_code::not_found, argv.front() + " not found in PATH");
+    argv.front() = found->string();
   }
+  argv.insert(argv.end(), {agent_executable(), "agent", "--coordinator", endpoint_, "--node", node.node});
+  agents_.push_back(Agent{node.node, spawn_process(argv, env_), false});
 }
 
 NodeAgents::~NodeAgents() {
@@ -81,16 +77,8 @@ void NodeAgents::wait_until_connected(control::Coordinator& coordinator, std::ch
   }
 }
 
-std::vector<AgentLaunch> sim_agent_launches(const std::vector<ClusterNode>& nodes,
-                                            const std::vector<int>& holder_pids) {
-  std::vector<AgentLaunch> launches;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].alive) continue;
-    launches.push_back(AgentLaunch{
-        nodes[i].id,
-        {"nsenter", "-t", std::to_string(holder_pids[i]), "-n", "-u", "-i", "-m", "--wd=/", "--"}});
-  }
-  return launches;
+AgentLaunch sim_agent_launch(const ClusterNode& node) {
+  return AgentLaunch{node.id, {"nsenter", "-t", std::to_string(node.holder_pid), "-n", "-u", "-i", "-m", "--wd=/", "--"}};
 }
 
 }  // namespace yadokari::cli

@@ -22,8 +22,8 @@ struct AgentLaunch {
 class NodeAgents {
  public:
   // `env`: the agents' environment (YADOKARI_JOB_ID and YADOKARI_JOB_SECRET included).
-  NodeAgents(const std::vector<AgentLaunch>& nodes, const std::string& coordinator_endpoint,
-             const std::vector<std::string>& env);
+  NodeAgents(const std::string& coordinator_endpoint, std::vector<std::string> env)
+      : endpoint_(coordinator_endpoint), env_(std::move(env)) {}
   ~NodeAgents();
   NodeAgents(const NodeAgents&) = delete;
   NodeAgents& operator=(const NodeAgents&) = delete;
@@ -32,17 +32,21 @@ class NodeAgents {
   // did not connect within 5 s" (or "... exited with code C") otherwise.
   void wait_until_connected(control::Coordinator& coordinator, std::chrono::milliseconds timeout);
 
+  // Starts the agent of one more node (at the start, or a node that joined).
+  void start(const AgentLaunch& node);
+
  private:
   struct Agent {
     std::string node;
     pid_t pid = 0;
     bool reaped = false;  // waitpid may be called only once
   };
+  std::string endpoint_;
+  std::vector<std::string> env_;
   std::vector<Agent> agents_;
 };
 
-// How to enter each alive node of the simulated cluster `name`, and the nodes for planning.
-std::vector<AgentLaunch> sim_agent_launches(const std::vector<ClusterNode>& nodes,
-                                            const std::vector<int>& holder_pids);
+// How to enter a simulated node.
+AgentLaunch sim_agent_launch(const ClusterNode& node);
 
 }  // namespace yadokari::cli

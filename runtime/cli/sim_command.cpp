@@ -90,6 +90,12 @@ int sim_kill(const SimOptions& options) {
   return 0;
 }
 
+int sim_add(const SimOptions& options) {
+  const Node node = sim::add_node(options.name, options.slots);
+  std::printf("added %s (%s, %d slots)\n", node.hostname.c_str(), node.address.c_str(), node.slots);
+  return 0;
+}
+
 int sim_down(const SimOptions& options) {
   if (sim::tear_down(options.name)) {
     std::printf("removed cluster %s\n", options.name.c_str());
@@ -172,6 +178,9 @@ CLI::App* add_sim(CLI::App& app, SimOptions& options) {
   options.kill = sim->add_subcommand("kill", "Kill every process of a node (a crash) and mark it down");
   options.kill->add_option("node", options.node, "Node: n2, its hostname or address")->required();
   add_name(options.kill);
+  options.add = sim->add_subcommand("add", "Add a node to a running cluster (jobs with agents see it join)");
+  options.add->add_option("--slots", options.slots, "Slots of the new node (default: the cluster's)");
+  add_name(options.add);
   options.down = sim->add_subcommand("down", "Remove the cluster: processes, namespaces, state");
   add_name(options.down);
   options.exec = sim->add_subcommand("exec", "Run a command inside a node (or the frontend, fe)");
@@ -190,6 +199,11 @@ int run_sim(const SimOptions& options) {
     if (options.up->parsed()) return sim_up(options);
     if (options.list->parsed()) return sim_list(options, options.list->count("--name") > 0);
     if (options.kill->parsed()) return sim_kill(options);
+    if (options.add->parsed()) {
+      SimOptions add = options;
+      if (!options.add->count("--slots")) add.slots = 0;  // the cluster's
+      return sim_add(add);
+    }
     if (options.down->parsed()) return sim_down(options);
     if (options.exec->parsed()) return sim_exec(options);
     return sim_env(options);

@@ -1,5 +1,5 @@
 #pragma once
-// `yadokari sim up|list|kill|down|exec|env`: a simulated cluster of namespace nodes on this host
+// `yadokari sim up|list|add|kill|down|exec|env`: a simulated cluster of namespace nodes on this host
 // (runtime/sim/, runtime/README.md "yadokari sim").
 #include <string>
 #include <vector>
@@ -24,6 +24,7 @@ struct SimOptions {
   CLI::App* up = nullptr;
   CLI::App* list = nullptr;
   CLI::App* kill = nullptr;
+  CLI::App* add = nullptr;
   CLI::App* down = nullptr;
   CLI::App* exec = nullptr;
   CLI::App* env = nullptr;

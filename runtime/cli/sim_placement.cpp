@@ -22,7 +22,7 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour) 
     if (!any_alive) throw CliError(exit_code::failure, "simulated cluster " + name + " has no live node");
     const sim::LaunchSettings settings = sim::launch_settings(cluster, flavour);
     SimPlacement placement{cluster.frontend.address, static_cast<int>(cluster.frontend.pid),
-                           settings.frontend_prefix, {}, {}, settings.environment, {}, {}};
+                           settings.frontend_prefix, {}, {}, settings.environment, {}};
     // The hostfile goes apart: a restart gives the launcher its own host list instead.
     for (std::size_t i = 0; i < settings.launcher_args.size(); ++i) {
       const std::string& arg = settings.launcher_args[i];
@@ -31,10 +31,8 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour) 
       into.push_back(arg);
       if (hostfile) into.push_back(settings.launcher_args[++i]);
     }
-    for (const auto& node : cluster.nodes) {
-      placement.nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive});
-      placement.holder_pids.push_back(static_cast<int>(node.pid));
-    }
+    for (const auto& node : cluster.nodes)
+      placement.nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive, static_cast<int>(node.pid)});
     return placement;
   } catch (const sim::SimError& e) {
     throw CliError(exit_code::failure, e.what());
@@ -62,7 +60,8 @@ std::vector<ClusterNode> sim_nodes_now(const std::string& name) {
   try {
     std::vector<ClusterNode> nodes;
     for (const auto& node : sim::load_cluster(name).nodes)
-      nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive && sim::holder_running(node)});
+      nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive && sim::holder_running(node),
+                                  static_cast<int>(node.pid)});
     return nodes;
   } catch (const sim::SimError& e) {
     throw CliError(exit_code::failure, e.what());

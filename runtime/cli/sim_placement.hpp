@@ -20,7 +20,6 @@ struct SimPlacement {
   std::vector<std::string> hostfile_args;    // the cluster's hostfile (live nodes), when no hosts are given
   std::vector<std::pair<std::string, std::string>> environment;  // for the launcher
   std::vector<ClusterNode> nodes;  // compute nodes; alive = not taken down by `sim kill`
-  std::vector<int> holder_pids;    // per node: the process whose namespaces are the node
 };
 
 // --hosts on a simulated cluster: each host must be one of its live nodes (id or hostname);

@@ -258,7 +258,15 @@ void Coordinator::serve_status_request() {
   try {
     const std::string_view bytes = frames.at(0).to_string_view();
     const MessageType type = decode_header(bytes);
-    if (type == MessageType::checkpoint_request) {
+    if (type == MessageType::rebalance_request) {
+      const auto request = decode_as<RebalanceRequest>(bytes);
+      if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
+        reply = ErrorReply{"wrong job id or secret"};
+      else if (!config_.on_rebalance)
+        reply = RebalanceReply{false, "this job cannot be rebalanced (only jobs with node agents and checkpoints can: run --sim with --ckpt-dir)"};
+      else
+        reply = config_.on_rebalance();
+    } else if (type == MessageType::checkpoint_request) {
       const auto request = decode_as<CheckpointRequest>(bytes);
       if (request.job_id == config_.job_id && secrets_equal(request.secret, config_.secret)) {
         serve_checkpoint_request(request);  // answers now or when the epoch ends

@@ -56,6 +56,9 @@ struct CoordinatorConfig {
     std::map<std::string, std::int32_t> slots;  // expected node id -> slots
   };
   std::optional<Membership> membership;
+  // `yadokari rebalance`: returns the answer's message, and whether the rebalance was accepted.
+  // Absent: refused ("this job cannot be rebalanced ...").
+  std::function<RebalanceReply()> on_rebalance;
 };
 
 // How far the current incarnation (launch) got: the restart timeline's launch/MPI_Init/restore.
@@ -108,6 +111,9 @@ class Coordinator {
   std::optional<membership::Clock::time_point> last_heard(const std::string& node) const;
   // Asks the node's agent to SIGKILL these processes; false if it has no agent.
   bool stop_processes(const std::string& node, const std::vector<std::int64_t>& pids);
+  // A node that joined while the job runs: its agent will be accepted.
+  void expect_node(const std::string& node, std::int32_t slots);
+  bool expects_node(const std::string& node) const;
   // Hostname an agent reported for its node ("" if none).
   std::string agent_hostname(const std::string& node) const;
 

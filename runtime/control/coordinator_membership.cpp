@@ -110,6 +110,14 @@ std::vector<NodeStatus> Coordinator::nodes() const {
   return all;
 }
 
+void Coordinator::expect_node(const std::string& node, std::int32_t slots) {
+  if (config_.membership) config_.membership->slots[node] = slots;
+}
+
+bool Coordinator::expects_node(const std::string& node) const {
+  return config_.membership && config_.membership->slots.count(node) > 0;
+}
+
 std::string Coordinator::agent_hostname(const std::string& node) const {
   const auto agent = agents_.find(node);
   return agent == agents_.end() ? std::string() : agent->second.hello.hostname;

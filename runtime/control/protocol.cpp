@@ -125,6 +125,10 @@ std::string_view message_type_name(MessageType type) {
       return "StopProcesses";
     case MessageType::rank_restored:
       return "RankRestored";
+    case MessageType::rebalance_request:
+      return "RebalanceRequest";
+    case MessageType::rebalance_reply:
+      return "RebalanceReply";
   }
   return "unknown";
 }

@@ -40,6 +40,8 @@ enum class MessageType : std::uint16_t {
   heartbeat = 19,
   stop_processes = 20,
   rank_restored = 21,
+  rebalance_request = 22,
+  rebalance_reply = 23,
 };
 
 // Rank -> coordinator, first message on a rank's connection.
@@ -379,11 +381,35 @@ struct RankRestored {
   }
 };
 
+// CLI (`yadokari rebalance`) -> front end, on the status endpoint: checkpoint, re-plan on the
+// nodes alive now (joined ones included), restart. Answered at once.
+struct RebalanceRequest {
+  static constexpr MessageType kType = MessageType::rebalance_request;
+  std::string job_id;
+  std::string secret;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret);
+  }
+};
+
+struct RebalanceReply {
+  static constexpr MessageType kType = MessageType::rebalance_reply;
+  bool ok = false;
+  std::string message;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ok, message);
+  }
+};
+
 using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest,
                              StatusReport, ErrorReply, CheckpointPrepare, CutReport, CutTargets,
                              CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
                              CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat,
-                             StopProcesses, RankRestored>;
+                             StopProcesses, RankRestored, RebalanceRequest, RebalanceReply>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public std::runtime_error {

@@ -1,5 +1,8 @@
 #include "sim/host_files.hpp"
 
+#include <fstream>
+
+#include "sim/sim_error.hpp"
 #include "sim/state_file.hpp"
 
 namespace yadokari::sim {
@@ -29,6 +32,13 @@ std::string hostfile_mpich_content(const Cluster& cluster) {
 }
 
 void write_hosts_file(const Cluster& cluster) { write_file(cluster.hosts_file(), hosts_content(cluster)); }
+
+void rewrite_hosts_file_in_place(const Cluster& cluster) {
+  std::ofstream out(cluster.hosts_file(), std::ios::in | std::ios::out | std::ios::trunc);
+  out << hosts_content(cluster);
+  out.close();
+  if (!out) throw SimError("cannot rewrite " + cluster.hosts_file().string());
+}
 
 void write_hostfiles(const Cluster& cluster) {
   write_file(cluster.hostfile_openmpi(), hostfile_openmpi_content(cluster));

@@ -13,6 +13,9 @@ std::string hostfile_mpich_content(const Cluster& cluster);    // live nodes onl
 
 // Writes hosts (before any holder bind-mounts it: it is never rewritten afterwards).
 void write_hosts_file(const Cluster& cluster);
+// Rewrites hosts in the same inode, which every holder has bind-mounted on /etc/hosts (a new
+// file renamed over it would not be seen by them).
+void rewrite_hosts_file_in_place(const Cluster& cluster);
 // Writes both hostfiles (rewritten when a node is killed).
 void write_hostfiles(const Cluster& cluster);
 

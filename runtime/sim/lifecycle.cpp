@@ -196,4 +196,33 @@ KillResult kill_node(const std::string& name, const std::string& what) {
   return result;
 }
 
+Node add_node(const std::string& name, int slots) {
+  check_can_manage();
+  Cluster cluster = load_cluster(name);
+  if (slots < 0) throw SimError("--slots must be at least 1, not " + std::to_string(slots), 2);
+  if (!holder_running(cluster.switch_holder) || node_state(cluster.frontend) != "up")
+    throw SimError("cluster " + name + " is broken (its switch or frontend is gone); bring it up again");
+  const int number = static_cast<int>(cluster.nodes.size()) + 1;
+  if (number > kMaxNodes) throw SimError("cluster " + name + " already has " + std::to_string(kMaxNodes) + " nodes", 2);
+  const std::string id = "n" + std::to_string(number);
+  cluster.nodes.push_back(Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(number),
+                               slots > 0 ? slots : cluster.slots, 0, "", false});
+  Node& node = cluster.nodes.back();
+  rewrite_hosts_file_in_place(cluster);  // before the holder bind-mounts it
+  try {
+    start_holder(cluster, node, true);
+    plug_node(cluster.switch_holder, node);
+    if (!cluster.link.empty()) shape_link(node, cluster.link);
+  } catch (const SimError& e) {
+    kill_holder_and_members(cluster.dir, node.pid);
+    cluster.nodes.pop_back();
+    save_state(cluster);
+    throw SimError(std::string("sim add failed: ") + e.what());
+  }
+  write_hostfiles(cluster);
+  write_agent(cluster);
+  save_state(cluster);
+  return node;
+}
+
 }  // namespace yadokari::sim

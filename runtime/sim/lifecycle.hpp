@@ -33,6 +33,11 @@ struct KillResult {
 // and drops it from the agent and hostfiles.
 KillResult kill_node(const std::string& name, const std::string& node);
 
+// A new node n<K+1> with `slots` slots (the cluster's if 0) joins the running cluster: its
+// holder, network port, link shaping, and its name in every node's /etc/hosts (rewritten in
+// place: the nodes bind-mount that very file). Jobs running with agents see it join.
+Node add_node(const std::string& name, int slots);
+
 // The cluster called `name`; SimError "no simulated cluster named NAME ..." if none.
 Cluster load_cluster(const std::string& name);
 

@@ -38,6 +38,14 @@ expect 2 "yadokari: YADOKARI_MAX_OVERSUBSCRIBE must be a number of ranks per slo
 expect 2 "yadokari: YADOKARI_HEARTBEAT_MS must be milliseconds (10 or more), not '5'" \
     env YADOKARI_HEARTBEAT_MS=5 "$Y" run --sim "$NAME" -n 2 --mpi "$FLAVOUR" -- "$@"
 
+# A rebalance of a job that has no checkpoints to restart from.
+timeout -k 5 200 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" -- "$@" >bg.out 2>bg.err </dev/null &
+job=$!
+for _ in $(seq 600); do "$Y" status 2>/dev/null | grep -q "^   5 " && break; sleep 0.05; done
+expect 1 "yadokari: this job cannot be rebalanced (only jobs with node agents and checkpoints can: run --sim with --ckpt-dir)" \
+    "$Y" rebalance
+kill $job; wait $job
+
 # A node lost, and the job cannot go on: without checkpoints, and when the survivors cannot hold
 # it within --max-oversubscribe. The ranks are placed 2+2+2 with n3 last, so killing n3 leaves
 # 4 slots for 6 ranks.
