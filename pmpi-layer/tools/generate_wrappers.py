@@ -224,7 +224,8 @@ def gen_c_wrapper(f):
         lines.append("  yk::collective_done();")
     body = after_out + ([f.opts["post"] + ";"] if "post" in f.opts else []) + after_free
     if body:
-        lines.append("  if (yk_rc == MPI_SUCCESS) {")
+        # [[likely]]: keeps the hooks on the straight-line path after the library returns.
+        lines.append("  if (yk_rc == MPI_SUCCESS) [[likely]] {")
         lines += ["    " + x for x in body]
         lines.append("  }")
     lines.append("  return yk_rc;")
@@ -335,7 +336,8 @@ def gen_fortran(f):
     lines += ["  " + x for x in scalars + pre]
     lines.append(f"  const int yk_rc = {f.name}({', '.join(args)});")
     if post:
-        lines.append("  if (yk_rc == MPI_SUCCESS) {")
+        # [[likely]]: keeps the hooks on the straight-line path after the library returns.
+        lines.append("  if (yk_rc == MPI_SUCCESS) [[likely]] {")
         lines += ["    " + x for x in post]
         lines.append("  }")
     lines.append("  if (ierr) *ierr = yk_rc;")

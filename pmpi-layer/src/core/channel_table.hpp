@@ -28,16 +28,10 @@ class CommChannels {
 
   // Out-of-range peers (MPI_PROC_NULL, bad user input the library will reject) are ignored.
   YK_HOT void on_send(int peer, std::uint64_t bytes) {
-    if (Channel* c = find(peer)) {
-      c->messages_sent.add(1);
-      c->bytes_sent.add(bytes);
-    }
+    if (Channel* c = find(peer)) Counter::add_pair(c->messages_sent, 1, c->bytes_sent, bytes);
   }
   YK_HOT void on_receive(int peer, std::uint64_t bytes) {
-    if (Channel* c = find(peer)) {
-      c->messages_received.add(1);
-      c->bytes_received.add(bytes);
-    }
+    if (Channel* c = find(peer)) Counter::add_pair(c->messages_received, 1, c->bytes_received, bytes);
   }
 
   void add_counts(int peer, const Channel& from) {

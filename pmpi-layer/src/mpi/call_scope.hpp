@@ -23,7 +23,9 @@ class CallScope {
     // Allocations inside MPI calls go to glibc, never into the application's arena (pitfall 7).
     yadokari::memory::enter_library();
     g_call_counts[static_cast<std::size_t>(f)].add(1);
-    if (outer_ == Fn::none_) {
+    // [[likely]]: the outermost call is the common case; without the hint GCC lays it out as a
+    // jump away and back on every call.
+    if (outer_ == Fn::none_) [[likely]] {
       g_current_call.store(f, std::memory_order_relaxed);
       // The entry of an MPI call is a boundary of the consistent cut: nothing translated yet.
       if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
@@ -31,7 +33,7 @@ class CallScope {
     }
   }
   YK_HOT ~CallScope() {
-    if (outer_ == Fn::none_) g_current_call.store(Fn::none_, std::memory_order_relaxed);
+    if (outer_ == Fn::none_) [[likely]] g_current_call.store(Fn::none_, std::memory_order_relaxed);
     yadokari::memory::leave_library();
   }
   CallScope(const CallScope&) = delete;

@@ -78,12 +78,12 @@ inline CommK::entry* g_self_entry = nullptr;
 
 template <class K>
 YK_HOT typename K::entry* find_entry(typename K::handle h) {
-  auto& reg = registry<K>();
-  if (codec::is_virtual(h)) return &reg.table.at(codec::index_of(h));
-  if constexpr (K::code == CommK::code) {
-    if (h == MPI_COMM_WORLD) return g_world_entry;
+  // MPI_COMM_WORLD first: the communicator of most messages, one compare and one load.
+  if constexpr (K::code == CommK::code)
+    if (h == MPI_COMM_WORLD) [[likely]] return g_world_entry;
+  if (codec::is_virtual(h)) return &registry<K>().table.at(codec::index_of(h));
+  if constexpr (K::code == CommK::code)
     if (h == MPI_COMM_SELF) return g_self_entry;
-  }
   return nullptr;
 }
 

@@ -40,12 +40,12 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe);
 // Channel-table hooks of the generated wrappers, inline: they run on every message. `comm` is
 // the communicator's entry (null for a communicator the shim does not know, e.g. MPI_COMM_NULL).
 YK_HOT void on_send(CommK::entry* comm, int count, MPI_Datatype datatype, int dest) {
-  if (comm) comm->record.channels.on_send(dest, message_bytes(count, datatype));
+  if (comm) [[likely]] comm->record.channels.on_send(dest, message_bytes(count, datatype));
 }
 // `source` as posted: a receive from MPI_PROC_NULL is not a message (and MPICH leaves the status
 // of such a request unset in MPI_Waitall, so the status alone cannot tell).
 YK_HOT void on_receive(CommK::entry* comm, int source, const MPI_Status* status) {
-  if (comm && source != MPI_PROC_NULL && status->MPI_SOURCE >= 0)
+  if (comm && source != MPI_PROC_NULL && status->MPI_SOURCE >= 0) [[likely]]
     comm->record.channels.on_receive(status->MPI_SOURCE, received_bytes(status));
 }
 // Persistent sends are counted at MPI_Start, from the request's record.
