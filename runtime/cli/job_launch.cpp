@@ -1,26 +1,22 @@
 #include "cli/job_launch.hpp"
 
-#include <memory>
-
-#include "cli/sim_placement.hpp"
-
-#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
+#include <memory>
 #include <optional>
 
 #include "cli/automatic_restart.hpp"
 #include "cli/child_process.hpp"
-#include "cli/node_agents.hpp"
-#include "cli/restart_timeline.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/job_environment.hpp"
-#include "cli/job_stopper.hpp"
+#include "cli/job_supervision.hpp"
+#include "cli/node_agents.hpp"
+#include "cli/restart_timeline.hpp"
 #include "cli/shim_locator.hpp"
+#include "cli/sim_placement.hpp"
 #include "cli/termination_signals.hpp"
 #include "control/coordinator.hpp"
 #include "control/job_registry.hpp"
@@ -29,109 +25,12 @@
 namespace yadokari::cli {
 namespace {
 
-constexpr std::chrono::milliseconds kServeInterval{50};
 constexpr std::chrono::milliseconds kAgentConnectTimeout{5000};
 constexpr std::chrono::milliseconds kJoinCheckInterval{1000};
 
 std::string path_variable() {
   const char* path = std::getenv("PATH");
   return path ? path : "";
-}
-
-std::string this_host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
-// Pids of the ranks that registered from this host: the ones a stop can make sure of.
-std::vector<pid_t> local_rank_pids(const control::Coordinator& coordinator) {
-  std::vector<pid_t> pids;
-  const std::string host = this_host();
-  for (const auto& rank : coordinator.registrations())
-    if (rank.hostname == host) pids.push_back(static_cast<pid_t>(rank.pid));
-  return pids;
-}
-
-// How one launch ended: the job's exit code, or nodes lost (the launcher may still run).
-struct Outcome {
-  std::optional<int> exit_code;
-  std::vector<membership::NodeEvent> lost;
-  bool launcher_reaped = false;
-  bool rebalance = false;  // `yadokari rebalance`: its epoch is committed, restart elsewhere now
-};
-
-// `yadokari rebalance`, from the request to the committed epoch it waits for.
-struct RebalanceState {
-  bool wanted = false;
-  bool ready = false;
-};
-
-// Runs the launcher to its end while serving the control plane. With node agents, a lost node
-// ends the launch too; a launcher that fails first (it saw its ranks die) waits for the
-// heartbeat verdict a little, so that a node loss is restarted rather than reported as a failure.
-Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
-                  const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
-                  std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
-                  const std::function<void()>& each_turn) {
-  const bool watch_nodes = loss_after.count() > 0;
-  int stopped_by = 0;
-  try {
-    for (;;) {
-      coordinator.poll(kServeInterval);
-      each_turn();
-      if (stop_now) {
-        stop_whole_job(launcher, local_rank_pids(coordinator));
-        std::fprintf(stderr,
-                     "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
-                     static_cast<unsigned long long>(*stop_after));
-        return Outcome{kStoppedAfterEpoch, {}, true};
-      }
-      while (auto received = signals.take()) {
-        stopped_by = received->number;
-        // A terminal's Ctrl-C already reached the launcher: it is in our process group.
-        if (!received->from_terminal) kill(launcher, received->number);
-      }
-      if (watch_nodes && stopped_by == 0)
-        if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, false};
-      if (rebalance.ready && stopped_by == 0) return Outcome{std::nullopt, {}, false, true};
-      if (auto code = try_reap(launcher)) {
-        if (watch_nodes && *code != 0 && stopped_by == 0) {
-          const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
-          while (std::chrono::steady_clock::now() < deadline) {
-            coordinator.poll(kServeInterval);
-            if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, true};
-          }
-        }
-        // Hydra sometimes reports success for a job it tore down on SIGTERM; a job that was
-        // told to stop must not look like it finished.
-        return Outcome{*code == 0 && stopped_by != 0 ? 128 + stopped_by : *code, {}, true};
-      }
-    }
-  } catch (...) {
-    kill(launcher, SIGTERM);  // do not leave a job running that nobody supervises
-    throw;
-  }
-}
-
-double seconds_between(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-// Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,
-// and logs the timeline once it is complete.
-void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,
-                    std::chrono::steady_clock::time_point launched, std::size_t world, bool& logged) {
-  const control::IncarnationProgress& progress = coordinator.progress();
-  if (!timeline.launch_s && progress.registered == world) {
-    timeline.init_s = progress.max_init_seconds;
-    timeline.launch_s = std::max(0.0, seconds_between(launched, progress.last_registered) - progress.max_init_seconds);
-  }
-  if (!timeline.restore_s && progress.restored == world) timeline.restore_s = progress.max_restore_seconds;
-  if (!logged && timeline.restore_s && timeline.launch_s) {
-    logged = true;
-    std::fprintf(stderr, "yadokari: %s\n", timeline_line(timeline).c_str());
-  }
 }
 
 struct LaunchCommand {
