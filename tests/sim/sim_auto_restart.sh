@@ -60,7 +60,7 @@ else
     fail "the job ended before its status could be asked"
 fi
 
-wait "$job"
+wait_job "$job" run.out
 code=$?
 if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
     pass "the job finished by itself (exit $code)"
@@ -84,8 +84,7 @@ if [[ "$FLAVOUR" == openmpi ]]; then
 fi
 
 # Reference: an uninterrupted run on the survivors' layout (n1 and n3).
-timeout -k 5 300 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null
-final=$(grep '^final' reference.out | tail -n 1)
+final=$(reference_final 6 "$@")
 got=$(grep '^final' run.out | tail -n 1)
 [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
 finish

@@ -46,6 +46,36 @@ without_launcher_banner() {
          END { last = cut ? cut - 1 : NR; for (i = 1; i <= last; i++) print line[i] }' "$1"
 }
 
+# wait_job PID OUT [GRACE]: waits for the background job PID and returns its exit code. MPICH over
+# TCP may hang in MPI_Finalize after all output (PLATFORM_NOTES): once OUT has the program's
+# `final` line and the job still runs GRACE (20) s later, it is stopped (SIGTERM through `timeout`
+# and the front end to the launcher) and 124 is returned, as if its watchdog had fired.
+wait_job() {
+    local pid="$1" out="$2" grace="${3:-20}" since=""
+    while kill -0 "$pid" 2>/dev/null; do
+        [[ -z "$since" ]] && grep -q '^final' "$out" 2>/dev/null && since=$SECONDS
+        if [[ -n "$since" ]] && ((SECONDS - since >= grace)); then
+            kill -TERM "$pid" 2>/dev/null
+            for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+            # Still there: the front end and the watchdog go; `sim down` takes what ran in the cluster.
+            kill -0 "$pid" 2>/dev/null && { pkill -KILL -P "$pid"; kill -KILL "$pid"; } 2>/dev/null
+            wait "$pid"
+            return 124
+        fi
+        sleep 0.5
+    done
+    wait "$pid"
+}
+
+# reference_final RANKS ARGS...: the final line of an uninterrupted run on the cluster's live nodes.
+reference_final() {
+    local ranks="$1"
+    shift
+    timeout -k 5 300 "$Y" run --sim "$NAME" -n "$ranks" --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null &
+    wait_job $! reference.out
+    grep '^final' reference.out | tail -n 1
+}
+
 finish() {
     if ((FAILURES > 0)); then
         echo "$FAILURES check(s) failed" >&2

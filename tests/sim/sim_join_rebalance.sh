@@ -46,15 +46,14 @@ wait_for 60 logged "^yadokari: restart 2 (rebalance): detect -, " && pass "resta
 grep -q "^yadokari: rebalance; restarting from epoch [0-9]* on $H-n1:2,$H-n3:2 " run.err \
     && pass "rebalanced onto n1 and n3, 2 ranks each" || fail "placement: $(grep 'rebalance; restarting' run.err)"
 
-wait "$job"
+wait_job "$job" run.out
 code=$?
 if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
     pass "the job finished by itself (exit $code)"
 else
     fail "the job exited $code: $(tail -3 run.err)"
 fi
-timeout -k 5 300 "$Y" run --sim "$NAME" -n 4 --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null
-final=$(grep '^final' reference.out | tail -n 1)
+final=$(reference_final 4 "$@")
 got=$(grep '^final' run.out | tail -n 1)
 [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
 finish

@@ -62,12 +62,8 @@ all-lost)
     ;;
 esac
 
-wait "$job"
+wait_job "$job" run.out
 code=$?
-final_ref() {
-    timeout -k 5 300 "$Y" run --sim "$NAME" -n $ranks --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null
-    grep '^final' reference.out | tail -n 1
-}
 case "$SCENARIO" in
 mid-write)
     grep -q "restarting from epoch 1 on" run.err && pass "restarted from epoch 1 (epoch 2 was never committed)" \
@@ -90,7 +86,7 @@ if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' 
 else
     fail "the job exited $code: $(tail -3 run.err)"
 fi
-final=$(final_ref "$@")
+final=$(reference_final $ranks "$@")
 got=$(grep '^final' run.out | tail -n 1)
 [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
 finish
