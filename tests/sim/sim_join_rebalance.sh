@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shrink, grow, rebalance (issue 4, items 3 and 6): 2 nodes x 2 slots, 4 ranks checkpointing every
-# 2 s. `sim kill n2` -> the job restarts itself with all 4 ranks on n1 (2+2 -> 1 node); `sim add`
-# -> n3 joins (logged, not used yet); `yadokari rebalance` -> checkpoint, restart on n1 and n3,
+# second (the job must outlast loss, join and rebalance on an idle machine too). `sim kill n2` ->
+# the job restarts itself with all 4 ranks on n1 (2+2 -> 1 node); `sim add` -> n3 joins (logged, not used yet); `yadokari rebalance` -> checkpoint, restart on n1 and n3,
 # 2 ranks each. The job must finish with an uninterrupted run's final line.
 # usage: sim_join_rebalance.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
@@ -13,7 +13,7 @@ cd "$WORK"
 ckpt="$WORK/ckpt"
 export YADOKARI_STATE_DIR="$WORK/jobs"
 H="yk$NAME"
-timeout -k 5 400 "$Y" run --sim "$NAME" -n 4 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 2 -- "$@" \
+timeout -k 5 400 "$Y" run --sim "$NAME" -n 4 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 1 -- "$@" \
     >run.out 2>run.err </dev/null &
 job=$!
 wait_for() {  # wait_for SECONDS COMMAND...
