@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
@@ -16,37 +17,35 @@ constexpr std::chrono::milliseconds kAnswerTimeout{130000};
 // A rebalance is answered at once (it then runs in the front end).
 constexpr std::chrono::milliseconds kRebalanceAnswerTimeout{10000};
 
+// Asks the running job `job_id` with `request(endpoint, id, secret)` and prints its answer:
+// "yadokari: <message>" and 0 when it says ok, CliError(1) with its message otherwise.
+template <class Request>
+int ask_running_job(const std::string& job_id, Request request) {
+  const control::JobRecord job = pick_job(job_id);
+  try {
+    // A job on a simulated cluster listens inside the cluster: ask from there.
+    const auto reply = in_network_namespace_of_job(
+        job, [&] { return request(job.status_endpoint, job.job_id, job.secret); });
+    if (!reply.ok) throw CliError(exit_code::failure, reply.message);
+    std::printf("yadokari: %s\n", reply.message.c_str());
+    return 0;
+  } catch (const control::StatusError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
+}
+
 }  // namespace
 
 int take_checkpoint(const CheckpointOptions& options) {
-  const control::JobRecord job = pick_job(options.job);
-  control::CheckpointReply reply;
-  try {
-    // A job on a simulated cluster listens inside the cluster: ask from there.
-    reply = in_network_namespace_of_job(job, [&] {
-      return control::request_checkpoint(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
-    });
-  } catch (const control::StatusError& e) {
-    throw CliError(exit_code::failure, e.what());
-  }
-  if (!reply.ok) throw CliError(exit_code::failure, reply.message);
-  std::printf("yadokari: %s\n", reply.message.c_str());
-  return 0;
+  return ask_running_job(options.job, [](const auto& endpoint, const auto& id, const auto& secret) {
+    return control::request_checkpoint(endpoint, id, secret, kAnswerTimeout);
+  });
 }
 
 int rebalance_job(const CheckpointOptions& options) {
-  const control::JobRecord job = pick_job(options.job);
-  control::RebalanceReply reply;
-  try {
-    reply = in_network_namespace_of_job(job, [&] {
-      return control::request_rebalance(job.status_endpoint, job.job_id, job.secret, kRebalanceAnswerTimeout);
-    });
-  } catch (const control::StatusError& e) {
-    throw CliError(exit_code::failure, e.what());
-  }
-  if (!reply.ok) throw CliError(exit_code::failure, reply.message);
-  std::printf("yadokari: %s\n", reply.message.c_str());
-  return 0;
+  return ask_running_job(options.job, [](const auto& endpoint, const auto& id, const auto& secret) {
+    return control::request_rebalance(endpoint, id, secret, kRebalanceAnswerTimeout);
+  });
 }
 
 }  // namespace yadokari::cli

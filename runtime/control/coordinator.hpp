@@ -108,7 +108,6 @@ class Coordinator {
   std::vector<NodeStatus> nodes() const;
   // Lost-node verdicts not yet taken (each is reported once).
   std::vector<membership::NodeEvent> take_lost_nodes();
-  std::optional<membership::Clock::time_point> last_heard(const std::string& node) const;
   // Asks the node's agent to SIGKILL these processes; false if it has no agent.
   bool stop_processes(const std::string& node, const std::vector<std::int64_t>& pids);
   // A node that joined while the job runs: its agent will be accepted.

@@ -88,11 +88,6 @@ std::vector<membership::NodeEvent> Coordinator::take_lost_nodes() {
   return lost;
 }
 
-std::optional<membership::Clock::time_point> Coordinator::last_heard(const std::string& node) const {
-  if (!tracker_) return std::nullopt;
-  return tracker_->last_heard(node);
-}
-
 std::vector<NodeStatus> Coordinator::nodes() const {
   std::vector<NodeStatus> all;
   if (!tracker_) return all;
