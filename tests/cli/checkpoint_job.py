@@ -43,18 +43,20 @@ def epoch_dirs(ckpt):
     return sorted(int(e) for e in os.listdir(ckpt) if e.isdigit())
 
 
-def processes_running(path):
-    """Pids of live (non-zombie) processes running `path`."""
+def processes_running(path, argument):
+    """Pids of live (non-zombie) processes running `path` with `argument` among their arguments:
+    other tests run the same app at the same time (ctest -j), each with its own argument."""
     pids = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                argv0 = f.read().split(b"\0")[0].decode(errors="replace")
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\0")]
+                argv0 = argv[0]
             with open(f"/proc/{pid}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if argv0 == path and state != "Z":
+        if argv0 == path and argument in argv[1:] and state != "Z":
             pids.append(int(pid))
     return pids
 
@@ -87,8 +89,8 @@ def stop_and_restart(y, env, app, work):
     if first.stderr.strip().splitlines()[-1] != \
             "yadokari: stopped after epoch 3 as requested (--stop-after-epoch)":
         fail(f"stop message: {first.stderr}")
-    if processes_running(app):
-        fail(f"ranks survived the stop: {processes_running(app)}")
+    if processes_running(app, go):
+        fail(f"ranks survived the stop: {processes_running(app, go)}")
     if committed(ckpt) != [2, 3] or epoch_dirs(ckpt) != [2, 3]:
         fail(f"after the first run: committed {committed(ckpt)}, directories {epoch_dirs(ckpt)}")
     with open(os.path.join(ckpt, "job.json")) as f:
@@ -107,8 +109,8 @@ def stop_and_restart(y, env, app, work):
     for line in rank_lines(second.stdout):
         if f"restore={ckpt}/3 restore_epoch=3" not in line:
             fail(f"rank environment of the restart: {line}")
-    if processes_running(app):
-        fail("ranks survived the second stop")
+    if processes_running(app, go):
+        fail(f"ranks survived the second stop: {processes_running(app, go)}")
     with open(os.path.join(ckpt, "job.json")) as f:
         if json.load(f) != job:
             fail("restart rewrote job.json")
