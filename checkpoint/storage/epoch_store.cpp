@@ -97,6 +97,7 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
   for (const auto& image : manifest.images) {
     if (image.rank >= manifest.world_size || !ranks.insert(image.rank).second)
       throw StorageError(what + "rank " + std::to_string(image.rank) + " is listed twice or out of range");
+    if (!image.nodes.empty()) continue;  // node-local storage: its agents verified the copies
     std::error_code error;
     const auto size = fs::file_size(epoch_dir(epoch) / image.file, error);
     if (error) throw StorageError(what + image.file + " is missing");
@@ -159,6 +160,12 @@ std::optional<std::string> EpochStore::problem_with(std::uint64_t epoch, const I
     return "MANIFEST lists " + std::to_string(manifest->images.size()) + " images for " +
            std::to_string(manifest->world_size) + " ranks";
   for (const auto& image : manifest->images) {
+    if (!image.nodes.empty()) {
+      // Node-local storage (--node-dir): only the running job's agents can reach the images.
+      std::string nodes;
+      for (const auto& node : image.nodes) nodes += (nodes.empty() ? "" : ", ") + node;
+      return image.file + " is kept on node-local storage of " + nodes + " (--node-dir), not in this directory";
+    }
     const fs::path path = epoch_dir(epoch) / image.file;
     std::error_code error;
     const auto size = fs::file_size(path, error);

@@ -40,7 +40,8 @@ class EpochStore {
   void create_epoch_dir(std::uint64_t epoch) const;
 
   // Commits an epoch: checks that the MANIFEST lists one image per rank, each present with the
-  // listed size, and that the epoch is newer than every committed one; then writes MANIFEST
+  // listed size (images on node-local storage, listed with their nodes, were verified there),
+  // and that the epoch is newer than every committed one; then writes MANIFEST
   // (.tmp, fsync, rename, fsync of the directory). Fills in commit_time when it is empty.
   void commit(std::uint64_t epoch, Manifest manifest) const;
 

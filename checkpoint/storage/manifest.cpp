@@ -22,16 +22,19 @@ std::uint64_t parse_hex64(const std::string& text) {
 }  // namespace
 
 ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& written) {
-  return {rank, std::filesystem::path(written.path).filename().string(), written.size, written.xxh64};
+  return {rank, std::filesystem::path(written.path).filename().string(), written.size, written.xxh64, {}};
 }
 
 std::string to_json_text(const Manifest& manifest) {
   nlohmann::json images = nlohmann::json::array();
-  for (const auto& image : manifest.images)
-    images.push_back({{"rank", image.rank},
-                      {"file", image.file},
-                      {"size", image.size},
-                      {"xxh64", image::hex64(image.xxh64)}});
+  for (const auto& image : manifest.images) {
+    nlohmann::json entry = {{"rank", image.rank},
+                            {"file", image.file},
+                            {"size", image.size},
+                            {"xxh64", image::hex64(image.xxh64)}};
+    if (!image.nodes.empty()) entry["nodes"] = image.nodes;  // node-local storage only
+    images.push_back(std::move(entry));
+  }
   const nlohmann::json json = {{"format", kManifestFormat},
                                {"epoch", manifest.epoch},
                                {"job_id", manifest.job_id},
@@ -56,7 +59,8 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
     for (const auto& image : json.at("images"))
       manifest.images.push_back({image.at("rank").get<std::uint32_t>(), image.at("file").get<std::string>(),
                                  image.at("size").get<std::uint64_t>(),
-                                 parse_hex64(image.at("xxh64").get<std::string>())});
+                                 parse_hex64(image.at("xxh64").get<std::string>()),
+                                 image.value("nodes", std::vector<std::string>{})});
     return manifest;
   } catch (const std::exception& e) {
     throw StorageError(origin + ": unreadable: " + e.what());

@@ -15,6 +15,9 @@ struct ManifestImage {
   std::string file;         // name inside the epoch directory: rank-<L>.img
   std::uint64_t size = 0;   // bytes
   std::uint64_t xxh64 = 0;  // of the whole file
+  // Node-local storage (--node-dir): the nodes holding a verified copy, the writer's first. Empty:
+  // the image is in the epoch directory next to the MANIFEST.
+  std::vector<std::string> nodes{};
 
   bool operator==(const ManifestImage&) const = default;
 };

@@ -93,9 +93,14 @@ print("state round trip: drained", [json.loads((d / f"rank-{r}.json").read_text(
 PY
     ;;
   unsupported)
-    if (launch "LD_PRELOAD=$shim" -- "$prog" "$@") > "$work/out" 2> "$work/err"; then fail "run succeeded"; fi
+    (launch "LD_PRELOAD=$shim" -- "$prog" "$@") > "$work/out" 2> "$work/err"
+    code=$?
+    [ "$code" = 0 ] && fail "run succeeded"
     expected='yadokari: MPI_Win_create (C binding) is not supported by yadokari; the job cannot continue (see pmpi-layer/README.md, "Coverage")'
-    grep -qxF "$expected" "$work/err" || { cat "$work/err"; fail "missing message: $expected"; }
+    grep -qxF "$expected" "$work/err" || {
+      echo "exit $code; stderr:"; cat "$work/err"; echo "stdout:"; cat "$work/out"
+      fail "missing message: $expected"
+    }
     grep -q "not reached" "$work/out" && fail "program went on after the unsupported call"
     echo "ok: $expected"
     ;;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <zmq.hpp>
 
+#include "agent/node_images.hpp"
 #include "control/protocol.hpp"
 
 namespace yadokari::agent {
@@ -34,15 +35,26 @@ int fail(const AgentOptions& options, const std::string& why) {
   return 1;
 }
 
+bool g_front_end_gone = false;
+
+// True once `fd` is at end of file (or broken): the front end that started us is gone.
+bool at_end_of_file(int fd) {
+  char buffer[64];
+  const ssize_t got = read(fd, buffer, sizeof buffer);
+  return got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN);
+}
+
 // Receives one message within `timeout`; nullopt on timeout, a signal, or an undecodable frame.
-std::optional<control::Message> receive(zmq::socket_t& socket, std::chrono::milliseconds timeout) {
-  std::array<zmq::pollitem_t, 1> items{{{socket.handle(), 0, ZMQ_POLLIN, 0}}};
+// Also watches `eof_fd` (if >= 0) and sets g_front_end_gone when it closes.
+std::optional<control::Message> receive(zmq::socket_t& socket, std::chrono::milliseconds timeout, int eof_fd) {
+  std::array<zmq::pollitem_t, 2> items{{{socket.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, eof_fd, ZMQ_POLLIN, 0}}};
   try {
-    zmq::poll(items.data(), items.size(), timeout);
+    zmq::poll(items.data(), eof_fd >= 0 ? 2 : 1, timeout);
   } catch (const zmq::error_t& e) {
     if (e.num() == EINTR) return std::nullopt;
     throw;
   }
+  if (eof_fd >= 0 && (items[1].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && at_end_of_file(eof_fd)) g_front_end_gone = true;
   if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
   zmq::message_t frame;
   if (!socket.recv(frame, zmq::recv_flags::dontwait)) return std::nullopt;
@@ -54,6 +66,36 @@ std::optional<control::Message> receive(zmq::socket_t& socket, std::chrono::mill
   }
 }
 
+void send(zmq::socket_t& socket, const control::Message& message) {
+  const std::string bytes = control::encode(message);
+  (void)socket.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+}
+
+// Image orders, copies and pruning (--node-dir); a node without storage answers orders with why.
+void serve_images(zmq::socket_t& socket, const AgentOptions& options, NodeImages* images,
+                  const control::Message& message) {
+  if (const auto* order = std::get_if<control::ImageOrder>(&message)) {
+    std::string problem = "node " + options.node + " keeps no images (its agent has no --node-dir)";
+    if (images && order->kind == control::ImageOrderKind::verify)
+      problem = images->problem_with(order->epoch, order->rank, order->size, order->xxh64);
+    else if (images)
+      problem = images->send_copy(*order, [&](const control::ImageChunk& chunk) { send(socket, chunk); });
+    // A copy that went out is answered by the receiving agent.
+    if (!problem.empty() || order->kind == control::ImageOrderKind::verify)
+      send(socket, control::ImageOrderDone{order->order_id, problem.empty(), problem});
+  } else if (const auto* chunk = std::get_if<control::ImageChunk>(&message)) {
+    if (!images) {
+      if (chunk->last || chunk->offset == 0)
+        send(socket, control::ImageOrderDone{chunk->order_id, false,
+                                             "node " + options.node + " keeps no images (its agent has no --node-dir)"});
+      return;
+    }
+    if (const auto done = images->receive(*chunk)) send(socket, *done);
+  } else if (const auto* keep = std::get_if<control::KeepEpochs>(&message)) {
+    if (images) images->keep_only(keep->epochs);
+  }
+}
+
 void stop_processes(const control::StopProcesses& stop) {
   for (const std::int64_t pid : stop.pids)
     if (pid > 1 && pid != getpid()) (void)kill(static_cast<pid_t>(pid), SIGKILL);
@@ -62,7 +104,9 @@ void stop_processes(const control::StopProcesses& stop) {
 }  // namespace
 
 int run_node_agent(const AgentOptions& options) {
-  const auto stopping = [&options] { return g_stop || (options.stop_requested && options.stop_requested()); };
+  const auto stopping = [&options] {
+    return g_stop || g_front_end_gone || (options.stop_requested && options.stop_requested());
+  };
   // The front end is our parent (nsenter execs, it does not fork): die with it.
   const pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -77,6 +121,9 @@ int run_node_agent(const AgentOptions& options) {
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
+  // A copy queues a whole image as chunks at once; a dropped chunk would fail the copy.
+  socket.set(zmq::sockopt::sndhwm, 0);
+  socket.set(zmq::sockopt::rcvhwm, 0);
   try {
     socket.connect(options.coordinator);
   } catch (const zmq::error_t& e) {
@@ -94,13 +141,16 @@ int run_node_agent(const AgentOptions& options) {
     if (left.count() <= 0)
       return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
                                std::to_string(options.hello_timeout.count()) + " ms");
-    const auto message = receive(socket, std::min(left, std::chrono::milliseconds(100)));
+    const auto message = receive(socket, std::min(left, std::chrono::milliseconds(100)), options.end_on_eof_fd);
     if (!message) continue;
     if (const auto* ack = std::get_if<control::AgentAck>(&*message)) {
       if (!ack->accepted) return fail(options, "refused by the coordinator: " + ack->reason);
       interval = std::chrono::milliseconds(std::max(ack->heartbeat_ms, 1));
     }
   }
+
+  std::optional<NodeImages> images;
+  if (!options.node_dir.empty()) images.emplace(options.node_dir, options.job_id, options.node);
 
   std::uint64_t sequence = 0;
   auto next_beat = Clock::now();
@@ -112,9 +162,12 @@ int run_node_agent(const AgentOptions& options) {
       if (next_beat < Clock::now()) next_beat = Clock::now() + interval;  // we were descheduled
     }
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
-    const auto message = receive(socket, std::max(wait, std::chrono::milliseconds(0)));
+    const auto message = receive(socket, std::max(wait, std::chrono::milliseconds(0)), options.end_on_eof_fd);
     if (!message) continue;
-    if (const auto* stop = std::get_if<control::StopProcesses>(&*message)) stop_processes(*stop);
+    if (const auto* stop = std::get_if<control::StopProcesses>(&*message))
+      stop_processes(*stop);
+    else
+      serve_images(socket, options, images ? &*images : nullptr, *message);
   }
   return 0;
 }

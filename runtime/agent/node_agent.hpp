@@ -3,8 +3,10 @@
 // node (namespace entry for simulated nodes). It says hello to the coordinator with the job's id
 // and secret, sends a heartbeat every interval the coordinator asked for (its silence is how a
 // lost node is detected), and kills the processes the coordinator names when a restart stops the
-// job. It ends with its parent (the front end) or on SIGTERM.
+// job. With node-local storage (--node-dir) it also verifies, sends and receives the node's
+// checkpoint images (node_images.hpp). It ends with its parent (the front end) or on SIGTERM.
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -15,6 +17,10 @@ struct AgentOptions {
   std::string node;         // this node's id in the job ("n2")
   std::string job_id;       // $YADOKARI_JOB_ID
   std::string secret;       // $YADOKARI_JOB_SECRET (never on the command line: ps shows it)
+  std::filesystem::path node_dir;  // node-local image storage; empty: this node keeps none
+  // >= 0: end when this descriptor reaches end of file (an agent started over ssh reads its
+  // credentials from stdin, which the front end keeps open while the job runs).
+  int end_on_eof_fd = -1;
   std::chrono::milliseconds hello_timeout{5000};
   // Polled every turn besides SIGTERM (tests run agents on threads); empty = never.
   std::function<bool()> stop_requested;

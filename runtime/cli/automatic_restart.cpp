@@ -7,6 +7,8 @@
 #include "cli/cli_error.hpp"
 #include "cli/job_file.hpp"
 #include "cli/job_stopper.hpp"
+#include "cli/node_agents.hpp"
+#include "cli/node_local_images.hpp"
 #include "cli/restart_checks.hpp"
 #include "cli/restart_plan.hpp"
 #include "cli/sim_placement.hpp"
@@ -32,10 +34,13 @@ std::string host_list(const std::vector<launch::HostSlots>& hosts) {
   return joined(items, ",");
 }
 
-// Kills what is left of the job: through each surviving node's agent, and directly (a simulated
-// node shares this host's pid namespace; the launcher's own tree is local anyway).
+// Kills what is left of the job: through each surviving node's agent, and directly the ranks this
+// host can see (all of them on a simulated cluster, which shares this host's pid namespace; on
+// real hosts only those running here: a remote pid means another process here). The launcher's
+// own tree is local anyway.
 void stop_everything(control::Coordinator& coordinator, pid_t launcher,
-                     const std::vector<control::RegisterRank>& registrations, const std::set<std::string>& lost) {
+                     const std::vector<control::RegisterRank>& registrations, const std::set<std::string>& lost,
+                     bool shared_pid_namespace) {
   std::vector<pid_t> pids;
   for (const auto& node : coordinator.nodes()) {
     if (lost.count(node.node)) continue;
@@ -45,7 +50,8 @@ void stop_everything(control::Coordinator& coordinator, pid_t launcher,
     if (!on_node.empty()) coordinator.stop_processes(node.node, on_node);
   }
   coordinator.poll(std::chrono::milliseconds(0));  // let the sockets send
-  for (const auto& rank : registrations) pids.push_back(static_cast<pid_t>(rank.pid));
+  for (const auto& rank : registrations)
+    if (shared_pid_namespace || is_this_host(rank.hostname)) pids.push_back(static_cast<pid_t>(rank.pid));
   stop_whole_job(launcher, pids);
 }
 
@@ -74,7 +80,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   // stop
   auto phase = Clock::now();
   const std::vector<control::RegisterRank> registrations = coordinator.registrations();
-  stop_everything(coordinator, launcher, registrations, lost_ids);
+  stop_everything(coordinator, launcher, registrations, lost_ids, !context.sim.empty());
   timeline.stop_s = seconds_since(phase);
 
   if (context.ckpt_dir.empty())
@@ -85,13 +91,24 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
 
   // plan: the epoch (newest committed one whose images all verify), then the placement.
   phase = Clock::now();
+  // Node-local images are checked by the agents of the nodes that hold them; the executable is
+  // the one this front end launched all along.
+  const bool node_local = !context.node_dir.empty();
   RestartChoice choice;
+  NodeLocalEpoch node_local_choice;
   try {
-    choice = choose_restart(context.ckpt_dir, read_job_file(context.ckpt_dir), context.app, std::nullopt);
+    if (node_local) {
+      node_local_choice = choose_node_local_epoch(context.ckpt_dir, context.world_size, coordinator, lost_ids);
+      choice.epoch = node_local_choice.epoch;
+      choice.epoch_dir = context.node_dir / context.job_id / std::to_string(choice.epoch);
+      choice.notes = node_local_choice.notes;
+    } else {
+      choice = choose_restart(context.ckpt_dir, read_job_file(context.ckpt_dir), context.app, std::nullopt);
+    }
   } catch (const CliError& e) {
     throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
   }
-  std::vector<ClusterNode> nodes = sim_nodes_now(context.sim);
+  std::vector<ClusterNode> nodes = context.sim.empty() ? context.hosts : sim_nodes_now(context.sim);
   for (auto& node : nodes)
     if (lost_ids.count(node.id)) node.alive = false;
   std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));
@@ -121,9 +138,24 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   for (const int rank : plan.placement.moved) moved.push_back(std::to_string(rank));
   timeline.placement = "policy " + plan.placement.policy + ", ranks moved: " + (moved.empty() ? "none" : joined(moved, ","));
 
-  // stage: the checkpoint directory is on a file system every node sees (simulated nodes share
-  // the host's), so the images are already where the ranks will read them.
-  timeline.stage_s = 0.0;
+  // stage: node-local images are copied to the nodes that lack them; a shared checkpoint
+  // directory (simulated nodes share the host's file system) needs nothing.
+  phase = Clock::now();
+  if (node_local) {
+    std::vector<std::string> target_node;
+    for (const auto& host : plan.placement.node_of_rank) {
+      std::string id;
+      for (const auto& node : nodes)
+        if (node.hostname == host) id = node.id;
+      target_node.push_back(id);
+    }
+    try {
+      stage_node_local_images(node_local_choice, target_node, coordinator);
+    } catch (const CliError& e) {
+      throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
+    }
+  }
+  timeline.stage_s = seconds_since(phase);
 
   for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
   std::fprintf(stderr, "yadokari: %s; restarting from epoch %llu on %s (%s)\n", cause.c_str(),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/recovery_options.hpp"
+#include "cli/restart_plan.hpp"
 #include "cli/restart_timeline.hpp"
 #include "control/coordinator.hpp"
 #include "launch/launcher.hpp"
@@ -28,7 +29,10 @@ struct Incarnation {
 
 struct RestartContext {
   std::string sim;                   // the simulated cluster's name
+  std::vector<ClusterNode> hosts;    // or the job's hosts (--hosts/--hostfile), when not on a simulated cluster
   std::filesystem::path ckpt_dir;    // absolute; empty: checkpointing is off
+  std::filesystem::path node_dir;    // node-local images (--node-dir); empty: they are in ckpt_dir
+  std::string job_id;
   std::filesystem::path app;         // resolved, for the build-id check
   std::int32_t world_size = 0;
   RecoverySettings settings;

@@ -60,12 +60,23 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
     settings.compression = *level;
   }
 
+  if (auto node_dir = pick_option(flags.node_dir, "--node-dir", "YADOKARI_NODE_DIR", env)) {
+    // The ranks and agents of every node use this very path: relative would mean a different
+    // place per node's working directory.
+    if (!std::filesystem::path(node_dir->value).is_absolute())
+      throw CliError(exit_code::usage, node_dir->name + " must be an absolute path (the same on every node), not '" +
+                                           node_dir->value + "'");
+    settings.node_dir = std::filesystem::path(node_dir->value).lexically_normal();
+  }
+
   // Only the flags are checked here: a YADOKARI_CKPT_INTERVAL left in the environment must not
   // break a job that does not checkpoint.
   if (!settings.dir) {
     if (!flags.interval.empty()) throw CliError(exit_code::usage, "--interval needs --ckpt-dir");
     if (!flags.stop_after_epoch.empty())
       throw CliError(exit_code::usage, "--stop-after-epoch needs --ckpt-dir");
+    if (!flags.node_dir.empty())
+      throw CliError(exit_code::usage, "--node-dir needs --ckpt-dir (the MANIFESTs stay there)");
   }
   return settings;
 }

@@ -19,6 +19,7 @@ struct CheckpointFlags {
   std::string stop_after_epoch;  // --stop-after-epoch YADOKARI_STOP_AFTER_EPOCH
   std::string keep;              // --keep            YADOKARI_KEEP (default 2)
   std::string compress;          // --compress        YADOKARI_CKPT_COMPRESS (zstd level, 0 = off)
+  std::string node_dir{};        // --node-dir        YADOKARI_NODE_DIR (node-local images + replicas)
 };
 
 struct CheckpointSettings {
@@ -27,11 +28,14 @@ struct CheckpointSettings {
   std::optional<std::uint64_t> stop_after_epoch;
   unsigned keep = 2;
   int compression = 0;
+  // Node-local image storage, the same absolute path on every node; empty: images in `dir`.
+  std::filesystem::path node_dir;
 };
 
 EnvLookup process_environment();
 
 // Throws CliError(usage) for a value that does not parse, or options that need --ckpt-dir.
+// (--node-dir also needs node agents: the caller checks that the job has them.)
 CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env);
 
 // Makes sure checkpoints can be written to `dir` (created if missing; its parent must exist) and

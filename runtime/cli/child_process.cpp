@@ -2,7 +2,9 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -19,9 +21,42 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return pointers;
 }
 
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            const posix_spawn_file_actions_t* actions);
+
 }  // namespace
 
 pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  return spawn(argv, env, nullptr);
+}
+
+pid_t spawn_process_with_pipe(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                              int& stdin_fd) {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0)
+    throw CliError(exit_code::failure, std::string("pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, ends[0], 0);  // dup2 clears close-on-exec
+  pid_t child = -1;
+  try {
+    child = spawn(argv, env, &actions);
+  } catch (...) {
+    posix_spawn_file_actions_destroy(&actions);
+    close(ends[0]);
+    close(ends[1]);
+    throw;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  close(ends[0]);
+  stdin_fd = ends[1];
+  return child;
+}
+
+namespace {
+
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            const posix_spawn_file_actions_t* actions) {
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none, all;
@@ -34,12 +69,14 @@ pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std:
   auto args = c_strings(argv);
   auto envp = c_strings(env);
   pid_t child = -1;
-  const int error = posix_spawn(&child, args[0], nullptr, &attributes, args.data(), envp.data());
+  const int error = posix_spawn(&child, args[0], actions, &attributes, args.data(), envp.data());
   posix_spawnattr_destroy(&attributes);
   if (error != 0)
     throw CliError(exit_code::failure, "cannot start " + argv[0] + ": " + std::strerror(error));
   return child;
 }
+
+}  // namespace
 
 std::optional<int> try_reap(pid_t child) {
   int status = 0;

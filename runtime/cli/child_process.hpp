@@ -12,6 +12,12 @@ namespace yadokari::cli {
 // signal dispositions and an empty signal mask whatever the caller has blocked.
 pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
+// The same, with stdin a pipe whose write end is returned in `stdin_fd` (close-on-exec): the
+// caller writes to it and keeps it open as long as the child should live (a remote node agent
+// takes its credentials from it and ends when it closes).
+pid_t spawn_process_with_pipe(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                              int& stdin_fd);
+
 // The child's exit code if it has ended (128+N if killed by signal N), without blocking.
 std::optional<int> try_reap(pid_t child);
 

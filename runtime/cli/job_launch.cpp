@@ -12,6 +12,7 @@
 #include "cli/child_process.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/job_environment.hpp"
+#include "cli/host_placement.hpp"
 #include "cli/job_supervision.hpp"
 #include "cli/node_agents.hpp"
 #include "cli/restart_timeline.hpp"
@@ -26,6 +27,7 @@ namespace yadokari::cli {
 namespace {
 
 constexpr std::chrono::milliseconds kAgentConnectTimeout{5000};
+constexpr std::chrono::milliseconds kRemoteAgentConnectTimeout{30000};  // ssh logins can be slow
 constexpr std::chrono::milliseconds kJoinCheckInterval{1000};
 
 std::string path_variable() {
@@ -102,13 +104,14 @@ int launch_job(const LaunchRequest& request) {
   config.app = request.shown_app;
   config.flavour = std::string(launch::flavour_name(request.flavour));
   config.world_size = request.ranks;
+  config.control_port = request.recovery.control_port;
   const CheckpointSettings& ckpt = request.checkpoint;
   bool stop_now = false;
   RebalanceState rebalance;
   control::Coordinator* coordinator_ptr = nullptr;  // for the callbacks, which run inside its poll()
   if (ckpt.dir) {
     config.checkpoint = control::CoordinatorConfig::Checkpointing{
-        *ckpt.dir, ckpt.keep, ckpt.compression, ckpt.interval_seconds};
+        *ckpt.dir, ckpt.keep, ckpt.compression, ckpt.interval_seconds, ckpt.node_dir};
     // Epochs are numbered by the directory, so "epoch K" may be passed over (a failed epoch
     // leaves no number behind, a restart continues the numbering): stop at the first commit
     // at or after K.
@@ -127,12 +130,16 @@ int launch_job(const LaunchRequest& request) {
   // sockets are made inside the frontend's network namespace. Its nodes get agents, whose
   // heartbeats detect a lost node.
   std::optional<SimPlacement> sim;
-  if (request.sim) {
-    sim = sim_placement(*request.sim, request.flavour);
-    config.bind_host = sim->bind_address;
+  // A job on hosts (--hosts/--hostfile) has an agent on each, started over a remote shell.
+  const bool host_agents = !request.sim && !request.hosts.empty();
+  if (request.sim) sim = sim_placement(*request.sim, request.flavour);
+  if (host_agents) config.bind_host = coordinator_address(request.hosts, request.recovery.bind_address);
+  else if (!request.recovery.bind_address.empty()) config.bind_host = request.recovery.bind_address;
+  if (sim || host_agents) {
+    if (sim) config.bind_host = sim->bind_address;
     control::CoordinatorConfig::Membership membership;
     membership.heartbeat = request.recovery.heartbeat;
-    for (const auto& node : sim->nodes)
+    for (const auto& node : sim ? sim->nodes : host_nodes(request.hosts))
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
     if (ckpt.dir)
@@ -146,10 +153,14 @@ int launch_job(const LaunchRequest& request) {
       };
   }
   const std::vector<launch::HostSlots> hosts = sim ? sim_hosts(*sim, *request.sim, request.hosts) : request.hosts;
-  std::unique_ptr<control::Coordinator> coordinator_holder =
-      sim ? in_network_namespace_of(sim->frontend_pid,
-                                    [&] { return std::make_unique<control::Coordinator>(config); })
-          : std::make_unique<control::Coordinator>(config);
+  std::unique_ptr<control::Coordinator> coordinator_holder;
+  try {
+    coordinator_holder = sim ? in_network_namespace_of(sim->frontend_pid,
+                                                       [&] { return std::make_unique<control::Coordinator>(config); })
+                             : std::make_unique<control::Coordinator>(config);
+  } catch (const control::CoordinatorError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
   control::Coordinator& coordinator = *coordinator_holder;
   coordinator_ptr = &coordinator;
 
@@ -164,14 +175,16 @@ int launch_job(const LaunchRequest& request) {
   }
 
   std::optional<NodeAgents> agents;
-  if (sim) {
-    std::vector<std::string> agent_env = current_environment();
-    agent_env.push_back("YADOKARI_JOB_ID=" + request.job_id);
-    agent_env.push_back("YADOKARI_JOB_SECRET=" + secret);
-    agents.emplace(coordinator.control_endpoint(), agent_env);
-    for (const auto& node : sim->nodes)
-      if (node.alive) agents->start(sim_agent_launch(node));
-    agents->wait_until_connected(coordinator, kAgentConnectTimeout);
+  if (sim || host_agents) {
+    agents.emplace(coordinator.control_endpoint(), current_environment(), request.job_id, secret,
+                   ckpt.node_dir.string());
+    if (sim) {
+      for (const auto& node : sim->nodes)
+        if (node.alive) agents->start(sim_agent_launch(node));
+    } else {
+      for (const auto& host : request.hosts) agents->start(host_agent_launch(host.host));
+    }
+    agents->wait_until_connected(coordinator, sim ? kAgentConnectTimeout : kRemoteAgentConnectTimeout);
   }
   // Nodes that join the cluster while the job runs (`yadokari sim add`) get an agent; the
   // next restart or rebalance may place ranks on them.
@@ -201,13 +214,16 @@ int launch_job(const LaunchRequest& request) {
   });
   RestartContext restart_context;
   if (sim) restart_context.sim = *request.sim;
+  if (host_agents) restart_context.hosts = host_nodes(request.hosts);
   if (ckpt.dir) restart_context.ckpt_dir = *ckpt.dir;
+  restart_context.node_dir = ckpt.node_dir;
+  restart_context.job_id = request.job_id;
   restart_context.app = request.app;
   restart_context.world_size = request.ranks;
   restart_context.settings = request.recovery;
   // How long a node may be silent before it is lost; 0: no agents, nothing to watch.
   const std::chrono::milliseconds loss_after =
-      sim ? std::chrono::duration_cast<std::chrono::milliseconds>(request.recovery.heartbeat.interval *
+      agents ? std::chrono::duration_cast<std::chrono::milliseconds>(request.recovery.heartbeat.interval *
                                                                   request.recovery.heartbeat.misses)
           : std::chrono::milliseconds(0);
 

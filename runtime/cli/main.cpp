@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
+#include <string>
 #include <exception>
 
 #include "agent/node_agent.hpp"
@@ -30,6 +32,9 @@ void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
   command->add_option("--keep", flags.keep, "Committed epochs to keep (env YADOKARI_KEEP, default 2)");
   command->add_option("--compress", flags.compress,
                       "zstd level for images, 0 = off (env YADOKARI_CKPT_COMPRESS, default 0)");
+  command->add_option("--node-dir", flags.node_dir,
+                      "Keep images on each node's local storage at this absolute path and replicate each "
+                      "to a partner node before the epoch commits (env YADOKARI_NODE_DIR; needs --sim)");
 }
 
 // The automatic restart loop's choices (jobs on a simulated cluster, which have node agents).
@@ -41,6 +46,12 @@ void add_recovery_flags(CLI::App* command, RecoveryFlags& flags) {
                       "Automatic restarts before giving up (env YADOKARI_MAX_RESTARTS, default 3)");
   command->add_option("--max-oversubscribe", flags.max_oversubscribe,
                       "Ranks per slot a restart may place on a node (env YADOKARI_MAX_OVERSUBSCRIBE, default 2)");
+  command->add_option("--port", flags.port,
+                      "TCP port the job's coordinator listens on for ranks and node agents "
+                      "(env YADOKARI_PORT, default: any free port)");
+  command->add_option("--bind-address", flags.bind_address,
+                      "Address of this host the coordinator listens on, reachable from every node "
+                      "(env YADOKARI_BIND_ADDRESS; default 127.0.0.1 for local jobs, else this host's name's address)");
 }
 
 void add_run(CLI::App& app, RunOptions& options) {
@@ -48,7 +59,8 @@ void add_run(CLI::App& app, RunOptions& options) {
   run->add_option("-n,--np", options.ranks, "Number of ranks")->required();
   run->add_option("--mpi", options.mpi, "MPI of the program: openmpi, mpich or auto (detect)")
       ->capture_default_str();
-  run->add_option("--hosts", options.hosts, "Hosts and slots: h1:slots,h2:slots");
+  run->add_option("--hosts", options.hosts, "Hosts and slots: h1:slots,h2:slots (starts a node agent on each)");
+  run->add_option("--hostfile", options.hostfile, "File of hosts: 'host slots=N' or 'host:N' per line (like --hosts)");
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
   run->add_option("--sim", options.sim, "Run on the simulated cluster NAME (yadokari sim up)");
   add_checkpoint_flags(run, options.checkpoint);
@@ -105,14 +117,26 @@ void add_inspect(CLI::App& app, InspectOptions& options) {
 }
 
 // Started by the front end on every node of a job (runtime/agent); not for users, hence hidden.
-void add_agent(CLI::App& app, yadokari::agent::AgentOptions& options) {
+void add_agent(CLI::App& app, yadokari::agent::AgentOptions& options, bool& credentials_stdin) {
   auto* agent = app.add_subcommand("agent", "Node agent of a running job (started by yadokari)");
   agent->group("");
   agent->add_option("--coordinator", options.coordinator, "Control endpoint tcp://host:port")->required();
   agent->add_option("--node", options.node, "This node's id in the job")->required();
+  agent->add_option("--node-dir", options.node_dir, "This node's checkpoint image storage");
+  agent->add_flag("--credentials-stdin", credentials_stdin,
+                  "Read 'JOB_ID SECRET' from stdin and end when stdin closes (agents started over ssh)");
 }
 
-int run_agent(yadokari::agent::AgentOptions options) {
+int run_agent(yadokari::agent::AgentOptions options, bool credentials_stdin) {
+  if (credentials_stdin) {
+    options.end_on_eof_fd = 0;
+    std::string line;
+    if (!std::getline(std::cin, line) || line.find(' ') == std::string::npos)
+      throw CliError(exit_code::usage, "agent --credentials-stdin needs 'JOB_ID SECRET' on its first line of stdin");
+    options.job_id = line.substr(0, line.find(' '));
+    options.secret = line.substr(line.find(' ') + 1);
+    return yadokari::agent::run_node_agent(options);
+  }
   const char* job = std::getenv("YADOKARI_JOB_ID");
   const char* secret = std::getenv("YADOKARI_JOB_SECRET");
   if (!job || !secret)
@@ -149,7 +173,8 @@ int main(int argc, char** argv) {
   SimOptions sim_options;
   add_sim(app, sim_options);
   yadokari::agent::AgentOptions agent_options;
-  add_agent(app, agent_options);
+  bool agent_credentials_stdin = false;
+  add_agent(app, agent_options, agent_credentials_stdin);
 
   try {
     app.parse(argc, argv);
@@ -169,7 +194,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("checkpoint")) return take_checkpoint(checkpoint_options);
     if (app.got_subcommand("rebalance")) return rebalance_job(rebalance_options);
     if (app.got_subcommand("sim")) return run_sim(sim_options);
-    if (app.got_subcommand("agent")) return run_agent(agent_options);
+    if (app.got_subcommand("agent")) return run_agent(agent_options, agent_credentials_stdin);
     if (app.got_subcommand("restart")) {
       if (restart_args.command->count("--hosts")) restart_options.hosts = restart_args.hosts;
       if (restart_args.command->count("--mpi-args")) restart_options.mpi_args = restart_args.mpi_args;

@@ -34,11 +34,28 @@ void NodeAgents::start(const AgentLaunch& node) {
     argv.front() = found->string();
   }
   argv.insert(argv.end(), {agent_executable(), "agent", "--coordinator", endpoint_, "--node", node.node});
-  agents_.push_back(Agent{node.node, spawn_process(argv, env_), false});
+  if (!node_dir_.empty()) argv.insert(argv.end(), {"--node-dir", node_dir_});
+  if (!node.remote) {
+    std::vector<std::string> env = env_;
+    env.push_back("YADOKARI_JOB_ID=" + job_id_);
+    env.push_back("YADOKARI_JOB_SECRET=" + secret_);
+    agents_.push_back(Agent{node.node, spawn_process(argv, env), false, -1});
+    return;
+  }
+  argv.push_back("--credentials-stdin");
+  int stdin_fd = -1;
+  const pid_t pid = spawn_process_with_pipe(argv, env_, stdin_fd);
+  agents_.push_back(Agent{node.node, pid, false, stdin_fd});
+  const std::string line = job_id_ + " " + secret_ + "\n";
+  // A pipe takes a line this short at once; a failed write shows as an agent that never connects.
+  (void)!write(stdin_fd, line.data(), line.size());
 }
 
 NodeAgents::~NodeAgents() {
-  // Agents end on SIGTERM within a heartbeat; one that does not is killed.
+  // Agents end on SIGTERM within a heartbeat (remote ones when their stdin closes); one that does
+  // not is killed.
+  for (const auto& agent : agents_)
+    if (agent.stdin_fd >= 0) close(agent.stdin_fd);
   try {
     for (const auto& agent : agents_)
       if (!agent.reaped) kill(agent.pid, SIGTERM);
@@ -78,7 +95,28 @@ void NodeAgents::wait_until_connected(control::Coordinator& coordinator, std::ch
 }
 
 AgentLaunch sim_agent_launch(const ClusterNode& node) {
-  return AgentLaunch{node.id, {"nsenter", "-t", std::to_string(node.holder_pid), "-n", "-u", "-i", "-m", "--wd=/", "--"}};
+  return AgentLaunch{node.id, {"nsenter", "-t", std::to_string(node.holder_pid), "-n", "-u", "-i", "-m", "--wd=/", "--"},
+                     false};
+}
+
+bool is_this_host(const std::string& host) {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return host == name || host == "localhost" || host.rfind("127.", 0) == 0;
+}
+
+AgentLaunch host_agent_launch(const std::string& host) {
+  if (is_this_host(host)) return AgentLaunch{host, {}, false};
+  const char* configured = std::getenv("YADOKARI_RSH");
+  std::vector<std::string> prefix;
+  try {
+    prefix = launch::split_shell_words(configured && *configured ? configured : "ssh -o BatchMode=yes");
+  } catch (const launch::LaunchError& e) {
+    throw CliError(exit_code::usage, std::string("YADOKARI_RSH: ") + e.what());
+  }
+  if (prefix.empty()) throw CliError(exit_code::usage, "YADOKARI_RSH is empty");
+  prefix.push_back(host);
+  return AgentLaunch{host, prefix, true};
 }
 
 }  // namespace yadokari::cli

@@ -17,13 +17,22 @@ namespace yadokari::cli {
 struct AgentLaunch {
   std::string node;                 // "n2"
   std::vector<std::string> prefix;  // enters the node, e.g. nsenter -t PID -n -u -i -m --wd=/ --
+  // Through a remote shell (ssh): the environment does not get across, so the job id and secret
+  // go through the agent's stdin (never argv: ps shows it), which stays open while the job runs.
+  bool remote = false;
 };
 
 class NodeAgents {
  public:
-  // `env`: the agents' environment (YADOKARI_JOB_ID and YADOKARI_JOB_SECRET included).
-  NodeAgents(const std::string& coordinator_endpoint, std::vector<std::string> env)
-      : endpoint_(coordinator_endpoint), env_(std::move(env)) {}
+  // `env`: the agents' environment; local agents get the job id and secret added to it.
+  // `node_dir`: node-local image storage (--node-dir), the same path on every node; "" for none.
+  NodeAgents(const std::string& coordinator_endpoint, std::vector<std::string> env, std::string job_id,
+             std::string secret, std::string node_dir = {})
+      : endpoint_(coordinator_endpoint),
+        env_(std::move(env)),
+        job_id_(std::move(job_id)),
+        secret_(std::move(secret)),
+        node_dir_(std::move(node_dir)) {}
   ~NodeAgents();
   NodeAgents(const NodeAgents&) = delete;
   NodeAgents& operator=(const NodeAgents&) = delete;
@@ -40,13 +49,24 @@ class NodeAgents {
     std::string node;
     pid_t pid = 0;
     bool reaped = false;  // waitpid may be called only once
+    int stdin_fd = -1;    // remote agents: their credentials pipe; closing it ends them
   };
   std::string endpoint_;
   std::vector<std::string> env_;
+  std::string job_id_;
+  std::string secret_;
+  std::string node_dir_;
   std::vector<Agent> agents_;
 };
 
 // How to enter a simulated node.
 AgentLaunch sim_agent_launch(const ClusterNode& node);
+
+// How to reach a host: `$YADOKARI_RSH HOST` (default `ssh -o BatchMode=yes`; words split on
+// blanks); this host itself (its hostname, localhost, 127.*) without a remote shell.
+AgentLaunch host_agent_launch(const std::string& host);
+
+// True for this host's own names (gethostname(), localhost, 127.x.y.z).
+bool is_this_host(const std::string& host);
 
 }  // namespace yadokari::cli

@@ -37,6 +37,15 @@ RecoverySettings resolve_recovery_settings(const RecoveryFlags& flags, const Env
                                            over->value + "'");
     settings.max_oversubscribe = ratio;
   }
+  if (auto port = pick_option(flags.port, "--port", "YADOKARI_PORT", env)) {
+    const auto number = whole_number<int>(port->value);
+    if (!number || *number < 1 || *number > 65535)
+      throw CliError(exit_code::usage, port->name + " must be a TCP port number from 1 to 65535, not '" +
+                                           port->value + "'");
+    settings.control_port = *number;
+  }
+  if (auto address = pick_option(flags.bind_address, "--bind-address", "YADOKARI_BIND_ADDRESS", env))
+    settings.bind_address = address->value;
   if (auto ms = pick_option("", "", "YADOKARI_HEARTBEAT_MS", env))
     settings.heartbeat.interval = std::chrono::milliseconds(whole_at_least(*ms, 10, "milliseconds"));
   if (auto misses = pick_option("", "", "YADOKARI_HEARTBEAT_MISSES", env))

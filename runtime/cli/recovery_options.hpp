@@ -1,5 +1,6 @@
 #pragma once
-// The options of the automatic restart loop (`yadokari run/restart --sim`): each flag, else its
+// The options of the automatic restart loop (`yadokari run/restart --sim`) and of the job's control
+// plane (--port): each flag, else its
 // YADOKARI_* variable, else the default. Pure: the environment is passed in as a lookup.
 #include <chrono>
 #include <string>
@@ -15,6 +16,8 @@ struct RecoveryFlags {
   std::string policy;             // --policy            YADOKARI_POLICY (default balanced)
   std::string max_restarts;       // --max-restarts      YADOKARI_MAX_RESTARTS (default 3)
   std::string max_oversubscribe;  // --max-oversubscribe YADOKARI_MAX_OVERSUBSCRIBE (default 2)
+  std::string port{};             // --port              YADOKARI_PORT (default: any free port)
+  std::string bind_address{};     // --bind-address      YADOKARI_BIND_ADDRESS (default: see host_placement.hpp)
 };
 
 struct RecoverySettings {
@@ -22,6 +25,9 @@ struct RecoverySettings {
   int max_restarts = 3;
   double max_oversubscribe = 2.0;  // ranks per slot a restart may put on a node
   membership::HeartbeatPolicy heartbeat;  // YADOKARI_HEARTBEAT_MS (200), YADOKARI_HEARTBEAT_MISSES (3)
+  // The coordinator's control port (ranks and node agents connect to it); 0: any free port.
+  int control_port = 0;
+  std::string bind_address;  // empty: chosen by coordinator_address()
 };
 
 // Throws CliError(usage) for a value that does not parse.

@@ -5,6 +5,7 @@
 #include "cli/app_resolver.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/flavour_choice.hpp"
+#include "cli/host_placement.hpp"
 #include "cli/job_launch.hpp"
 #include "launch/launcher.hpp"
 
@@ -39,7 +40,12 @@ int run_job(const RunOptions& options) {
   if (options.command.empty()) throw CliError(exit_code::usage, "no application given");
   const auto wanted_flavour = requested_flavour(options.mpi);
   LaunchRequest request;
-  request.hosts = parsed_hosts(options.hosts);
+  if (!options.hosts.empty() && !options.hostfile.empty())
+    throw CliError(exit_code::usage, "give --hosts or --hostfile, not both");
+  request.hosts = options.hostfile.empty() ? parsed_hosts(options.hosts) : read_hostfile(options.hostfile);
+  std::string hosts_text;  // for job.json, as --hosts would give them
+  for (const auto& host : request.hosts)
+    hosts_text += (hosts_text.empty() ? "" : ",") + host.host + ":" + std::to_string(host.slots);
   request.mpi_args = parsed_mpi_args(options.mpi_args);
   request.checkpoint = resolve_checkpoint_settings(options.checkpoint, process_environment());
   request.recovery = resolve_recovery_settings(options.recovery, process_environment());
@@ -51,6 +57,9 @@ int run_job(const RunOptions& options) {
   request.ranks = options.ranks;
   request.job_id = new_job_id();
   if (!options.sim.empty()) request.sim = options.sim;
+  // Agents keep and move node-local images; only jobs on a simulated cluster have agents yet.
+  if (!request.checkpoint.node_dir.empty() && !request.sim)
+    throw CliError(exit_code::usage, "--node-dir needs node agents, which only --sim jobs have for now");
   if (request.checkpoint.dir) {
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
     request.job_file = JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),
@@ -59,7 +68,7 @@ int run_job(const RunOptions& options) {
                                options.ranks,
                                request.job_id,
                                options.mpi_args,
-                               options.hosts};
+                               hosts_text};
   }
   return launch_job(request);
 }

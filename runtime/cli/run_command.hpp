@@ -13,6 +13,7 @@ struct RunOptions {
   int ranks = 0;
   std::string mpi = "auto";          // openmpi | mpich | auto
   std::string hosts;                 // h1:slots,h2:slots
+  std::string hostfile;              // --hostfile F: the same, one host per line
   std::string mpi_args;              // extra launcher arguments, shell-quoted
   std::string sim;                   // --sim NAME: on the simulated cluster NAME (`yadokari sim`)
   CheckpointFlags checkpoint;        // --ckpt-dir, --interval, ...

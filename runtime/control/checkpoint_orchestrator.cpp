@@ -57,6 +57,7 @@ OrchestratorStep CheckpointOrchestrator::start() {
   targets_.clear();
   reports_.clear();
   images_.clear();
+  replicas_.clear();
   try {
     store.create_epoch_dir(epoch_);
   } catch (const storage::StorageError& e) {
@@ -67,7 +68,10 @@ OrchestratorStep CheckpointOrchestrator::start() {
     return {{}, EpochEnd{epoch_, false, message}};
   }
   phase_ = Phase::cutting;
-  CheckpointPrepare prepare{epoch_, store.epoch_dir(epoch_).string(), config_.compression};
+  const std::filesystem::path image_dir = config_.node_dir.empty()
+                                              ? store.epoch_dir(epoch_)
+                                              : config_.node_dir / config_.job_id / std::to_string(epoch_);
+  CheckpointPrepare prepare{epoch_, image_dir.string(), config_.compression};
   return {{prepare}, std::nullopt};
 }
 
@@ -152,15 +156,30 @@ OrchestratorStep CheckpointOrchestrator::on_image_written(const ImageWritten& wr
   if (written.logical_rank < 0 || written.logical_rank >= config_.world_size) return {};
   images_.emplace(written.logical_rank, written);  // the first answer of a rank counts
   if (static_cast<std::int32_t>(images_.size()) != config_.world_size) return {};
+  for (const auto& [rank, image] : images_)
+    if (!image.ok)
+      return give_up("checkpoint epoch " + std::to_string(epoch_) + " failed on rank " + std::to_string(rank) +
+                     ": " + image.error + "; " + last_committed_text());
+  if (config_.node_dir.empty()) return finish_epoch();
+  phase_ = Phase::replicating;
+  OrchestratorStep step;
+  for (const auto& [rank, image] : images_) step.replicate.push_back({rank, image.size, image.xxh64});
+  return step;
+}
+
+OrchestratorStep CheckpointOrchestrator::on_replica(const ReplicaResult& result) {
+  if (phase_ != Phase::replicating || !images_.count(result.rank)) return {};
+  replicas_.emplace(result.rank, result);
+  if (replicas_.size() != images_.size()) return {};
+  for (const auto& [rank, replica] : replicas_)
+    if (!replica.ok)
+      return give_up("checkpoint epoch " + std::to_string(epoch_) + " failed: replicating rank " +
+                     std::to_string(rank) + "'s image: " + replica.error + "; " + last_committed_text());
   return finish_epoch();
 }
 
 OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   const std::string epoch_text = std::to_string(epoch_);
-  for (const auto& [rank, image] : images_)
-    if (!image.ok)
-      return give_up("checkpoint epoch " + epoch_text + " failed on rank " + std::to_string(rank) +
-                     ": " + image.error + "; " + last_committed_text());
 
   const storage::EpochStore store(config_.ckpt_dir);
   storage::Manifest manifest;
@@ -171,8 +190,9 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   for (const auto& [rank, image] : images_) {
     const auto r = static_cast<std::uint32_t>(rank);
     // The file name is ours, not the rank's: the MANIFEST must name rank-<L>.img.
-    manifest.images.push_back(
-        {r, storage::EpochStore::rank_image_name(r), image.size, image.xxh64});
+    storage::ManifestImage entry{r, storage::EpochStore::rank_image_name(r), image.size, image.xxh64, {}};
+    if (const auto replica = replicas_.find(rank); replica != replicas_.end()) entry.nodes = replica->second.nodes;
+    manifest.images.push_back(std::move(entry));
   }
   try {
     store.commit(epoch_, manifest);

@@ -26,6 +26,26 @@ struct OrchestratorConfig {
   std::int32_t world_size = 0;
   unsigned keep = 2;             // committed epochs kept by prune (at least 1)
   std::int32_t compression = 0;  // zstd level for the images, 0 = off
+  // Node-local storage (--node-dir, the same path on every node): ranks write their images to
+  // <node_dir>/<job_id>/<epoch>/ on their own node, and the epoch commits only once each image
+  // has a verified replica on another node. Empty: images go to ckpt_dir/<epoch>/.
+  std::filesystem::path node_dir{};
+};
+
+// A rank's image that the coordinator must replicate before the epoch can commit.
+struct ImageToReplicate {
+  std::int32_t rank = -1;
+  std::uint64_t size = 0;
+  std::uint64_t xxh64 = 0;
+};
+
+// How replicating one rank's image ended. `nodes`: every node now holding a verified copy (the
+// writer's first); `ok` false with `error` when the copy failed.
+struct ReplicaResult {
+  std::int32_t rank = -1;
+  bool ok = false;
+  std::vector<std::string> nodes;
+  std::string error;
 };
 
 // How an epoch ended. `message` is one line without the "yadokari: " prefix, e.g.
@@ -42,6 +62,7 @@ struct EpochEnd {
 struct OrchestratorStep {
   std::vector<Message> broadcast;
   std::optional<EpochEnd> ended;
+  std::vector<ImageToReplicate> replicate{};  // node-local storage: every image, once all are written
 };
 
 class CheckpointOrchestrator {
@@ -60,6 +81,8 @@ class CheckpointOrchestrator {
 
   OrchestratorStep on_cut_report(const CutReport& report);
   OrchestratorStep on_image_written(const ImageWritten& written);
+  // Node-local storage: one per image of `replicate`; the epoch commits after the last one.
+  OrchestratorStep on_replica(const ReplicaResult& result);
 
   // Every live rank reports at once on CheckpointPrepare (its control thread does). A rank that
   // has not reported `waited_seconds` after it has most likely passed MPI_Finalize before the
@@ -72,7 +95,7 @@ class CheckpointOrchestrator {
   std::uint64_t round() const { return round_; }
 
  private:
-  enum class Phase { idle, cutting, writing };
+  enum class Phase { idle, cutting, writing, replicating };
 
   // Recomputes the targets from the latest reports; CutTargets if they changed, CutGo if every
   // rank is parked at them.
@@ -93,6 +116,7 @@ class CheckpointOrchestrator {
   std::map<std::uint64_t, std::uint64_t> targets_;  // communicator key -> collectives entered
   std::map<std::int32_t, CutReport> reports_;       // latest per rank
   std::map<std::int32_t, ImageWritten> images_;
+  std::map<std::int32_t, ReplicaResult> replicas_;
 };
 
 }  // namespace yadokari::control

@@ -19,11 +19,20 @@ namespace {
 constexpr std::int64_t kMaxMessageBytes = 1 << 20;
 
 zmq::socket_t bound_socket(zmq::context_t& context, zmq::socket_type type,
-                           const std::string& host) {
+                           const std::string& host, int port, const char* purpose) {
   zmq::socket_t socket(context, type);
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
-  socket.bind("tcp://" + host + ":*");
+  // Image copies pass through as bursts of chunks (coordinator_images.cpp); at a high-water mark
+  // a ROUTER would drop them silently.
+  socket.set(zmq::sockopt::sndhwm, 0);
+  socket.set(zmq::sockopt::rcvhwm, 0);
+  const std::string where = host + ":" + (port > 0 ? std::to_string(port) : std::string("*"));
+  try {
+    socket.bind("tcp://" + where);
+  } catch (const zmq::error_t& e) {
+    throw CoordinatorError("cannot listen on " + where + " for " + purpose + ": " + e.what());
+  }
   return socket;
 }
 
@@ -45,8 +54,9 @@ Coordinator::Coordinator(CoordinatorConfig config)
   if (!config_.log)
     config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   sockets_->context.set(zmq::ctxopt::blocky, 0);
-  sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host);
-  sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host);
+  sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host,
+                                 config_.control_port, "ranks and node agents");
+  sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host, 0, "CLI requests");
   control_endpoint_ = sockets_->ranks.get(zmq::sockopt::last_endpoint);
   status_endpoint_ = sockets_->status.get(zmq::sockopt::last_endpoint);
   if (config_.membership) tracker_.emplace(config_.membership->heartbeat);
@@ -65,7 +75,7 @@ void Coordinator::begin_incarnation() {
     orchestrator_ = std::make_unique<CheckpointOrchestrator>(
         OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour,
                            config_.world_size, config_.checkpoint->keep,
-                           config_.checkpoint->compression},
+                           config_.checkpoint->compression, config_.checkpoint->node_dir},
         config_.log);
 }
 
@@ -103,6 +113,7 @@ void Coordinator::poll(std::chrono::milliseconds timeout) {
   if (watched == 2 && (items[1].revents & ZMQ_POLLIN)) serve_status_request();
   run_checkpoint_timers();
   run_membership_timers();
+  run_image_order_timers();
 }
 
 StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
@@ -176,10 +187,13 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
                                  type == MessageType::image_written ||
                                  type == MessageType::checkpoint_ask ||
                                  type == MessageType::rank_restored;
-    const bool agent_type = type == MessageType::agent_hello || type == MessageType::heartbeat;
+    const bool image_type = type == MessageType::image_chunk || type == MessageType::image_order_done;
+    const bool agent_type = type == MessageType::agent_hello || type == MessageType::heartbeat || image_type;
     if (type != MessageType::register_rank && type != MessageType::rank_status && !checkpoint_type &&
         !agent_type)
       throw ProtocolError("unexpected control message " + std::string(message_type_name(type)));
+    // Image traffic only from an agent that said hello with the job's secret.
+    if (image_type && !from_agent(routing_id)) return;
     // CutReport carries a vector: only decode it from a connection that registered, so an
     // unauthenticated peer cannot make us allocate for a forged length.
     if (checkpoint_type && !from_registered(routing_id, -1)) return;
@@ -190,6 +204,8 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
   }
   if (std::holds_alternative<AgentHello>(message) || std::holds_alternative<Heartbeat>(message)) {
     serve_agent_message(routing_id, peer, message);
+  } else if (std::holds_alternative<ImageChunk>(message) || std::holds_alternative<ImageOrderDone>(message)) {
+    serve_image_message(message);
   } else if (const auto* restored = std::get_if<RankRestored>(&message)) {
     if (from_registered(routing_id, restored->logical_rank)) note_restored(*restored);
   } else if (const auto* registration = std::get_if<RegisterRank>(&message)) {

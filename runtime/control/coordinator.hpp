@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct CoordinatorConfig {
   std::int32_t world_size = 0;
   // Address both sockets bind to; ranks and CLI clients must be able to reach it.
   std::string bind_host = "127.0.0.1";
+  // Port of the control endpoint (ranks, node agents); 0: any free port. The status endpoint
+  // always takes a free one (the CLI finds it in the job registry).
+  int control_port = 0;
   // How long a CLI status request waits for the ranks' answers.
   std::chrono::milliseconds status_query_timeout{2000};
   // One line per event worth telling the user (refused registrations). Default: stderr.
@@ -39,6 +43,9 @@ struct CoordinatorConfig {
     unsigned keep = 2;
     std::int32_t compression = 0;
     double interval_seconds = 0.0;  // 0: only on request (CLI or the application)
+    // Node-local image storage with replication to a partner node (OrchestratorConfig::node_dir);
+    // needs node agents. Empty: images in `dir`.
+    std::filesystem::path node_dir{};
   };
   std::optional<Checkpointing> checkpoint;
   // Called when an epoch ends, after the ranks were told to resume (e.g. --stop-after-epoch).
@@ -69,6 +76,13 @@ struct IncarnationProgress {
   std::size_t restored = 0;
   std::chrono::steady_clock::time_point last_restored{};
   double max_restore_seconds = 0.0;
+};
+
+// The coordinator cannot start: "cannot listen on 127.0.0.1:5000 for ranks and node agents:
+// Address already in use".
+class CoordinatorError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Coordinator {
@@ -116,6 +130,16 @@ class Coordinator {
   // Hostname an agent reported for its node ("" if none).
   std::string agent_hostname(const std::string& node) const;
 
+  // --- node-local images (coordinator_images.cpp) ---
+  // Sends `order` (its order_id is assigned here) to `node`'s agent and returns the id; the
+  // answer is picked up with take_image_order_result. An order to a node without an agent, or
+  // whose node is lost before it is answered, fails with the reason.
+  std::uint64_t order_image(const std::string& node, ImageOrder order);
+  // The answer to an order, once it came (each is returned once).
+  std::optional<ImageOrderDone> take_image_order_result(std::uint64_t order_id);
+  // The node whose agent runs on `hostname` ("" if none).
+  std::string node_of_host(const std::string& hostname) const;
+
   // Fills the parts of a status report the coordinator does not own (restart timeline...).
   void set_status_extras(std::function<void(StatusReport&)> extras) { status_extras_ = std::move(extras); }
 
@@ -147,6 +171,15 @@ class Coordinator {
   void serve_agent_message(const std::string& routing_id, const std::string& peer, const Message& message);
   void run_membership_timers();
   void note_restored(const RankRestored& restored);
+  // coordinator_images.cpp
+  bool from_agent(const std::string& routing_id) const;
+  void serve_image_message(const Message& message);
+  void run_image_order_timers();
+  void fail_image_orders_of(const std::string& node);
+  void finish_image_order(const ImageOrderDone& done);
+  void replicate(const std::vector<ImageToReplicate>& images);
+  void send_keep_epochs();
+  void send_to_agent(const std::string& node, const Message& message);
   // now + seconds; never, for 0
   static std::chrono::steady_clock::time_point interval_deadline(double seconds);
 
@@ -179,6 +212,18 @@ class Coordinator {
     AgentHello hello;
   };
   std::map<std::string, AgentEntry> agents_;  // by node id
+
+  struct PendingOrder {
+    std::chrono::steady_clock::time_point deadline;
+    std::string node;     // the order's holder
+    std::string to_node;  // copy target ("" for verify)
+    // Set for the copies an epoch waits for (replicate); the rest are the restart's.
+    std::optional<ReplicaResult> replica;
+    std::uint64_t epoch = 0;
+  };
+  std::map<std::uint64_t, PendingOrder> orders_;
+  std::map<std::uint64_t, ImageOrderDone> order_results_;
+  std::uint64_t last_order_id_ = 0;
   std::optional<membership::HeartbeatTracker> tracker_;
   std::vector<membership::NodeEvent> lost_;
 };

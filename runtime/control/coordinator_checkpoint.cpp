@@ -96,8 +96,10 @@ void Coordinator::run_checkpoint_timers() {
 
 void Coordinator::apply(OrchestratorStep step) {
   for (const auto& message : step.broadcast) send_to_ranks(message);
+  if (!step.replicate.empty()) replicate(step.replicate);
   if (!step.ended) return;
-  const EpochEnd& end = *step.ended;
+  const EpochEnd end = *step.ended;
+  if (!config_.checkpoint->node_dir.empty()) send_keep_epochs();
   if (end.committed) last_committed_epoch_ = end.epoch;
   answer_checkpoint_request(CheckpointReply{end.committed, end.epoch, end.message});
   next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);

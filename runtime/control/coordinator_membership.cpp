@@ -76,6 +76,7 @@ void Coordinator::run_membership_timers() {
                     seconds_text(event.silence) + " (" +
                     std::to_string(tracker_->policy().misses) + " missed intervals of " +
                     std::to_string(tracker_->policy().interval.count()) + " ms)");
+        fail_image_orders_of(node);
         lost_.push_back(std::move(event));
         break;
     }

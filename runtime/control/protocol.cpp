@@ -129,6 +129,14 @@ std::string_view message_type_name(MessageType type) {
       return "RebalanceRequest";
     case MessageType::rebalance_reply:
       return "RebalanceReply";
+    case MessageType::image_order:
+      return "ImageOrder";
+    case MessageType::image_chunk:
+      return "ImageChunk";
+    case MessageType::image_order_done:
+      return "ImageOrderDone";
+    case MessageType::keep_epochs:
+      return "KeepEpochs";
   }
   return "unknown";
 }

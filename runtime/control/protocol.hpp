@@ -5,6 +5,7 @@
 //
 // To add a message: give it a MessageType value, a struct with `kType` and `serialize`,
 // and append it to `Message`. Nothing else dispatches on types.
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -16,7 +17,7 @@ namespace yadokari::control {
 
 inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // Bump whenever any message's fields change; peers of different versions refuse each other.
-inline constexpr std::uint16_t kProtocolVersion = 3;
+inline constexpr std::uint16_t kProtocolVersion = 4;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -42,6 +43,10 @@ enum class MessageType : std::uint16_t {
   rank_restored = 21,
   rebalance_request = 22,
   rebalance_reply = 23,
+  image_order = 24,
+  image_chunk = 25,
+  image_order_done = 26,
+  keep_epochs = 27,
 };
 
 // Rank -> coordinator, first message on a rank's connection.
@@ -405,11 +410,84 @@ struct RebalanceReply {
   }
 };
 
+// --- Node-local images (--node-dir): agents keep each node's images and move them ---
+// Images live at <node dir>/<job id>/<epoch>/rank-<L>.img on the node that holds them.
+
+enum class ImageOrderKind : std::uint8_t {
+  copy = 0,    // send the image to `to_node`'s agent (ImageChunk); that agent answers
+  verify = 1,  // check every checksum and the header (job, rank, epoch); this agent answers
+};
+
+// Coordinator -> agent of the node that holds the image.
+struct ImageOrder {
+  static constexpr MessageType kType = MessageType::image_order;
+  std::uint64_t order_id = 0;
+  ImageOrderKind kind = ImageOrderKind::verify;
+  std::uint64_t epoch = 0;
+  std::int32_t rank = -1;
+  std::uint64_t size = 0;   // the whole file, as the MANIFEST (or ImageWritten) says
+  std::uint64_t xxh64 = 0;
+  std::string to_node;      // copy only
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(order_id, kind, epoch, rank, size, xxh64, to_node);
+  }
+};
+
+// Agent -> coordinator -> agent of `to_node`, in order; a copy is a sequence of chunks, the last
+// one flagged. Chunks stay well under the control plane's 1 MiB message cap.
+struct ImageChunk {
+  static constexpr MessageType kType = MessageType::image_chunk;
+  static constexpr std::size_t kMaxBytes = 256 * 1024;
+  std::uint64_t order_id = 0;
+  std::uint64_t epoch = 0;
+  std::int32_t rank = -1;
+  std::uint64_t size = 0;   // expected, from the order: the receiver checks the copy against them
+  std::uint64_t xxh64 = 0;
+  std::string to_node;
+  std::uint64_t offset = 0;
+  bool last = false;
+  std::string bytes;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(order_id, epoch, rank, size, xxh64, to_node, offset, last, bytes);
+  }
+};
+
+// Agent -> coordinator: the order is done (copy: by the receiving agent, once the copy is durable
+// and verified; or by the sending one when it cannot read its image).
+struct ImageOrderDone {
+  static constexpr MessageType kType = MessageType::image_order_done;
+  std::uint64_t order_id = 0;
+  bool ok = false;
+  std::string error;  // one line, naming the node and file
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(order_id, ok, error);
+  }
+};
+
+// Coordinator -> every agent after an epoch ends: the epochs still worth keeping; an agent
+// removes its node's directories of every other epoch of the job.
+struct KeepEpochs {
+  static constexpr MessageType kType = MessageType::keep_epochs;
+  std::vector<std::uint64_t> epochs;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epochs);
+  }
+};
+
 using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest,
                              StatusReport, ErrorReply, CheckpointPrepare, CutReport, CutTargets,
                              CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
                              CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat,
-                             StopProcesses, RankRestored, RebalanceRequest, RebalanceReply>;
+                             StopProcesses, RankRestored, RebalanceRequest, RebalanceReply,
+                             ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public std::runtime_error {

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,13 @@ namespace {
     }
     if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
       fail_step(status_fd, "mount tmpfs on /dev/shm");
+    }
+    // The mount point is created in the host's file system (an empty directory next to the
+    // clusters' state); what is mounted on it is the node's alone.
+    (void)mkdir("/run/yadokari", 0755);  // EEXIST is fine; the mount says if it is not
+    (void)mkdir(kNodeDiskPath, 0755);
+    if (mount("tmpfs", kNodeDiskPath, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+      fail_step(status_fd, "mount tmpfs on /run/yadokari/node-disk");
     }
   }
   execlp("sleep", spec.tag.c_str(), "infinity", static_cast<char*>(nullptr));

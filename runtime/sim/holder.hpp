@@ -16,12 +16,16 @@ struct HolderSpec {
   std::filesystem::path hosts_file;    // full_node: bind-mounted on /etc/hosts
 };
 
+// Every simulated node has a private tmpfs here: its local disk for node-local checkpoint images
+// (`yadokari run --node-dir /run/yadokari/node-disk`), gone with the node like a real one.
+inline constexpr const char* kNodeDiskPath = "/run/yadokari/node-disk";
+
 // "yadokari-sim:<dir>:<id>": how `sim down` recognises holders even without state.json.
 std::string holder_tag(const std::filesystem::path& cluster_dir, const std::string& id);
 
 // Starts the holder (double fork: it is reparented to init, never our zombie) and returns its pid
 // once its namespaces are set up. A private tmpfs on /dev/shm makes shared-memory files node-local
-// and lets them vanish with the node. Throws SimError if a step failed.
+// and lets them vanish with the node; another one on kNodeDiskPath is the node's local disk. Throws SimError if a step failed.
 pid_t spawn_holder(const HolderSpec& spec);
 
 // readlink("/proc/<pid>/ns/<kind>"), e.g. "net:[4026532301]"; "" if the process is gone.

@@ -8,6 +8,8 @@ MODE:
   status     while the job runs, `yadokari status --json` lists both ranks; then it exits 0
   exit-code  the application's exit code (3) comes back from `yadokari run`
   sigterm    SIGTERM to `yadokari run` reaches the job, which ends; the registry is cleaned
+  port       --port P: the coordinator listens on P while the job runs; with P taken by another
+             socket, `yadokari run` stops at once with exit 1 and one line saying so
 
 PROGRAM is wait_for_file: the ranks stay in the job until a "go" file exists, so nothing here
 depends on how fast the machine is. Loops are capped only to turn a hang into a failure.
@@ -71,6 +73,33 @@ def check_report(report, flavour, program):
         os.kill(r["pid"], 0)  # the reported pid is a live process
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_taken(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+        return False
+
+
+def port_in_use(yadokari, env, app_args):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = subprocess.run([yadokari, "run", "-n", str(RANKS), "--port", str(port), "--"] + app_args,
+                                env=env, capture_output=True, text=True, timeout=120)
+    expected = f"yadokari: cannot listen on 127.0.0.1:{port} for ranks and node agents: Address already in use"
+    if result.returncode != 1 or result.stderr.strip() != expected:
+        fail(f"port in use: exit {result.returncode}, stderr {result.stderr!r}, expected exit 1 and {expected!r}")
+
+
 def jobs_left(state_dir):
     jobs = os.path.join(state_dir, "jobs")
     return os.listdir(jobs) if os.path.isdir(jobs) else []
@@ -91,7 +120,12 @@ def main():
         open(go_file, "w").close()
         app_args.append("3")
 
-    run = subprocess.Popen([yadokari, "run", "-n", str(RANKS), "--mpi", "auto", "--"] + app_args,
+    port_args = []
+    if mode == "port":
+        port_in_use(yadokari, env, app_args)
+        port = free_port()
+        port_args = ["--port", str(port)]
+    run = subprocess.Popen([yadokari, "run", "-n", str(RANKS), "--mpi", "auto"] + port_args + ["--"] + app_args,
                            env=env)
     try:
         if mode == "status":
@@ -106,6 +140,12 @@ def main():
             expected = 0
         elif mode == "exit-code":
             expected = 3
+        elif mode == "port":
+            wait_for_ranks(yadokari, env, run)
+            if not port_taken(port):
+                fail(f"nothing listens on --port {port} while the job runs")
+            open(go_file, "w").close()
+            expected = 0
         elif mode == "sigterm":
             wait_for_ranks(yadokari, env, run)
             run.send_signal(signal.SIGTERM)

@@ -69,3 +69,23 @@ TEST_CASE("bad values name their source", "[checkpoint-options]") {
   CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
                     "--stop-after-epoch must be an epoch number (1 or more), not '0'");
 }
+
+TEST_CASE("the node directory (--node-dir) is absolute and needs a checkpoint directory",
+          "[checkpoint-options]") {
+  CHECK(resolve_checkpoint_settings({}, fake_env({})).node_dir.empty());
+  CheckpointFlags flags;
+  flags.ckpt_dir = "/d";
+  flags.node_dir = "/run/yadokari/node-disk/";
+  CHECK(resolve_checkpoint_settings(flags, fake_env({})).node_dir == "/run/yadokari/node-disk/");
+  CHECK(resolve_checkpoint_settings({}, fake_env({{"YADOKARI_CKPT_DIR", "/d"}, {"YADOKARI_NODE_DIR", "/local"}}))
+            .node_dir == "/local");
+  flags.node_dir = "scratch";
+  CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
+                    "--node-dir must be an absolute path (the same on every node), not 'scratch'");
+  CHECK_THROWS_WITH(resolve_checkpoint_settings({}, fake_env({{"YADOKARI_CKPT_DIR", "/d"}, {"YADOKARI_NODE_DIR", "x"}})),
+                    "YADOKARI_NODE_DIR must be an absolute path (the same on every node), not 'x'");
+  flags.ckpt_dir.clear();
+  flags.node_dir = "/local";
+  CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
+                    "--node-dir needs --ckpt-dir (the MANIFESTs stay there)");
+}

@@ -32,8 +32,8 @@ struct Harness {
   TempDir dir;
   std::vector<std::string> log;
   CheckpointOrchestrator orchestrator;
-  explicit Harness(int world = 2, unsigned keep = 2)
-      : orchestrator(OrchestratorConfig{dir.path, "yk-test", "openmpi", world, keep, 0},
+  explicit Harness(int world = 2, unsigned keep = 2, fs::path node_dir = {})
+      : orchestrator(OrchestratorConfig{dir.path, "yk-test", "openmpi", world, keep, 0, std::move(node_dir)},
                      [this](const std::string& line) { log.push_back(line); }) {}
 
   yadokari::storage::EpochStore store() const { return yadokari::storage::EpochStore(dir.path); }
@@ -92,6 +92,7 @@ OrchestratorStep run_simple_epoch(Harness& h, int world, bool fail_rank_1 = fals
     if (r == world - 1) REQUIRE(only<CutGo>(step));
   }
   OrchestratorStep last;
+  fs::create_directories(prepare->epoch_dir);  // node-local storage: the ranks make it
   for (int r = 0; r < world; ++r) {
     auto w = write_image(prepare->epoch_dir, epoch, r);
     if (fail_rank_1 && r == 1) {
@@ -312,4 +313,50 @@ TEST_CASE("a rank silent after the prepare abandons the epoch; not once all repo
     h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 1}}));
   CHECK(h.orchestrator.abandon_if_unreported(10).broadcast.empty());
   CHECK(h.orchestrator.in_progress());
+}
+
+TEST_CASE("node-local storage: images on the nodes, the epoch commits once every replica is made",
+          "[checkpoint]") {
+  TempDir nodes;
+  Harness h(2, 2, nodes.path);
+  const auto written = run_simple_epoch(h, 2);
+  // Every image written: nothing committed yet, both to replicate, the ranks stay parked.
+  CHECK(written.broadcast.empty());
+  CHECK_FALSE(written.ended);
+  REQUIRE(written.replicate.size() == 2);
+  CHECK(written.replicate[1].rank == 1);
+  CHECK(written.replicate[1].size == 100);
+  CHECK(written.replicate[1].xxh64 == 0x1234);
+  CHECK(fs::exists(nodes.path / "yk-test" / "1" / "rank-0.img"));
+  CHECK(h.store().committed_epochs().empty());
+
+  CHECK_FALSE(h.orchestrator.on_replica({0, true, {"n1", "n2"}, {}}).ended);
+  const auto done = h.orchestrator.on_replica({1, true, {"n2", "n1"}, {}});
+  REQUIRE(done.ended);
+  CHECK(done.ended->committed);
+  REQUIRE(only<CheckpointResume>(done));
+  const auto manifest = h.store().read_manifest(1);
+  REQUIRE(manifest);
+  CHECK(manifest->images.at(0).nodes == std::vector<std::string>{"n1", "n2"});
+  CHECK(manifest->images.at(1).nodes == std::vector<std::string>{"n2", "n1"});
+  // Only the agents can reach the images: a restart from the directory says where they are.
+  const auto choice = h.store().newest_good_epoch();
+  CHECK_FALSE(choice.epoch);
+  REQUIRE(choice.skipped.size() == 1);
+  CHECK(choice.skipped[0] ==
+        "epoch 1: rank-0.img is kept on node-local storage of n1, n2 (--node-dir), not in this directory");
+}
+
+TEST_CASE("node-local storage: a failed replica fails the epoch", "[checkpoint]") {
+  TempDir nodes;
+  Harness h(2, 2, nodes.path);
+  run_simple_epoch(h, 2);
+  h.orchestrator.on_replica({0, false, {}, "node n2 was lost"});
+  const auto done = h.orchestrator.on_replica({1, true, {"n2", "n1"}, {}});
+  REQUIRE(done.ended);
+  CHECK_FALSE(done.ended->committed);
+  CHECK(done.ended->message ==
+        "checkpoint epoch 1 failed: replicating rank 0's image: node n2 was lost; no epoch is committed yet");
+  CHECK(h.store().committed_epochs().empty());
+  CHECK_FALSE(h.orchestrator.in_progress());
 }

@@ -15,6 +15,8 @@
 #include "mpi/world.hpp"
 
 #include <chrono>
+#include <filesystem>
+#include <system_error>
 #include <cstdio>
 #include <string>
 
@@ -61,6 +63,13 @@ img::ImageWriter* open_image(const CheckpointTarget& target, std::string& error)
   char dir[4001];
   if (!current_epoch_dir(dir, sizeof dir)) {
     error = "epoch directory path too long";
+    return nullptr;
+  }
+  // Node-local storage (--node-dir): this node's epoch directory is made by its first rank.
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made) {
+    error = std::string("cannot create ") + dir + ": " + made.message();
     return nullptr;
   }
   const int n = std::snprintf(g_image_path, sizeof g_image_path, "%.4000s/rank-%d.img", dir, identity().logical_rank);

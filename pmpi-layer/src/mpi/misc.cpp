@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 extern "C" YK_API int MPI_Pcontrol(const int level, ...) {
   yk::CallScope scope(yk::Fn::MPI_Pcontrol);
@@ -19,6 +20,10 @@ extern "C" [[noreturn]] YK_API void yadokari_unsupported_call(const char* functi
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);
+  // Hydra tears the job down on an abort without always reading what the ranks wrote last (the
+  // line above went missing under load, with an empty stderr): give it time to forward the line.
+  const timespec pause{0, 200'000'000};
+  nanosleep(&pause, nullptr);
   if (initialized && !finalized) PMPI_Abort(MPI_COMM_WORLD, 70);
   std::_Exit(70);
 }

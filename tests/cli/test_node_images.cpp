@@ -1,0 +1,197 @@
+// Node-local images (--node-dir) through real agents and the coordinator in one process: a copy
+// from one node's storage to another's, verification, a damaged image, orders to nodes without a
+// live agent, and forgetting old epochs. Each agent gets its own directory as its "node disk".
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <vector>
+
+#include "agent/node_agent.hpp"
+#include "agent/node_images.hpp"
+#include "control/coordinator.hpp"
+#include "image/image_writer.hpp"
+
+using namespace yadokari;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kJob = "yk-images";
+constexpr const char* kSecret = "images-secret";
+
+struct Disks {
+  fs::path root = fs::temp_directory_path() / ("yk-node-images-" + std::to_string(getpid()));
+  Disks() { fs::remove_all(root); }
+  ~Disks() { fs::remove_all(root); }
+  fs::path of(const std::string& node) const { return root / node; }
+};
+
+struct Cluster {
+  std::vector<std::string> log;
+  control::Coordinator coordinator{[this] {
+    control::CoordinatorConfig config;
+    config.job_id = kJob;
+    config.secret = kSecret;
+    config.app = "./app";
+    config.flavour = "openmpi";
+    config.world_size = 1;
+    config.log = [this](const std::string& line) { log.push_back(line); };
+    control::CoordinatorConfig::Membership membership;
+    membership.heartbeat = {50ms, 3};
+    membership.slots = {{"n1", 2}, {"n2", 2}};
+    config.membership = membership;
+    return config;
+  }()};
+
+  // The cap only turns a hang into a failure; it is not a timing expectation.
+  bool serve_until(const std::function<bool()>& done) {
+    for (int i = 0; i < 1200; ++i) {
+      if (done()) return true;
+      coordinator.poll(20ms);
+    }
+    return done();
+  }
+
+  control::ImageOrderDone run(const std::string& node, const control::ImageOrder& order) {
+    const auto id = coordinator.order_image(node, order);
+    std::optional<control::ImageOrderDone> done;
+    serve_until([&] { return (done = coordinator.take_image_order_result(id)).has_value(); });
+    REQUIRE(done);
+    return *done;
+  }
+};
+
+struct AgentThread {
+  std::atomic<bool> stop{false};
+  std::future<int> result;
+  AgentThread(const std::string& endpoint, const std::string& node, const fs::path& disk) {
+    agent::AgentOptions options;
+    options.coordinator = endpoint;
+    options.node = node;
+    options.job_id = kJob;
+    options.secret = kSecret;
+    options.node_dir = disk;
+    options.hello_timeout = 60s;
+    options.stop_requested = [this] { return stop.load(); };
+    result = std::async(std::launch::async, [options] { return agent::run_node_agent(options); });
+  }
+  ~AgentThread() {
+    stop = true;
+    if (result.valid()) result.wait();
+  }
+};
+
+// A real image of rank 0, epoch 1, with `bytes` of incompressible data (several chunks).
+image::WrittenImage write_image(const fs::path& path, std::size_t bytes) {
+  fs::create_directories(path.parent_path());
+  image::ImageHeader header;
+  header.job_id = kJob;
+  header.rank = 0;
+  header.world_size = 1;
+  header.epoch = 1;
+  header.flavour = "openmpi";
+  image::ImageWriter writer(path.string(), header);
+  std::vector<unsigned char> data(bytes);
+  std::uint64_t x = 88172645463325252ull;
+  for (auto& byte : data) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    byte = static_cast<unsigned char>(x);
+  }
+  writer.add_area({image::AreaKind::heap_arena, "heap", 0x1000, image::kProtRead}, data.data(), data.size());
+  return writer.finish();
+}
+
+std::string contents(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+}  // namespace
+
+TEST_CASE("an agent copies an image to another node's storage, verified on arrival", "[agents]") {
+  Disks disks;
+  Cluster cluster;
+  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", disks.of("n1"));
+  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", disks.of("n2"));
+  REQUIRE(cluster.serve_until([&] { return cluster.coordinator.nodes().size() == 2 &&
+                                            !cluster.coordinator.agent_hostname("n1").empty() &&
+                                            !cluster.coordinator.agent_hostname("n2").empty(); }));
+  const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
+  const auto written = write_image(source, 1'000'000);  // about four chunks
+  const control::ImageOrder copy{0, control::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2"};
+
+  const auto done = cluster.run("n1", copy);
+  CHECK(done.ok);
+  CHECK(done.error.empty());
+  const fs::path target = disks.of("n2") / kJob / "1" / "rank-0.img";
+  REQUIRE(fs::exists(target));
+  CHECK(contents(target) == contents(source));
+  CHECK_FALSE(fs::exists(fs::path(target.string() + ".part")));
+
+  const control::ImageOrder verify{0, control::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}};
+  CHECK(cluster.run("n2", verify).ok);
+
+  SECTION("a damaged image is neither verified nor copied") {
+    {
+      std::fstream file(source, std::ios::in | std::ios::out | std::ios::binary);
+      file.seekp(static_cast<std::streamoff>(written.size / 2));
+      file.put('\x5a');
+    }
+    const auto bad = cluster.run("n1", verify);
+    CHECK_FALSE(bad.ok);
+    CHECK(bad.error == "node n1: " + source.string() + ": xxh64 of the file does not match");
+    fs::remove(target);
+    const auto not_copied = cluster.run("n1", copy);
+    CHECK_FALSE(not_copied.ok);
+    CHECK(not_copied.error == bad.error);
+    CHECK_FALSE(fs::exists(target));
+  }
+  SECTION("an image a node does not have") {
+    control::ImageOrder other = verify;
+    other.rank = 3;
+    const auto missing = cluster.run("n2", other);
+    CHECK_FALSE(missing.ok);
+    CHECK(missing.error == "node n2: " + (disks.of("n2") / kJob / "1" / "rank-3.img").string() + ": missing");
+  }
+  SECTION("orders to nodes without a live agent fail at once, saying which") {
+    CHECK(cluster.run("n7", verify).error == "node n7 has no live agent");
+    control::ImageOrder to_nowhere = copy;
+    to_nowhere.to_node = "n9";
+    CHECK(cluster.run("n1", to_nowhere).error == "node n9 has no live agent");
+  }
+}
+
+TEST_CASE("a node's storage keeps only the epochs it is told to", "[agents]") {
+  Disks disks;
+  agent::NodeImages images(disks.of("n1"), kJob, "n1");
+  for (const char* epoch : {"1", "2", "3", "notes"}) fs::create_directories(disks.of("n1") / kJob / epoch);
+  images.keep_only({2, 3});
+  CHECK_FALSE(fs::exists(disks.of("n1") / kJob / "1"));
+  CHECK(fs::exists(disks.of("n1") / kJob / "2"));
+  CHECK(fs::exists(disks.of("n1") / kJob / "3"));
+  CHECK(fs::exists(disks.of("n1") / kJob / "notes"));  // not an epoch: not ours to remove
+}
+
+TEST_CASE("a copy whose chunks do not follow each other is refused and leaves nothing", "[agents]") {
+  Disks disks;
+  agent::NodeImages images(disks.of("n2"), kJob, "n2");
+  control::ImageChunk chunk;
+  chunk.order_id = 7;
+  chunk.epoch = 1;
+  chunk.rank = 0;
+  chunk.size = 20;
+  chunk.bytes = "0123456789";
+  CHECK_FALSE(images.receive(chunk));
+  chunk.offset = 15;  // 10 expected
+  const auto done = images.receive(chunk);
+  REQUIRE(done);
+  CHECK_FALSE(done->ok);
+  CHECK(done->error == "node n2: " + images.image_path(1, 0).string() + ": copy arrived out of order");
+  CHECK(fs::is_empty(disks.of("n2") / kJob / "1"));
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Node-local images with replicas on a partner node (--node-dir; issue 4). Every simulated node has
+# a private tmpfs at /run/yadokari/node-disk, gone when the node is killed. 3 nodes x 2 slots,
+# 6 ranks, a checkpoint every second; each image is replicated to the next node (n1->n2->n3->n1).
+#   loss      once an epoch is committed, n2 is killed: its own images and the replicas of n1's
+#             are gone with it. Checked: every MANIFEST entry names two nodes; the job restarts
+#             once, the images of n2's ranks are staged from n3 (their replica) to wherever they
+#             go, n1's come from n1 itself; the job finishes with the uninterrupted run's final
+#             line on the survivors' layout; later epochs are replicated between n1 and n3.
+#   both      n2 and n3 are killed together: the images of n2's ranks are on no live node, so the
+#             job stops (exit 1) with the one-line reason, never restarting from a partial set.
+# usage: sim_node_local.sh YADOKARI openmpi|mpich loss|both PROGRAM [ARGS...]
+Y="$1" FLAVOUR="$2" MODE="$3"
+shift 3
+source "$(dirname "$0")/sim_common.sh"
+
+"$Y" sim up --nodes 3 --slots 2 --name "$NAME" >/dev/null || { fail "sim up"; finish; }
+cd "$WORK"
+ckpt="$WORK/ckpt"
+disk=/run/yadokari/node-disk
+timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --node-dir "$disk" --interval 1 \
+    -- "$@" >run.out 2>run.err </dev/null &
+job=$!
+for _ in $(seq 1200); do
+    ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.05
+done
+manifest=$(ls "$ckpt"/*/MANIFEST 2>/dev/null | head -n 1)
+if [[ -n "$manifest" ]]; then
+    pairs=$(python3 -c 'import json,sys; print(" ".join(",".join(i["nodes"]) for i in json.load(open(sys.argv[1]))["images"]))' "$manifest")
+    [[ "$pairs" == "n1,n2 n1,n2 n2,n3 n2,n3 n3,n1 n3,n1" ]] && pass "committed with replicas: $pairs" \
+        || fail "MANIFEST nodes: '$pairs'"
+else
+    fail "no epoch committed: $(tail -3 run.err)"
+fi
+# The front end sees only MANIFESTs: the images are on the nodes.
+ls "$ckpt"/*/rank-*.img >/dev/null 2>&1 && fail "images in the checkpoint directory" \
+    || pass "no image in the checkpoint directory"
+
+case "$MODE" in
+loss)
+    "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+    wait_job "$job" run.out
+    code=$?
+    if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
+        pass "the job finished by itself (exit $code)"
+    else
+        fail "the job exited $code: $(tail -3 run.err)"
+    fi
+    restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
+    [[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts: $(tail -5 run.err)"
+    # n2's ranks (2, 3) have their only live copy on n3; whatever went to n1 was staged from there.
+    staged=$(grep "^yadokari: staged rank" run.err)
+    bad=$(grep -v -E "^yadokari: staged rank [23]'s image of epoch [0-9]+ from n3 to n1$" <<<"$staged")
+    [[ -n "$staged" && -z "$bad" ]] && pass "staged from the replicas: $(paste -sd';' <<<"$staged")" \
+        || fail "staging: '$staged'"
+    # Epochs after the restart are replicated between the survivors.
+    last=$(ls -d "$ckpt"/*/MANIFEST | sort -V | tail -n 1)
+    nodes=$(python3 -c 'import json,sys; print(" ".join(sorted({n for i in json.load(open(sys.argv[1]))["images"] for n in i["nodes"]})))' "$last")
+    [[ "$nodes" == "n1 n3" ]] && pass "the last epoch is kept on n1 and n3" || fail "the last epoch is on '$nodes'"
+    final=$(reference_final 6 "$@")
+    got=$(grep '^final' run.out | tail -n 1)
+    [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+    ;;
+both)
+    "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+    "$Y" sim kill --name "$NAME" n3 >/dev/null || fail "sim kill n3"
+    wait_job "$job" run.out
+    code=$?
+    last=$(tail -n 1 run.err)
+    [[ $code == 1 ]] && pass "the job stopped with exit 1" || fail "the job exited $code"
+    grep -Eq "^yadokari: node n[23](, n[23])? lost; cannot restart: no committed epoch has a good copy of every rank's image on a live node \(epoch [0-9]+: rank [2-5]" <<<"$last" \
+        && pass "reason: $last" || fail "last line: '$last'"
+    grep -q "^final" run.out && fail "a final line after losing both copies" || pass "no final result"
+    ;;
+*)
+    fail "unknown mode $MODE"
+    ;;
+esac
+finish
