@@ -129,8 +129,9 @@ int run_node_agent(const AgentOptions& options) {
   } catch (const zmq::error_t& e) {
     return fail(options, "cannot connect to " + options.coordinator + ": " + e.what());
   }
-  const std::string hello = control::encode(control::AgentHello{
-      options.job_id, options.secret, options.node, this_host(), static_cast<std::int64_t>(getpid())});
+  const std::string hello =
+      control::encode(control::AgentHello{options.job_id, options.secret, options.node, this_host(),
+                                          static_cast<std::int64_t>(getpid()), options.join_slots});
   (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
 
   std::chrono::milliseconds interval{0};
@@ -166,6 +167,8 @@ int run_node_agent(const AgentOptions& options) {
     if (!message) continue;
     if (const auto* stop = std::get_if<control::StopProcesses>(&*message))
       stop_processes(*stop);
+    else if (std::holds_alternative<control::AgentBye>(*message))
+      return 0;  // the job ended
     else
       serve_images(socket, options, images ? &*images : nullptr, *message);
   }

@@ -21,6 +21,8 @@ struct AgentOptions {
   // >= 0: end when this descriptor reaches end of file (an agent started over ssh reads its
   // credentials from stdin, which the front end keeps open while the job runs).
   int end_on_eof_fd = -1;
+  // > 0: this node is not part of the job yet and joins it with this many slots (`yadokari join`).
+  std::int32_t join_slots = 0;
   std::chrono::milliseconds hello_timeout{5000};
   // Polled every turn besides SIGTERM (tests run agents on threads); empty = never.
   std::function<bool()> stop_requested;

@@ -6,6 +6,7 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/job_file.hpp"
+#include "cli/host_placement.hpp"
 #include "cli/job_stopper.hpp"
 #include "cli/node_agents.hpp"
 #include "cli/node_local_images.hpp"
@@ -108,7 +109,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   } catch (const CliError& e) {
     throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
   }
-  std::vector<ClusterNode> nodes = context.sim.empty() ? context.hosts : sim_nodes_now(context.sim);
+  std::vector<ClusterNode> nodes = context.on_hosts ? host_nodes_now(coordinator) : sim_nodes_now(context.sim);
   for (auto& node : nodes)
     if (lost_ids.count(node.id)) node.alive = false;
   std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));

@@ -29,7 +29,7 @@ struct Incarnation {
 
 struct RestartContext {
   std::string sim;                   // the simulated cluster's name
-  std::vector<ClusterNode> hosts;    // or the job's hosts (--hosts/--hostfile), when not on a simulated cluster
+  bool on_hosts = false;             // or on hosts (--hosts/--hostfile): the coordinator's nodes
   std::filesystem::path ckpt_dir;    // absolute; empty: checkpointing is off
   std::filesystem::path node_dir;    // node-local images (--node-dir); empty: they are in ckpt_dir
   std::string job_id;

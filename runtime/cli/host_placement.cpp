@@ -19,6 +19,13 @@ std::vector<ClusterNode> host_nodes(const std::vector<launch::HostSlots>& hosts)
   return nodes;
 }
 
+std::vector<ClusterNode> host_nodes_now(const control::Coordinator& coordinator) {
+  std::vector<ClusterNode> nodes;
+  for (const auto& node : coordinator.nodes())
+    nodes.push_back(ClusterNode{node.node, node.node, node.slots, node.state == "alive" || node.state == "suspect", 0});
+  return nodes;
+}
+
 std::string coordinator_address(const std::vector<launch::HostSlots>& hosts, const std::string& wanted) {
   if (!wanted.empty()) return wanted;
   bool all_here = true;

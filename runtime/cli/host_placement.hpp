@@ -6,12 +6,17 @@
 #include <vector>
 
 #include "cli/restart_plan.hpp"
+#include "control/coordinator.hpp"
 #include "launch/launcher.hpp"
 
 namespace yadokari::cli {
 
 // The hosts as the restart loop's nodes (id = hostname = the name given).
 std::vector<ClusterNode> host_nodes(const std::vector<launch::HostSlots>& hosts);
+
+// The job's nodes as its coordinator knows them now: the hosts it started with and those that
+// joined (`yadokari join`); alive unless lost.
+std::vector<ClusterNode> host_nodes_now(const control::Coordinator& coordinator);
 
 // Where the coordinator listens: `wanted` (--bind-address) if given; 127.0.0.1 when every host is
 // this one; else the IPv4 address this host's name resolves to. CliError(usage) when that is a

@@ -214,7 +214,7 @@ int launch_job(const LaunchRequest& request) {
   });
   RestartContext restart_context;
   if (sim) restart_context.sim = *request.sim;
-  if (host_agents) restart_context.hosts = host_nodes(request.hosts);
+  restart_context.on_hosts = host_agents;
   if (ckpt.dir) restart_context.ckpt_dir = *ckpt.dir;
   restart_context.node_dir = ckpt.node_dir;
   restart_context.job_id = request.job_id;

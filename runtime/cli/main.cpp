@@ -1,11 +1,15 @@
 // yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command,
 // checkpoint_command, restart_command, sim_command).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
-#include <exception>
+#include <thread>
 
 #include "agent/node_agent.hpp"
 #include "cli/checkpoint_command.hpp"
@@ -34,7 +38,7 @@ void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
                       "zstd level for images, 0 = off (env YADOKARI_CKPT_COMPRESS, default 0)");
   command->add_option("--node-dir", flags.node_dir,
                       "Keep images on each node's local storage at this absolute path and replicate each "
-                      "to a partner node before the epoch commits (env YADOKARI_NODE_DIR; needs --sim)");
+                      "to a partner node before the epoch commits (env YADOKARI_NODE_DIR; needs node agents: --sim, --hosts or --hostfile)");
 }
 
 // The automatic restart loop's choices (jobs on a simulated cluster, which have node agents).
@@ -127,6 +131,39 @@ void add_agent(CLI::App& app, yadokari::agent::AgentOptions& options, bool& cred
                   "Read 'JOB_ID SECRET' from stdin and end when stdin closes (agents started over ssh)");
 }
 
+// `yadokari join`: this host joins a running job as a new node (usable at its next restart or
+// rebalance); the agent runs in the foreground until the job ends.
+void add_join(CLI::App& app, yadokari::agent::AgentOptions& options) {
+  auto* join = app.add_subcommand("join", "Join this host to a running job as a node (its agent runs until the job ends)");
+  join->add_option("--coordinator", options.coordinator,
+                   "The job's control endpoint, tcp://ADDRESS:PORT (run the job with --port to know it)")
+      ->required();
+  join->add_option("--slots", options.join_slots, "Ranks this node may host (default: its CPU count)");
+  join->add_option("--node", options.node, "Name of this node in the job (default: its hostname)");
+  join->add_option("--node-dir", options.node_dir, "This node's checkpoint image storage (as the job's --node-dir)");
+}
+
+int join_job(yadokari::agent::AgentOptions options) {
+  const char* job = std::getenv("YADOKARI_JOB_ID");
+  const char* secret = std::getenv("YADOKARI_JOB_SECRET");
+  if (!job || !*job || !secret || !*secret)
+    throw CliError(exit_code::usage,
+                   "join needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment (the job's record on its "
+                   "front end: $YADOKARI_STATE_DIR/jobs/<id>.json)");
+  if (options.join_slots < 0) throw CliError(exit_code::usage, "--slots must be at least 1");
+  if (options.join_slots == 0) options.join_slots = static_cast<std::int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.node.empty()) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    options.node = name;
+  }
+  options.job_id = job;
+  options.secret = secret;
+  std::fprintf(stderr, "yadokari: node %s joins job %s at %s with %d slots\n", options.node.c_str(), job,
+               options.coordinator.c_str(), options.join_slots);
+  return yadokari::agent::run_node_agent(options);
+}
+
 int run_agent(yadokari::agent::AgentOptions options, bool credentials_stdin) {
   if (credentials_stdin) {
     options.end_on_eof_fd = 0;
@@ -175,6 +212,8 @@ int main(int argc, char** argv) {
   yadokari::agent::AgentOptions agent_options;
   bool agent_credentials_stdin = false;
   add_agent(app, agent_options, agent_credentials_stdin);
+  yadokari::agent::AgentOptions join_options;
+  add_join(app, join_options);
 
   try {
     app.parse(argc, argv);
@@ -195,6 +234,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("rebalance")) return rebalance_job(rebalance_options);
     if (app.got_subcommand("sim")) return run_sim(sim_options);
     if (app.got_subcommand("agent")) return run_agent(agent_options, agent_credentials_stdin);
+    if (app.got_subcommand("join")) return join_job(join_options);
     if (app.got_subcommand("restart")) {
       if (restart_args.command->count("--hosts")) restart_options.hosts = restart_args.hosts;
       if (restart_args.command->count("--mpi-args")) restart_options.mpi_args = restart_args.mpi_args;

@@ -108,9 +108,12 @@ bool is_this_host(const std::string& host) {
 AgentLaunch host_agent_launch(const std::string& host) {
   if (is_this_host(host)) return AgentLaunch{host, {}, false};
   const char* configured = std::getenv("YADOKARI_RSH");
+  const char* slurm_job = std::getenv("SLURM_JOB_ID");
+  // Inside a Slurm allocation its own launcher reaches the nodes (and no ssh may be allowed).
+  const char* fallback = slurm_job && *slurm_job ? "srun --nodes=1 --ntasks=1 --overlap --nodelist" : "ssh -o BatchMode=yes";
   std::vector<std::string> prefix;
   try {
-    prefix = launch::split_shell_words(configured && *configured ? configured : "ssh -o BatchMode=yes");
+    prefix = launch::split_shell_words(configured && *configured ? configured : fallback);
   } catch (const launch::LaunchError& e) {
     throw CliError(exit_code::usage, std::string("YADOKARI_RSH: ") + e.what());
   }

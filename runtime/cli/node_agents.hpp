@@ -62,8 +62,10 @@ class NodeAgents {
 // How to enter a simulated node.
 AgentLaunch sim_agent_launch(const ClusterNode& node);
 
-// How to reach a host: `$YADOKARI_RSH HOST` (default `ssh -o BatchMode=yes`; words split on
-// blanks); this host itself (its hostname, localhost, 127.*) without a remote shell.
+// How to reach a host: `$YADOKARI_RSH HOST` (words split like a shell would); by default
+// `ssh -o BatchMode=yes HOST`, or inside a Slurm allocation (SLURM_JOB_ID set) `srun --nodes=1
+// --ntasks=1 --overlap --nodelist HOST`. This host itself (its hostname, localhost, 127.*) without
+// a remote shell.
 AgentLaunch host_agent_launch(const std::string& host);
 
 // True for this host's own names (gethostname(), localhost, 127.x.y.z).

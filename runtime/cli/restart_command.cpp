@@ -27,8 +27,8 @@ int restart_job(const RestartOptions& options) {
   const JobFile job = read_job_file(dir);
   request.hosts = parsed_hosts(options.hosts.value_or(job.hosts));
   if (!options.sim.empty()) request.sim = options.sim;
-  if (!request.checkpoint.node_dir.empty() && !request.sim)
-    throw CliError(exit_code::usage, "--node-dir needs node agents, which only --sim jobs have for now");
+  if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty())
+    throw CliError(exit_code::usage, "--node-dir needs node agents (a --sim, --hosts or --hostfile job)");
   request.mpi_args = parsed_mpi_args(options.mpi_args.value_or(job.mpi_args));
   if (!options.rank_map.empty()) check_rank_map(options.rank_map, job.world_size);
 

@@ -57,9 +57,9 @@ int run_job(const RunOptions& options) {
   request.ranks = options.ranks;
   request.job_id = new_job_id();
   if (!options.sim.empty()) request.sim = options.sim;
-  // Agents keep and move node-local images; only jobs on a simulated cluster have agents yet.
-  if (!request.checkpoint.node_dir.empty() && !request.sim)
-    throw CliError(exit_code::usage, "--node-dir needs node agents, which only --sim jobs have for now");
+  // Agents keep and move node-local images; only jobs on a simulated cluster or on hosts have agents.
+  if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty())
+    throw CliError(exit_code::usage, "--node-dir needs node agents (a --sim, --hosts or --hostfile job)");
   if (request.checkpoint.dir) {
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
     request.job_file = JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),

@@ -79,7 +79,17 @@ void Coordinator::begin_incarnation() {
         config_.log);
 }
 
-Coordinator::~Coordinator() = default;
+Coordinator::~Coordinator() {
+  // Agents that joined on their own learn only from us that the job is over; give the message
+  // a moment to leave (the sockets otherwise close with linger 0).
+  if (agents_.empty()) return;
+  const std::string bye = encode(AgentBye{});
+  for (const auto& [node, agent] : agents_) {
+    std::array<zmq::const_buffer, 2> frames{zmq::buffer(agent.routing_id), zmq::buffer(bye)};
+    (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+  }
+  sockets_->ranks.set(zmq::sockopt::linger, 500);
+}
 
 const std::string& Coordinator::control_endpoint() const { return control_endpoint_; }
 const std::string& Coordinator::status_endpoint() const { return status_endpoint_; }

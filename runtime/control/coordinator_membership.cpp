@@ -40,10 +40,19 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
     reason = "wrong job id";
   } else if (!secrets_equal(hello.secret, config_.secret)) {
     reason = "wrong job secret";
-  } else if (!config_.membership->slots.count(hello.node)) {
+  } else if (!config_.membership->slots.count(hello.node) && hello.join_slots <= 0) {
     reason = "node " + hello.node + " is not part of this job";
+  } else if (config_.membership->slots.count(hello.node) && hello.join_slots > 0 &&
+             agents_.count(hello.node) && tracker_->state(hello.node) != membership::NodeState::lost) {
+    reason = "node " + hello.node + " is already part of this job";
   } else if (tracker_->state(hello.node) == membership::NodeState::lost) {
     reason = "node " + hello.node + " was declared lost";
+  }
+  if (reason.empty() && hello.join_slots > 0 && !config_.membership->slots.count(hello.node)) {
+    config_.membership->slots[hello.node] = hello.join_slots;
+    config_.log("yadokari: node " + hello.node + " joined (" + std::to_string(hello.join_slots) + " slots, agent pid " +
+                std::to_string(hello.pid) + " on " + hello.hostname +
+                "); it is used at the next restart or rebalance");
   }
   if (reason.empty()) {
     agents_[hello.node] = AgentEntry{routing_id, hello};

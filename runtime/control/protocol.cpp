@@ -137,6 +137,8 @@ std::string_view message_type_name(MessageType type) {
       return "ImageOrderDone";
     case MessageType::keep_epochs:
       return "KeepEpochs";
+    case MessageType::agent_bye:
+      return "AgentBye";
   }
   return "unknown";
 }

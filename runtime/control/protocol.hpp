@@ -47,6 +47,7 @@ enum class MessageType : std::uint16_t {
   image_chunk = 25,
   image_order_done = 26,
   keep_epochs = 27,
+  agent_bye = 28,
 };
 
 // Rank -> coordinator, first message on a rank's connection.
@@ -335,10 +336,12 @@ struct AgentHello {
   std::string node;      // the node's id in the cluster ("n2")
   std::string hostname;
   std::int64_t pid = 0;
+  // > 0: a node that was not part of the job joins it with this many slots (`yadokari join`).
+  std::int32_t join_slots = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, secret, node, hostname, pid);
+    ar(job_id, secret, node, hostname, pid, join_slots);
   }
 };
 
@@ -482,12 +485,21 @@ struct KeepEpochs {
   }
 };
 
+// Coordinator -> every agent when the job ends: the agent ends too (agents that joined on their
+// own have no other way to know).
+struct AgentBye {
+  static constexpr MessageType kType = MessageType::agent_bye;
+
+  template <class Archive>
+  void serialize(Archive&) {}
+};
+
 using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest,
                              StatusReport, ErrorReply, CheckpointPrepare, CutReport, CutTargets,
                              CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
                              CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat,
                              StopProcesses, RankRestored, RebalanceRequest, RebalanceReply,
-                             ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs>;
+                             ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs, AgentBye>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public std::runtime_error {

@@ -58,8 +58,9 @@ struct AgentThread {
   std::atomic<bool> stop{false};
   std::future<int> result;
 
-  AgentThread(const std::string& endpoint, const std::string& node, const std::string& secret) {
+  AgentThread(const std::string& endpoint, const std::string& node, const std::string& secret, int join_slots = 0) {
     agent::AgentOptions options;
+    options.join_slots = join_slots;
     options.coordinator = endpoint;
     options.node = node;
     options.job_id = kJob;
@@ -163,4 +164,32 @@ TEST_CASE("StopProcesses makes the agent kill the named processes", "[agents]") 
   REQUIRE(cluster.serve_until([&] { return waitpid(victim, &status, WNOHANG) == victim; }));
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGKILL);
+}
+
+TEST_CASE("a node that joins with the job's secret becomes part of the job", "[agents]") {
+  auto cluster = std::make_unique<Cluster>();
+  AgentThread n3(cluster->coordinator.control_endpoint(), "n3", kSecret, 4);
+  REQUIRE(cluster->serve_until([&] { return state_of(cluster->coordinator, "n3") == "alive"; }));
+  CHECK(cluster->logged("yadokari: node n3 joined (4 slots, agent pid "));
+  CHECK(cluster->coordinator.expects_node("n3"));
+  int slots = 0;
+  for (const auto& node : cluster->coordinator.nodes())
+    if (node.node == "n3") slots = node.slots;
+  CHECK(slots == 4);
+
+  AgentThread intruder(cluster->coordinator.control_endpoint(), "n4", "guessed", 2);
+  REQUIRE(cluster->serve_until([&] { return intruder.finished(); }));
+  CHECK(intruder.result.get() == 1);
+  CHECK_FALSE(cluster->coordinator.expects_node("n4"));
+  CHECK(cluster->logged("(node n4, pid "));
+
+  AgentThread twice(cluster->coordinator.control_endpoint(), "n3", kSecret, 4);
+  REQUIRE(cluster->serve_until([&] { return twice.finished(); }));
+  CHECK(twice.result.get() == 1);
+  CHECK(cluster->logged("node n3 is already part of this job"));
+
+  // The job ends: the coordinator says goodbye and the joined agent ends by itself.
+  cluster.reset();
+  CHECK(n3.result.wait_for(30s) == std::future_status::ready);
+  CHECK(n3.result.get() == 0);
 }
