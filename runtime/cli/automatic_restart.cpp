@@ -116,20 +116,23 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   for (const auto& rank : registrations)
     if (rank.logical_rank >= 0 && rank.logical_rank < context.world_size)
       rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
+  // The traffic the ranks reported with their images (comm/auto co-locate heavy partners).
+  const control::TrafficCounts& counts = coordinator.last_committed_traffic();
+  const scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
   RestartPlan plan;
   try {
     // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
     bool planned = false;
     if (restart_cause.rebalance) {
       try {
-        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0);
+        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic);
         planned = true;
       } catch (const scheduler::PlacementError&) {
       }
     }
     if (!planned)
       plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
-                          context.settings.max_oversubscribe);
+                          context.settings.max_oversubscribe, traffic);
   } catch (const scheduler::PlacementError& e) {
     throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
   }

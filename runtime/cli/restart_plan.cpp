@@ -3,9 +3,11 @@
 namespace yadokari::cli {
 
 RestartPlan plan_restart(scheduler::Policy policy, int world_size, const std::vector<ClusterNode>& nodes,
-                         const std::vector<std::string>& rank_hosts, double max_oversubscribe) {
+                         const std::vector<std::string>& rank_hosts, double max_oversubscribe,
+                         const scheduler::TrafficMatrix& traffic) {
   scheduler::Job job;
   job.world_size = world_size;
+  job.traffic = traffic;
   std::vector<scheduler::Node> candidates;
   for (const auto& node : nodes) {
     scheduler::Node candidate;

@@ -26,7 +26,10 @@ struct RestartPlan {
 
 // `rank_hosts[L]` is the hostname logical rank L registered from ("" if it never did). Throws
 // scheduler::PlacementError when the alive nodes cannot hold the job.
+// `traffic`: bytes/messages between the ranks (row-major W x W; empty = unknown), for the comm and
+// auto policies.
 RestartPlan plan_restart(scheduler::Policy policy, int world_size, const std::vector<ClusterNode>& nodes,
-                         const std::vector<std::string>& rank_hosts, double max_oversubscribe);
+                         const std::vector<std::string>& rank_hosts, double max_oversubscribe,
+                         const scheduler::TrafficMatrix& traffic = {});
 
 }  // namespace yadokari::cli

@@ -25,8 +25,10 @@ using sim::Cluster;
 using sim::Node;
 
 void print_table(const Cluster& cluster) {
-  std::printf("cluster %s: %zu nodes x %d slots%s, state in %s\n", cluster.name.c_str(), cluster.nodes.size(),
-              cluster.slots, cluster.link.empty() ? "" : (", link '" + cluster.link + "'").c_str(),
+  char cpu[64] = "";
+  if (cluster.cpu_per_slot > 0) std::snprintf(cpu, sizeof cpu, ", %g CPU per slot", cluster.cpu_per_slot);
+  std::printf("cluster %s: %zu nodes x %d slots%s%s, state in %s\n", cluster.name.c_str(), cluster.nodes.size(),
+              cluster.slots, cluster.link.empty() ? "" : (", link '" + cluster.link + "'").c_str(), cpu,
               cluster.dir.c_str());
   std::printf("%-6s %-20s %-14s %5s  %s\n", "NODE", "HOSTNAME", "ADDRESS", "SLOTS", "STATE");
   auto row = [](const Node& node, const std::string& slots) {
@@ -48,7 +50,7 @@ nlohmann::json cluster_json(const Cluster& cluster) {
 }
 
 int sim_up(const SimOptions& options) {
-  const auto result = sim::bring_up(options.name, options.nodes, options.slots, options.link);
+  const auto result = sim::bring_up(options.name, options.nodes, options.slots, options.link, options.cpu_per_slot);
   if (!result.replaced.empty()) {
     std::printf("replaced the existing cluster %s: %s\n", options.name.c_str(), result.replaced.c_str());
   }
@@ -171,6 +173,8 @@ CLI::App* add_sim(CLI::App& app, SimOptions& options) {
   options.up->add_option("--nodes", options.nodes, "Number of nodes")->required();
   options.up->add_option("--slots", options.slots, "Slots per node (default 1)");
   options.up->add_option("--link", options.link, "netem arguments for every node's link, e.g. \"delay 5ms\"");
+  options.up->add_option("--cpu-per-slot", options.cpu_per_slot,
+                         "CPUs each slot of a node may use, e.g. 0.25 (a CPU cgroup per node; default 0 = no limit)");
   add_name(options.up);
   options.list = sim->add_subcommand("list", "Show the clusters and their nodes");
   options.list->add_flag("--json", options.json, "Print JSON instead of a table");

@@ -15,6 +15,7 @@ struct SimOptions {
   int nodes = 0;
   int slots = 1;
   std::string link;
+  double cpu_per_slot = 0.0;  // sim up --cpu-per-slot
   bool json = false;
   std::string node;
   std::vector<std::string> command;

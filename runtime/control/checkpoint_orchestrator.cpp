@@ -205,9 +205,34 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   } catch (const storage::StorageError& e) {
     log_(std::string("yadokari: ") + e.what());  // the new epoch is committed all the same
   }
+  note_traffic();
   phase_ = Phase::idle;
   return {{CheckpointResume{epoch_, true}},
           EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};
+}
+
+void CheckpointOrchestrator::note_traffic() {
+  const auto world = static_cast<std::size_t>(config_.world_size);
+  TrafficCounts cumulative{std::vector<std::uint64_t>(world * world), std::vector<std::uint64_t>(world * world)};
+  for (const auto& [rank, image] : images_) {
+    // A rank that sent no row (an older shim) leaves the matrix unknown.
+    if (image.bytes_to.size() != world || image.messages_to.size() != world) {
+      committed_traffic_ = cumulative_at_commit_ = {};
+      return;
+    }
+    for (std::size_t to = 0; to < world; ++to) {
+      cumulative.bytes[static_cast<std::size_t>(rank) * world + to] = image.bytes_to[to];
+      cumulative.messages[static_cast<std::size_t>(rank) * world + to] = image.messages_to[to];
+    }
+  }
+  // The last interval: what was sent since the previous commit (counters only grow).
+  committed_traffic_ = cumulative;
+  if (cumulative_at_commit_.bytes.size() == cumulative.bytes.size())
+    for (std::size_t i = 0; i < cumulative.bytes.size(); ++i) {
+      committed_traffic_.bytes[i] -= std::min(cumulative_at_commit_.bytes[i], cumulative.bytes[i]);
+      committed_traffic_.messages[i] -= std::min(cumulative_at_commit_.messages[i], cumulative.messages[i]);
+    }
+  cumulative_at_commit_ = std::move(cumulative);
 }
 
 OrchestratorStep CheckpointOrchestrator::give_up(const std::string& line) {

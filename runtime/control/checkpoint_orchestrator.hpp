@@ -48,6 +48,12 @@ struct ReplicaResult {
   std::string error;
 };
 
+// Bytes and messages between logical ranks, row-major W x W ([from * W + to]); empty = unknown.
+struct TrafficCounts {
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::uint64_t> messages;
+};
+
 // How an epoch ended. `message` is one line without the "yadokari: " prefix, e.g.
 // "epoch 3 committed" or "checkpoint epoch 3 failed on rank 1: disk full; the last committed
 // epoch is 2".
@@ -90,6 +96,10 @@ class CheckpointOrchestrator {
   // so the epoch is abandoned. Nothing happens once every rank has reported.
   OrchestratorStep abandon_if_unreported(long waited_seconds);
 
+  // Traffic between the ranks from the next-to-last to the last committed epoch of this
+  // incarnation (since the job started, when only one is committed); empty before any commit.
+  const TrafficCounts& committed_traffic() const { return committed_traffic_; }
+
   // The targets last sent (for tests and logs).
   const std::map<std::uint64_t, std::uint64_t>& targets() const { return targets_; }
   std::uint64_t round() const { return round_; }
@@ -106,6 +116,7 @@ class CheckpointOrchestrator {
   // Ends the epoch without a MANIFEST: removes its directory, logs `line`, resumes the ranks.
   OrchestratorStep give_up(const std::string& line);
   std::string last_committed_text() const;
+  void note_traffic();  // after a commit: committed_traffic_ from the images' rows
 
   OrchestratorConfig config_;
   std::function<void(const std::string&)> log_;
@@ -117,6 +128,8 @@ class CheckpointOrchestrator {
   std::map<std::int32_t, CutReport> reports_;       // latest per rank
   std::map<std::int32_t, ImageWritten> images_;
   std::map<std::int32_t, ReplicaResult> replicas_;
+  TrafficCounts cumulative_at_commit_;  // as reported at the last commit
+  TrafficCounts committed_traffic_;
 };
 
 }  // namespace yadokari::control

@@ -111,6 +111,8 @@ class Coordinator {
   void request_checkpoint();
   bool checkpoint_in_progress() const;
   std::uint64_t last_committed_epoch() const { return last_committed_epoch_; }
+  // Traffic between the ranks up to the last committed epoch (the scheduler's input at a restart).
+  const TrafficCounts& last_committed_traffic() const { return last_committed_traffic_; }
 
   // A new launch of the same job (automatic restart): forgets the ranks and any epoch in
   // progress (its images are never committed); agents and membership stay.
@@ -204,6 +206,7 @@ class Coordinator {
   std::optional<PendingRequest> pending_request_;
   bool told_checkpointing_off_ = false;
   std::uint64_t last_committed_epoch_ = 0;
+  TrafficCounts last_committed_traffic_;
   IncarnationProgress progress_;
   std::function<void(StatusReport&)> status_extras_;
 

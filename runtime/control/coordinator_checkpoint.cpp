@@ -100,7 +100,10 @@ void Coordinator::apply(OrchestratorStep step) {
   if (!step.ended) return;
   const EpochEnd end = *step.ended;
   if (!config_.checkpoint->node_dir.empty()) send_keep_epochs();
-  if (end.committed) last_committed_epoch_ = end.epoch;
+  if (end.committed) {
+    last_committed_epoch_ = end.epoch;
+    if (!orchestrator_->committed_traffic().bytes.empty()) last_committed_traffic_ = orchestrator_->committed_traffic();
+  }
   answer_checkpoint_request(CheckpointReply{end.committed, end.epoch, end.message});
   next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
   if (config_.on_epoch_end) config_.on_epoch_end(end);

@@ -270,10 +270,15 @@ struct ImageWritten {
   double drain_seconds = 0.0;
   double write_seconds = 0.0;
   std::uint64_t drained_messages = 0;
+  // What this rank has sent to each logical rank since the job started (the channel table's row;
+  // restored with the rank): the scheduler's traffic matrix for the `comm` and `auto` policies.
+  std::vector<std::uint64_t> bytes_to;
+  std::vector<std::uint64_t> messages_to;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages);
+    ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, bytes_to,
+       messages_to);
   }
 };
 

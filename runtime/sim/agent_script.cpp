@@ -1,15 +1,17 @@
 #include "sim/agent_script.hpp"
 
+#include "sim/cpu_limit.hpp"
 #include "sim/state_file.hpp"
 
 namespace yadokari::sim {
 
 namespace {
 
-std::string case_entry(const Node& node) {
+std::string case_entry(const Cluster& cluster, const Node& node) {
   std::string entry = "    " + node.id + "|" + node.hostname + "|" + node.address + ")\n";
   if (node.alive) {
-    entry += "        pid=" + std::to_string(node.pid) + " netns='" + node.netns + "' ;;\n";
+    const std::string cgroup = node.slots > 0 ? node_cgroup(cluster, node) : std::string();
+    entry += "        pid=" + std::to_string(node.pid) + " netns='" + node.netns + "' cgroup='" + cgroup + "' ;;\n";
   } else {
     entry += "        unreachable ;;\n";
   }
@@ -47,8 +49,8 @@ if [ $# -lt 1 ]; then
 fi
 case "$host" in
 )SH";
-  for (const auto& node : cluster.nodes) script += case_entry(node);
-  script += case_entry(cluster.frontend);
+  for (const auto& node : cluster.nodes) script += case_entry(cluster, node);
+  script += case_entry(cluster, cluster.frontend);
   script += R"SH(    *)
         echo "ssh: Could not resolve hostname $host: Name or service not known" >&2
         exit 255 ;;
@@ -63,6 +65,8 @@ for name in PATH LD_LIBRARY_PATH HOME USER LOGNAME LANG LC_ALL TERM TMPDIR $YADO
 done
 home="${HOME:-/}"
 [ -d "$home" ] || home=/
+# The node's CPU limit (sim up --cpu-per-slot): what runs there from now on is charged to it.
+[ -z "$cgroup" ] || echo $$ > "$cgroup/cgroup.procs" || exit 255
 exec nsenter -t "$pid" -n -u -i -m --wd="$home" -- env -i "${keep[@]}" SHELL=/bin/sh /bin/sh -c "$*"
 )SH";
   return script;

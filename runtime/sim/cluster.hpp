@@ -32,6 +32,7 @@ struct Cluster {
   std::filesystem::path dir;  // state directory
   int slots = 0;
   std::string link;      // netem arguments applied on every node's eth0, "" = none
+  double cpu_per_slot = 0.0;  // CPUs per slot each node may use (sim/cpu_limit.hpp); 0 = no limit
   Node switch_holder;    // id "switch": the bridge's namespace (no address, no hostname)
   Node frontend;
   std::vector<Node> nodes;

@@ -8,6 +8,7 @@
 
 #include "sim/agent_script.hpp"
 #include "sim/command.hpp"
+#include "sim/cpu_limit.hpp"
 #include "sim/holder.hpp"
 #include "sim/host_files.hpp"
 #include "sim/namespace_members.hpp"
@@ -62,6 +63,7 @@ void build(Cluster& cluster) {
   plug_node(cluster.switch_holder, cluster.frontend);
   for (auto& node : cluster.nodes) {
     start_holder(cluster, node, true);
+    limit_node_cpu(cluster, node);
     plug_node(cluster.switch_holder, node);
     if (!cluster.link.empty()) shape_link(node, cluster.link);
   }
@@ -77,6 +79,7 @@ void remove_cluster_dir(const std::filesystem::path& dir) {
     kill_holder_and_members(dir, cluster->frontend.pid);
     kill_holder_and_members(dir, cluster->switch_holder.pid);
   }
+  remove_cpu_limits(dir);
   std::error_code error;
   std::filesystem::remove_all(dir, error);
   if (error) throw SimError("cannot remove " + dir.string() + ": " + error.message());
@@ -114,19 +117,21 @@ Cluster load_cluster(const std::string& name) {
   return *cluster;
 }
 
-UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link) {
+UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link, double cpu_per_slot) {
   check_cluster_name(name);
   if (nodes < 1 || nodes > kMaxNodes) {
     throw SimError("--nodes must be from 1 to " + std::to_string(kMaxNodes) + ", not " + std::to_string(nodes), 2);
   }
   if (slots < 1) throw SimError("--slots must be at least 1, not " + std::to_string(slots), 2);
+  if (!(cpu_per_slot >= 0) || cpu_per_slot > 64)
+    throw SimError("--cpu-per-slot must be a number of CPUs from 0 (no limit) to 64", 2);
   check_can_manage(!link.empty());
 
   UpResult result;
   const auto dir = cluster_dir(name);
   if (auto existing = load_state(dir)) {
     const bool same_shape = existing->nodes.size() == static_cast<size_t>(nodes) && existing->slots == slots &&
-                            existing->link == link;
+                            existing->link == link && existing->cpu_per_slot == cpu_per_slot;
     if (same_shape && healthy(*existing)) {
       result.cluster = *existing;
       result.reused = true;
@@ -142,6 +147,7 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
   remove_cluster_dir(dir);
 
   result.cluster = plan_cluster(name, dir, nodes, slots, link);
+  result.cluster.cpu_per_slot = cpu_per_slot;
   try {
     build(result.cluster);
   } catch (const SimError& e) {
@@ -211,6 +217,7 @@ Node add_node(const std::string& name, int slots) {
   rewrite_hosts_file_in_place(cluster);  // before the holder bind-mounts it
   try {
     start_holder(cluster, node, true);
+    limit_node_cpu(cluster, node);
     plug_node(cluster.switch_holder, node);
     if (!cluster.link.empty()) shape_link(node, cluster.link);
   } catch (const SimError& e) {

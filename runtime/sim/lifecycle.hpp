@@ -17,7 +17,7 @@ struct UpResult {
 
 // Builds the cluster (or reuses a healthy one of the same shape). On any failure everything
 // started so far is torn down again before the SimError propagates.
-UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link);
+UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link, double cpu_per_slot = 0.0);
 
 // Kills every process of every node, the frontend and the switch, and removes the state
 // directory. False if there was nothing to remove.

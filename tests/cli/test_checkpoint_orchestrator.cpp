@@ -360,3 +360,34 @@ TEST_CASE("node-local storage: a failed replica fails the epoch", "[checkpoint]"
   CHECK(h.store().committed_epochs().empty());
   CHECK_FALSE(h.orchestrator.in_progress());
 }
+
+TEST_CASE("the traffic the ranks report with their images is kept per committed epoch", "[checkpoint]") {
+  Harness h(2);
+  CHECK(h.orchestrator.committed_traffic().bytes.empty());
+  // Runs an epoch in which rank 0 reports `to_1` bytes sent to rank 1 and rank 1 `to_0` to rank 0
+  // (one message per 100 bytes).
+  const auto epoch_with = [&](std::uint64_t to_1, std::uint64_t to_0) {
+    const auto start = h.orchestrator.start();
+    const auto* prepare = only<CheckpointPrepare>(start);
+    REQUIRE(prepare);
+    for (int r = 0; r < 2; ++r)
+      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
+    for (int r = 0; r < 2; ++r)
+      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::parked, 1, 2, {{1, 4}}));
+    OrchestratorStep last;
+    for (int r = 0; r < 2; ++r) {
+      auto w = write_image(prepare->epoch_dir, prepare->epoch, r);
+      w.bytes_to = r == 0 ? std::vector<std::uint64_t>{0, to_1} : std::vector<std::uint64_t>{to_0, 0};
+      w.messages_to = {w.bytes_to[0] / 100, w.bytes_to[1] / 100};
+      last = h.orchestrator.on_image_written(w);
+    }
+    REQUIRE(last.ended);
+    REQUIRE(last.ended->committed);
+  };
+  epoch_with(1000, 300);
+  CHECK(h.orchestrator.committed_traffic().bytes == std::vector<std::uint64_t>{0, 1000, 300, 0});
+  CHECK(h.orchestrator.committed_traffic().messages == std::vector<std::uint64_t>{0, 10, 3, 0});
+  epoch_with(1500, 1300);  // counters since the start: the epoch's own traffic is the difference
+  CHECK(h.orchestrator.committed_traffic().bytes == std::vector<std::uint64_t>{0, 500, 1000, 0});
+  CHECK(h.orchestrator.committed_traffic().messages == std::vector<std::uint64_t>{0, 5, 10, 0});
+}

@@ -11,6 +11,7 @@
 #include "mpi/drain.hpp"
 #include "mpi/fault_injection.hpp"
 #include "mpi/image_areas.hpp"
+#include "mpi/rank_totals.hpp"
 #include "mpi/shim_state.hpp"
 #include "mpi/world.hpp"
 
@@ -49,6 +50,11 @@ void tell_coordinator(const CheckpointTarget& target, bool ok, const std::string
   w.drain_seconds = drain_s;
   w.write_seconds = write_s;
   w.drained_messages = g_drained_pending;
+  if (ok) {
+    TrafficRow row = traffic_row();
+    w.bytes_to = std::move(row.bytes_sent);
+    w.messages_to = std::move(row.messages_sent);
+  }
   send_to_coordinator(w);
 }
 
