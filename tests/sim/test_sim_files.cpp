@@ -57,9 +57,12 @@ TEST_CASE("agent maps names to holders and refuses dead nodes", "[sim]") {
   Cluster cluster = sample();
   cluster.nodes[1].alive = false;
   const std::string agent = agent_script(cluster);
-  CHECK(agent.find("n1|ykabc-n1|10.213.0.1)\n        pid=149 netns='net:[4026530000]' ;;") != std::string::npos);
+  CHECK(agent.find("n1|ykabc-n1|10.213.0.1)\n        pid=149 netns='net:[4026530000]' cgroup='' ;;") !=
+        std::string::npos);
   CHECK(agent.find("n2|ykabc-n2|10.213.0.2)\n        unreachable ;;") != std::string::npos);
   CHECK(agent.find("nsenter -t \"$pid\" -n -u -i -m") != std::string::npos);
+  // What the agent starts joins the node's CPU cgroup, when the cluster has limits.
+  CHECK(agent.find("[ -z \"$cgroup\" ] || echo $$ > \"$cgroup/cgroup.procs\" || exit 255") != std::string::npos);
 }
 
 TEST_CASE("launch settings for both MPIs", "[sim]") {
