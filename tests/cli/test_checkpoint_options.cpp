@@ -4,20 +4,9 @@
 
 #include "cli/checkpoint_options.hpp"
 #include "cli/cli_error.hpp"
+#include "fake_env.hpp"
 
 using namespace yadokari::cli;
-
-namespace {
-
-EnvLookup fake_env(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    const auto found = vars.find(name);
-    if (found == vars.end()) return std::nullopt;
-    return found->second;
-  };
-}
-
-}  // namespace
 
 TEST_CASE("checkpointing is off by default", "[checkpoint-options]") {
   const auto settings = resolve_checkpoint_settings({}, fake_env({}));

@@ -9,80 +9,12 @@
 #include <future>
 #include <thread>
 
-#include "agent/node_agent.hpp"
-#include "control/coordinator.hpp"
+#include "agent_harness.hpp"
 
 using namespace yadokari;
 using namespace std::chrono_literals;
 
-namespace {
-
-constexpr const char* kJob = "yk-agents";
-constexpr const char* kSecret = "agent-secret";
-
-struct Cluster {
-  std::vector<std::string> log;
-  control::Coordinator coordinator{[this] {
-    control::CoordinatorConfig config;
-    config.job_id = kJob;
-    config.secret = kSecret;
-    config.app = "./app";
-    config.flavour = "openmpi";
-    config.world_size = 1;
-    config.log = [this](const std::string& line) { log.push_back(line); };
-    control::CoordinatorConfig::Membership membership;
-    membership.heartbeat = {50ms, 3};
-    membership.slots = {{"n1", 2}, {"n2", 2}};
-    config.membership = membership;
-    return config;
-  }()};
-
-  // The cap only turns a hang into a failure; it is not a timing expectation.
-  bool serve_until(const std::function<bool()>& done) {
-    for (int i = 0; i < 1200; ++i) {
-      if (done()) return true;
-      coordinator.poll(20ms);
-    }
-    return done();
-  }
-
-  bool logged(const std::string& text) const {
-    for (const auto& line : log)
-      if (line.find(text) != std::string::npos) return true;
-    return false;
-  }
-};
-
-// An agent on a thread, stopped when the returned flag is set.
-struct AgentThread {
-  std::atomic<bool> stop{false};
-  std::future<int> result;
-
-  AgentThread(const std::string& endpoint, const std::string& node, const std::string& secret, int join_slots = 0) {
-    agent::AgentOptions options;
-    options.join_slots = join_slots;
-    options.coordinator = endpoint;
-    options.node = node;
-    options.job_id = kJob;
-    options.secret = secret;
-    options.hello_timeout = 60s;
-    options.stop_requested = [this] { return stop.load(); };
-    result = std::async(std::launch::async, [options] { return agent::run_node_agent(options); });
-  }
-  ~AgentThread() {
-    stop = true;
-    if (result.valid()) result.wait();
-  }
-  bool finished() const { return result.wait_for(0s) == std::future_status::ready; }
-};
-
-std::string state_of(const control::Coordinator& coordinator, const std::string& node) {
-  for (const auto& status : coordinator.nodes())
-    if (status.node == node) return status.state;
-  return "absent";
-}
-
-}  // namespace
+using namespace agent_harness;
 
 TEST_CASE("an agent with the job's secret joins and stays alive while it beats", "[agents]") {
   Cluster cluster;

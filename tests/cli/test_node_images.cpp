@@ -11,19 +11,16 @@
 #include <iterator>
 #include <vector>
 
-#include "agent/node_agent.hpp"
 #include "agent/node_images.hpp"
-#include "control/coordinator.hpp"
+#include "agent_harness.hpp"
 #include "image/image_writer.hpp"
 
 using namespace yadokari;
+using namespace agent_harness;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kJob = "yk-images";
-constexpr const char* kSecret = "images-secret";
 
 struct Disks {
   fs::path root = fs::temp_directory_path() / ("yk-node-images-" + std::to_string(getpid()));
@@ -32,60 +29,14 @@ struct Disks {
   fs::path of(const std::string& node) const { return root / node; }
 };
 
-struct Cluster {
-  std::vector<std::string> log;
-  control::Coordinator coordinator{[this] {
-    control::CoordinatorConfig config;
-    config.job_id = kJob;
-    config.secret = kSecret;
-    config.app = "./app";
-    config.flavour = "openmpi";
-    config.world_size = 1;
-    config.log = [this](const std::string& line) { log.push_back(line); };
-    control::CoordinatorConfig::Membership membership;
-    membership.heartbeat = {50ms, 3};
-    membership.slots = {{"n1", 2}, {"n2", 2}};
-    config.membership = membership;
-    return config;
-  }()};
-
-  // The cap only turns a hang into a failure; it is not a timing expectation.
-  bool serve_until(const std::function<bool()>& done) {
-    for (int i = 0; i < 1200; ++i) {
-      if (done()) return true;
-      coordinator.poll(20ms);
-    }
-    return done();
-  }
-
-  control::ImageOrderDone run(const std::string& node, const control::ImageOrder& order) {
-    const auto id = coordinator.order_image(node, order);
-    std::optional<control::ImageOrderDone> done;
-    serve_until([&] { return (done = coordinator.take_image_order_result(id)).has_value(); });
-    REQUIRE(done);
-    return *done;
-  }
-};
-
-struct AgentThread {
-  std::atomic<bool> stop{false};
-  std::future<int> result;
-  AgentThread(const std::string& endpoint, const std::string& node, const fs::path& disk) {
-    agent::AgentOptions options;
-    options.coordinator = endpoint;
-    options.node = node;
-    options.job_id = kJob;
-    options.secret = kSecret;
-    options.node_dir = disk;
-    options.hello_timeout = 60s;
-    options.stop_requested = [this] { return stop.load(); };
-    result = std::async(std::launch::async, [options] { return agent::run_node_agent(options); });
-  }
-  ~AgentThread() {
-    stop = true;
-    if (result.valid()) result.wait();
-  }
-};
+// Gives the order and serves the coordinator until its answer comes.
+control::ImageOrderDone run(Cluster& cluster, const std::string& node, const control::ImageOrder& order) {
+  const auto id = cluster.coordinator.order_image(node, order);
+  std::optional<control::ImageOrderDone> done;
+  cluster.serve_until([&] { return (done = cluster.coordinator.take_image_order_result(id)).has_value(); });
+  REQUIRE(done);
+  return *done;
+}
 
 // A real image of rank 0, epoch 1, with `bytes` of incompressible data (several chunks).
 image::WrittenImage write_image(const fs::path& path, std::size_t bytes) {
@@ -117,8 +68,8 @@ std::string contents(const fs::path& path) {
 TEST_CASE("an agent copies an image to another node's storage, verified on arrival", "[agents]") {
   Disks disks;
   Cluster cluster;
-  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", disks.of("n1"));
-  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", disks.of("n2"));
+  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", kSecret, 0, disks.of("n1"));
+  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", kSecret, 0, disks.of("n2"));
   REQUIRE(cluster.serve_until([&] { return cluster.coordinator.nodes().size() == 2 &&
                                             !cluster.coordinator.agent_hostname("n1").empty() &&
                                             !cluster.coordinator.agent_hostname("n2").empty(); }));
@@ -126,7 +77,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   const auto written = write_image(source, 1'000'000);  // about four chunks
   const control::ImageOrder copy{0, control::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2"};
 
-  const auto done = cluster.run("n1", copy);
+  const auto done = run(cluster, "n1", copy);
   CHECK(done.ok);
   CHECK(done.error.empty());
   const fs::path target = disks.of("n2") / kJob / "1" / "rank-0.img";
@@ -135,7 +86,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   CHECK_FALSE(fs::exists(fs::path(target.string() + ".part")));
 
   const control::ImageOrder verify{0, control::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}};
-  CHECK(cluster.run("n2", verify).ok);
+  CHECK(run(cluster, "n2", verify).ok);
 
   SECTION("a damaged image is neither verified nor copied") {
     {
@@ -143,11 +94,11 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
       file.seekp(static_cast<std::streamoff>(written.size / 2));
       file.put('\x5a');
     }
-    const auto bad = cluster.run("n1", verify);
+    const auto bad = run(cluster, "n1", verify);
     CHECK_FALSE(bad.ok);
     CHECK(bad.error == "node n1: " + source.string() + ": xxh64 of the file does not match");
     fs::remove(target);
-    const auto not_copied = cluster.run("n1", copy);
+    const auto not_copied = run(cluster, "n1", copy);
     CHECK_FALSE(not_copied.ok);
     CHECK(not_copied.error == bad.error);
     CHECK_FALSE(fs::exists(target));
@@ -155,15 +106,15 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   SECTION("an image a node does not have") {
     control::ImageOrder other = verify;
     other.rank = 3;
-    const auto missing = cluster.run("n2", other);
+    const auto missing = run(cluster, "n2", other);
     CHECK_FALSE(missing.ok);
     CHECK(missing.error == "node n2: " + (disks.of("n2") / kJob / "1" / "rank-3.img").string() + ": missing");
   }
   SECTION("orders to nodes without a live agent fail at once, saying which") {
-    CHECK(cluster.run("n7", verify).error == "node n7 has no live agent");
+    CHECK(run(cluster, "n7", verify).error == "node n7 has no live agent");
     control::ImageOrder to_nowhere = copy;
     to_nowhere.to_node = "n9";
-    CHECK(cluster.run("n1", to_nowhere).error == "node n9 has no live agent");
+    CHECK(run(cluster, "n1", to_nowhere).error == "node n9 has no live agent");
   }
 }
 

@@ -3,21 +3,10 @@
 #include <map>
 
 #include "cli/cli_error.hpp"
+#include "fake_env.hpp"
 #include "cli/recovery_options.hpp"
 
 using namespace yadokari::cli;
-
-namespace {
-
-EnvLookup fake_env(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    const auto found = vars.find(name);
-    if (found == vars.end()) return std::nullopt;
-    return found->second;
-  };
-}
-
-}  // namespace
 
 TEST_CASE("recovery defaults: balanced, 3 restarts, 2 ranks per slot, 200 ms x 3, any port", "[recovery-options]") {
   const auto settings = resolve_recovery_settings({}, fake_env({}));

@@ -62,11 +62,7 @@ fi
 
 wait_job "$job" run.out
 code=$?
-if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
-    pass "the job finished by itself (exit $code)"
-else
-    fail "the job exited $code: $(tail -3 run.err)"
-fi
+expect_finished "$code"
 restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
 [[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts"
 number='[0-9]+\.[0-9]{3} s'
@@ -84,7 +80,5 @@ if [[ "$FLAVOUR" == openmpi ]]; then
 fi
 
 # Reference: an uninterrupted run on the survivors' layout (n1 and n3).
-final=$(reference_final 6 "$@")
-got=$(grep '^final' run.out | tail -n 1)
-[[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+expect_reference_final 6 "$@"
 finish

@@ -76,6 +76,26 @@ reference_final() {
     grep '^final' reference.out | tail -n 1
 }
 
+# expect_finished CODE: the job (stdout run.out, stderr run.err) ended by itself: exit 0, or MPICH's
+# finalize hang over TCP (124 from wait_job) after its final line.
+expect_finished() {
+    local code="$1"
+    if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
+        pass "the job finished by itself (exit $code)"
+    else
+        fail "the job exited $code: $(tail -3 run.err)"
+    fi
+}
+
+# expect_reference_final RANKS ARGS...: run.out's final line equals an uninterrupted run's
+# (reference_final) on the cluster's live nodes.
+expect_reference_final() {
+    local final got
+    final=$(reference_final "$@")
+    got=$(grep '^final' run.out | tail -n 1)
+    [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+}
+
 finish() {
     if ((FAILURES > 0)); then
         echo "$FAILURES check(s) failed" >&2

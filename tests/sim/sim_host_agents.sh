@@ -82,11 +82,7 @@ grep -q "^yadokari: node $h-n3 joined (2 slots" run.err && pass "n3 joined: $(gr
 "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
 wait_job "$job" run.out
 code=$?
-if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
-    pass "the job finished by itself (exit $code)"
-else
-    fail "the job exited $code: $(tail -3 run.err)"
-fi
+expect_finished "$code"
 grep -q "^yadokari: node $h-n2 lost: no heartbeat" run.err && pass "loss of $h-n2 detected" || fail "no loss line"
 restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
 [[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts: $(tail -5 run.err)"
@@ -109,7 +105,5 @@ for _ in $(seq 100); do
 done
 left=$(pgrep -af "yadokari agent --coordinator tcp://10.213.0.254:")
 [[ -z "$left" ]] && pass "no agent left" || fail "agents left behind: $left; $(ps -o pid,ppid,stat,cmd -p "$(pgrep -d, -f 'yadokari (run|agent)')")"
-final=$(reference_final 4 "$@")
-got=$(grep '^final' run.out | tail -n 1)
-[[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+expect_reference_final 4 "$@"
 finish

@@ -48,12 +48,6 @@ grep -q "^yadokari: rebalance; restarting from epoch [0-9]* on $H-n1:2,$H-n3:2 "
 
 wait_job "$job" run.out
 code=$?
-if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
-    pass "the job finished by itself (exit $code)"
-else
-    fail "the job exited $code: $(tail -3 run.err)"
-fi
-final=$(reference_final 4 "$@")
-got=$(grep '^final' run.out | tail -n 1)
-[[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+expect_finished "$code"
+expect_reference_final 4 "$@"
 finish

@@ -81,12 +81,6 @@ all-lost)
     finish
     ;;
 esac
-if [[ $code == 0 || ( "$FLAVOUR" == mpich && $code == 124 && -n $(grep '^final' run.out) ) ]]; then
-    pass "the job finished by itself (exit $code)"
-else
-    fail "the job exited $code: $(tail -3 run.err)"
-fi
-final=$(reference_final $ranks "$@")
-got=$(grep '^final' run.out | tail -n 1)
-[[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+expect_finished "$code"
+expect_reference_final $ranks "$@"
 finish

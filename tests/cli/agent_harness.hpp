@@ -1,0 +1,86 @@
+#pragma once
+// A coordinator with node agents on threads, in one test process over real ZeroMQ TCP on
+// loopback (test_node_agents.cpp, test_node_images.cpp).
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "agent/node_agent.hpp"
+#include "control/coordinator.hpp"
+
+namespace agent_harness {
+
+using namespace std::chrono_literals;
+inline constexpr const char* kJob = "yk-agents";
+inline constexpr const char* kSecret = "agent-secret";
+
+// A coordinator expecting nodes n1 and n2 (2 slots each), heartbeats every 50 ms, 3 misses.
+struct Cluster {
+  std::vector<std::string> log;
+  yadokari::control::Coordinator coordinator{[this] {
+    yadokari::control::CoordinatorConfig config;
+    config.job_id = kJob;
+    config.secret = kSecret;
+    config.app = "./app";
+    config.flavour = "openmpi";
+    config.world_size = 1;
+    config.log = [this](const std::string& line) { log.push_back(line); };
+    yadokari::control::CoordinatorConfig::Membership membership;
+    membership.heartbeat = {50ms, 3};
+    membership.slots = {{"n1", 2}, {"n2", 2}};
+    config.membership = membership;
+    return config;
+  }()};
+
+  // The cap only turns a hang into a failure; it is not a timing expectation.
+  bool serve_until(const std::function<bool()>& done) {
+    for (int i = 0; i < 1200; ++i) {
+      if (done()) return true;
+      coordinator.poll(20ms);
+    }
+    return done();
+  }
+
+  bool logged(const std::string& text) const {
+    for (const auto& line : log)
+      if (line.find(text) != std::string::npos) return true;
+    return false;
+  }
+};
+
+// An agent on a thread; the destructor stops it.
+struct AgentThread {
+  std::atomic<bool> stop{false};
+  std::future<int> result;
+
+  AgentThread(const std::string& endpoint, const std::string& node, const std::string& secret, int join_slots = 0,
+              const std::filesystem::path& node_dir = {}) {
+    yadokari::agent::AgentOptions options;
+    options.coordinator = endpoint;
+    options.node = node;
+    options.job_id = kJob;
+    options.secret = secret;
+    options.join_slots = join_slots;
+    options.node_dir = node_dir;
+    options.hello_timeout = 60s;
+    options.stop_requested = [this] { return stop.load(); };
+    result = std::async(std::launch::async, [options] { return yadokari::agent::run_node_agent(options); });
+  }
+  ~AgentThread() {
+    stop = true;
+    if (result.valid()) result.wait();
+  }
+  bool finished() const { return result.wait_for(0s) == std::future_status::ready; }
+};
+
+inline std::string state_of(const yadokari::control::Coordinator& coordinator, const std::string& node) {
+  for (const auto& status : coordinator.nodes())
+    if (status.node == node) return status.state;
+  return "absent";
+}
+
+}  // namespace agent_harness
