@@ -1,6 +1,7 @@
 // The coordinator's side of node-local images (--node-dir): image orders to the agents (verify,
 // copy), chunks relayed from the sending agent to the receiving one, the replicas an epoch waits
 // for before it commits, and telling agents which epochs to keep.
+#include <algorithm>
 #include <array>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
@@ -134,8 +135,11 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
       if (live[i] == origin)
         for (std::size_t step = 1; step < live.size() && partner.empty(); ++step)
           partner = live[(i + step) % live.size()];
+    const bool origin_live = std::find(live.begin(), live.end(), origin) != live.end();
     if (origin.empty()) {
       result.error = "rank " + std::to_string(image.rank) + " runs on a host without a node agent";
+    } else if (!origin_live) {
+      result.error = "node " + origin + ", which holds rank " + std::to_string(image.rank) + "'s image, is lost";
     } else if (partner.empty()) {
       if (!told_no_partner)
         config_.log("yadokari: epoch " + std::to_string(epoch) +
