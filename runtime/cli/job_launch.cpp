@@ -133,10 +133,13 @@ int launch_job(const LaunchRequest& request) {
   // A job on hosts (--hosts/--hostfile) has an agent on each, started over a remote shell.
   const bool host_agents = !request.sim && !request.hosts.empty();
   if (request.sim) sim = sim_placement(*request.sim, request.flavour);
-  if (host_agents) config.bind_host = coordinator_address(request.hosts, request.recovery.bind_address);
-  else if (!request.recovery.bind_address.empty()) config.bind_host = request.recovery.bind_address;
+  if (sim)
+    config.bind_host = sim->bind_address;
+  else if (host_agents)
+    config.bind_host = coordinator_address(request.hosts, request.recovery.bind_address);
+  else if (!request.recovery.bind_address.empty())
+    config.bind_host = request.recovery.bind_address;
   if (sim || host_agents) {
-    if (sim) config.bind_host = sim->bind_address;
     control::CoordinatorConfig::Membership membership;
     membership.heartbeat = request.recovery.heartbeat;
     for (const auto& node : sim ? sim->nodes : host_nodes(request.hosts))
@@ -224,8 +227,8 @@ int launch_job(const LaunchRequest& request) {
   // How long a node may be silent before it is lost; 0: no agents, nothing to watch.
   const std::chrono::milliseconds loss_after =
       agents ? std::chrono::duration_cast<std::chrono::milliseconds>(request.recovery.heartbeat.interval *
-                                                                  request.recovery.heartbeat.misses)
-          : std::chrono::milliseconds(0);
+                                                                     request.recovery.heartbeat.misses)
+             : std::chrono::milliseconds(0);
 
   Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
