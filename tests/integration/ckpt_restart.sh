@@ -9,7 +9,8 @@
 #
 # usage: ckpt_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--interval S]
 #                        [--run-mpi-args "STR"] [--restart-mpi-args "STR"] [--restart-args "ARGS"]
-#                        [--restart-env "K=V ..."] [--chain] -- PROGRAM [ARGS...]
+#                        [--restart-env "K=V ..."] [--chain] [--checkpointed-reference]
+#                        -- PROGRAM [ARGS...]
 #   --run-mpi-args      launcher arguments of the reference and the checkpointed run (--mpi-args)
 #   --restart-mpi-args  launcher arguments of the restarts (e.g. another transport)
 #   --restart-args      extra `yadokari restart` arguments (e.g. --rank-map 3,2,1,0)
@@ -17,18 +18,23 @@
 #   --finalize-hang-ok S  the last restart may hang in MPI_Finalize after it finished (MPICH with
 #                       UCX_TLS=tcp, PLATFORM_NOTES): killed after S seconds, it passes if its
 #                       output and every rank's stats (written before MPI_Finalize) are complete
+#   --checkpointed-reference  the reference run has checkpoints on, with an interval longer than
+#                       the run (it must commit no epoch): it then takes the shim's polling waits
+#                       like the checkpointed runs. MPICH's own blocking waits spin without
+#                       yielding, so a 4-rank run on 2 cores is ~100x slower without them, and a
+#                       run long enough for the checkpointed part would make a very slow reference.
 # The reference is an uninterrupted run with the checkpointed run's launcher arguments: on one
 # host the transport or rank order does not change the result (else pass the restart's).
 # KEEP_WORKDIR=1 keeps the outputs and checkpoints (the path is printed).
 set -u
 
 usage() {
-    sed -n '10,19p' "$0" >&2
+    sed -n '10,25p' "$0" >&2
     exit 2
 }
 
 yadokari="" flavour="" np="" interval=0.5 restart_args="" restart_env="" chain=0 hang_ok=0
-run_mpi=() restart_mpi=()
+checkpointed_reference=0 run_mpi=() restart_mpi=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --yadokari) yadokari="$2"; shift 2 ;;
@@ -40,6 +46,7 @@ while [[ $# -gt 0 ]]; do
         --restart-args) restart_args="$2"; shift 2 ;;
         --restart-env) restart_env="$2"; shift 2 ;;
         --chain) chain=1; shift ;;
+        --checkpointed-reference) checkpointed_reference=1; shift ;;
         --finalize-hang-ok) hang_ok="$2"; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
@@ -94,7 +101,12 @@ PY
 last=part2
 [[ $chain == 1 ]] && last=part3
 # shellcheck disable=SC2086
-run_part reference 0 "$yadokari" run -n "$np" --mpi "$flavour" "${run_mpi[@]}" -- "${program[@]}"
+reference_ckpt=()
+[[ $checkpointed_reference == 1 ]] && reference_ckpt=(--ckpt-dir "$work/reference-ckpt" --interval 86400)
+run_part reference 0 "$yadokari" run -n "$np" --mpi "$flavour" "${reference_ckpt[@]}" "${run_mpi[@]}" -- "${program[@]}"
+if [[ $checkpointed_reference == 1 ]]; then
+    compgen -G "$work/reference-ckpt/[0-9]*" >/dev/null && fail "the reference run was checkpointed: it is not uninterrupted"
+fi
 ckpt="$work/ckpt"
 # shellcheck disable=SC2086
 run_part part1 75 "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval "$interval" \
