@@ -172,7 +172,7 @@ CLI::App* add_sim(CLI::App& app, SimOptions& options) {
   options.up = sim->add_subcommand("up", "Create the cluster (or reuse a healthy one of the same shape)");
   options.up->add_option("--nodes", options.nodes, "Number of nodes")->required();
   options.up->add_option("--slots", options.slots, "Slots per node (default 1)");
-  options.up->add_option("--link", options.link, "netem arguments for every node's link, e.g. \"delay 5ms\"");
+  options.up->add_option("--link", options.link, "every node's link: \"rate 15mbit\" (token bucket, any kernel) or netem arguments, e.g. \"rate 15mbit delay 5ms\" (needs sch_netem)");
   options.up->add_option("--cpu-per-slot", options.cpu_per_slot,
                          "CPUs each slot of a node may use, e.g. 0.25 (a CPU cgroup per node; default 0 = no limit)");
   add_name(options.up);

@@ -10,6 +10,7 @@
 #include "sim/command.hpp"
 #include "sim/cpu_limit.hpp"
 #include "sim/holder.hpp"
+#include "sim/link_shape.hpp"
 #include "sim/host_files.hpp"
 #include "sim/namespace_members.hpp"
 #include "sim/network.hpp"
@@ -125,6 +126,7 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
   if (slots < 1) throw SimError("--slots must be at least 1, not " + std::to_string(slots), 2);
   if (!(cpu_per_slot >= 0) || cpu_per_slot > 64)
     throw SimError("--cpu-per-slot must be a number of CPUs from 0 (no limit) to 64", 2);
+  if (!link.empty()) link_qdisc_args(link);  // a bad rate is refused before anything is built
   check_can_manage(!link.empty());
 
   UpResult result;

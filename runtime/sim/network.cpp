@@ -1,9 +1,10 @@
 #include "sim/network.hpp"
 
-#include <sstream>
+#include <utility>
 #include <vector>
 
 #include "sim/command.hpp"
+#include "sim/link_shape.hpp"
 #include "sim/sim_error.hpp"
 
 namespace yadokari::sim {
@@ -25,16 +26,17 @@ void plug_node(const Node& switch_holder, const Node& node) {
 }
 
 void shape_link(const Node& node, const std::string& link) {
-  std::vector<std::string> argv{"tc", "qdisc", "add", "dev", "eth0", "root", "netem"};
-  std::istringstream words(link);
-  for (std::string word; words >> word;) argv.push_back(word);
+  std::vector<std::string> argv{"tc", "qdisc", "add", "dev", "eth0", "root"};
+  for (auto& arg : link_qdisc_args(link)) argv.push_back(std::move(arg));
   const CommandResult result = run_command(in_netns(node.pid, argv));
   if (result.exit_code == 0) return;
   std::string why = result.output;
   for (auto& c : why) {
     if (c == '\n') c = ' ';
   }
-  if (why.find("qdisc kind is unknown") != std::string::npos) why += " (this kernel has no sch_netem)";
+  while (!why.empty() && why.back() == ' ') why.pop_back();
+  if (why.find("qdisc kind is unknown") != std::string::npos)
+    why += " (this kernel has no sch_netem; 'rate R' alone works without it)";
   throw SimError("--link '" + link + "' was refused by tc: " + why, 2);
 }
 

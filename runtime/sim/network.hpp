@@ -14,7 +14,8 @@ void create_switch(const Node& switch_holder);
 // veth pair switch:<node.id> <-> node:eth0, node.address/24 on eth0, eth0 and lo up, port up.
 void plug_node(const Node& switch_holder, const Node& node);
 
-// `tc qdisc add dev eth0 root netem <link>` inside the node; throws SimError with tc's complaint.
+// `tc qdisc add dev eth0 root <link_qdisc_args(link)>` inside the node (tbf for a plain rate,
+// netem otherwise); throws SimError with tc's complaint.
 void shape_link(const Node& node, const std::string& link);
 
 }  // namespace yadokari::sim

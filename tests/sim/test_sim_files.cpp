@@ -7,6 +7,7 @@
 #include "sim/cluster.hpp"
 #include "sim/host_files.hpp"
 #include "sim/launch_settings.hpp"
+#include "sim/link_shape.hpp"
 #include "sim/sim_error.hpp"
 #include "sim/state_file.hpp"
 
@@ -98,4 +99,29 @@ TEST_CASE("state.json round trip", "[sim]") {
   CHECK(back.nodes[1].pid == cluster.nodes[1].pid);
   CHECK(back.nodes[1].netns == cluster.nodes[1].netns);
   CHECK(back.frontend.hostname == "ykabc-fe");
+}
+
+TEST_CASE("--link: a plain rate is a token bucket, anything else netem", "[sim]") {
+  using Args = std::vector<std::string>;
+  // 15 Mbit/s = 1.875 MB/s: 10 ms is 18750 B, below the 64 KiB floor.
+  CHECK(link_qdisc_args("rate 15mbit") == Args{"tbf", "rate", "15mbit", "burst", "65536", "latency", "50ms"});
+  // 1 Gbit/s: 10 ms is 1.25 MB.
+  CHECK(link_qdisc_args(" rate  1gbit ") == Args{"tbf", "rate", "1gbit", "burst", "1250000", "latency", "50ms"});
+  CHECK(link_qdisc_args("rate 15mbit delay 5ms") == Args{"netem", "rate", "15mbit", "delay", "5ms"});
+  CHECK(link_qdisc_args("delay 5ms") == Args{"netem", "delay", "5ms"});
+  CHECK(parse_tc_rate_bytes("2mbps") == 2000000);
+  CHECK(parse_tc_rate_bytes("800kbit") == 100000);
+  CHECK(parse_tc_rate_bytes("1.5Gbit") == 187500000);
+  CHECK(parse_tc_rate_bytes("4096") == 4096);
+  for (const char* bad : {"fast", "15 mbit", "mbit", "15furlongs", "0mbit", "1.2.3mbit", "-5mbit", "4bit"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_tc_rate_bytes(bad), SimError);
+  }
+  try {
+    link_qdisc_args("rate lots");
+    FAIL("no error");
+  } catch (const SimError& e) {
+    CHECK(std::string(e.what()) == "--link: 'lots' is not a rate (e.g. 15mbit, 1gbit, 2mbps)");
+    CHECK(e.exit_code() == 2);
+  }
 }
