@@ -17,12 +17,15 @@
 #
 # usage: seed_colocation.sh [--npb-dir DIR] [--mpi "openmpi mpich"] [--kernels "mg cg"] [--class A]
 #                           [--reps 3] [--variants "a b c"] [--shim] [--out FILE] [--name coloc]
+#                           [--link RATE]
 #                           [--yadokari PATH] [--timeout S] [--grace S] [--max-minutes M]
 #        seed_colocation.sh --report FILE.jsonl [--md OUT.md]   (only write the Markdown table)
 #   --npb-dir   NPB build dir holding <mpi>/bin/<k>.<class>.4 (default $NPB_DIR)
 #   --out       JSON-lines file, appended to (default ./seed-colocation.jsonl); one line per run,
 #               plus one "record": "check" line per MPI and variant for placement/transport
 #   --max-minutes  no new repetition starts after this many minutes
+#   --link      rate-limit every node's link (`sim up --link "rate RATE"`, e.g. 15mbit: Wi-Fi-like;
+#               a token bucket, no added delay); recorded as "link" in every record
 # Needs root (the simulated cluster). Brings its own cluster up (private YADOKARI_SIM_DIR) and
 # tears it down on every exit path. Exit: 0 all runs verified, 1 otherwise, 2 usage.
 set -uo pipefail
@@ -37,6 +40,7 @@ reps=3
 variants="a b c"
 out=./seed-colocation.jsonl
 name=coloc
+link=""
 Y=${YADOKARI:-$repo/build/bin/yadokari}
 timeout_s=300
 grace=10
@@ -55,6 +59,7 @@ while (($#)); do
         --shim) variants="$variants d"; shift ;;
         --out) out=$2; shift 2 ;;
         --name) name=$2; shift 2 ;;
+        --link) link=$2; shift 2 ;;
         --yadokari) Y=$2; shift 2 ;;
         --timeout) timeout_s=$2; shift 2 ;;
         --grace) grace=$2; shift 2 ;;
@@ -75,9 +80,9 @@ runs = [json.loads(l) for l in open(src) if l.strip()]
 runs = [r for r in runs if r.get("record") == "run"]
 seed = {"mg": "−42.2 %", "cg": "−35.1 %"}
 order_k = ["mg", "cg", "is", "ft", "lu"]
-keys = sorted({(r["mpi"], r["kernel"]) for r in runs},
+keys = sorted({(r["mpi"], r["kernel"], r.get("link", "none")) for r in runs},
               key=lambda k: (["openmpi", "mpich"].index(k[0]) if k[0] in ("openmpi", "mpich") else 9,
-                             order_k.index(k[1]) if k[1] in order_k else 99))
+                             order_k.index(k[1]) if k[1] in order_k else 99, k[2]))
 def cell(vals):
     if not vals:
         return "–", None
@@ -90,13 +95,14 @@ hdr = ("| MPI | kernel | a: 1 node, shm [s] | b: 1 node, TCP [s] | c: 2+2 nodes 
        + (" d: a under yadokari [s] |" if has_d else "")
        + " a vs b | a vs c | seed (intra-node vs TCP) | failed runs |")
 lines = [hdr, "|" + "---|" * (hdr.count("|") - 1)]
-for mpi, k in keys:
-    rs = [r for r in runs if r["mpi"] == mpi and r["kernel"] == k]
+for mpi, k, link in keys:
+    rs = [r for r in runs if r["mpi"] == mpi and r["kernel"] == k and r.get("link", "none") == link]
     ok = lambda v: [r["npb_seconds"] for r in rs if r["variant"] == v and r["status"] == "ok"]
     bad = [f'{r["variant"]}:{r["status"]}' for r in rs if r["status"] != "ok"]
     hangs = sum(1 for r in rs if r.get("finalize_hang"))
     ca, ma = cell(ok("a")); cb, mb = cell(ok("b")); cc, mc = cell(ok("c")); cd, _ = cell(ok("d"))
-    row = f"| {mpi} | {k.upper()} {rs[0]['class']} | {ca} | {cb} | {cc} |" + (f" {cd} |" if has_d else "")
+    label = f"{k.upper()} {rs[0]['class']}" + ("" if link == "none" else f", link {link}")
+    row = f"| {mpi} | {label} | {ca} | {cb} | {cc} |" + (f" {cd} |" if has_d else "")
     row += f" {pct(ma, mb)} | {pct(ma, mc)} | {seed.get(k, '–')} | {', '.join(bad) or '0'}"
     row += f" |" if not hangs else f" ({hangs} finalize hang(s), time kept) |"
     lines.append(row)
@@ -130,7 +136,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-"$Y" sim up --nodes 2 --slots 2 --name "$name" >/dev/null || { echo "seed_colocation.sh: sim up failed" >&2; exit 1; }
+link_args=()
+[[ -n "$link" ]] && link_args=(--link "rate $link")
+"$Y" sim up --nodes 2 --slots 2 "${link_args[@]}" --name "$name" >/dev/null || { echo "seed_colocation.sh: sim up failed" >&2; exit 1; }
 n1=yk$name-n1
 git=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
 start=$SECONDS
@@ -194,8 +202,8 @@ check() {
     fi
     rm -f "$log"
     echo "check $m $v: placement $hosts; transport $transport" >&2
-    printf '{"record": "check", "experiment": "seed-colocation", "mpi": "%s", "variant": "%s", "placement": %s, "transport": %s, "timestamp": "%s", "git": "%s"}\n' \
-        "$m" "$v" "$(json_str "$hosts")" "$(json_str "$transport")" "$(date -u +%FT%TZ)" "$git" >>"$out"
+    printf '{"record": "check", "experiment": "seed-colocation", "link": "%s", "mpi": "%s", "variant": "%s", "placement": %s, "transport": %s, "timestamp": "%s", "git": "%s"}\n' \
+        "${link:-none}" "$m" "$v" "$(json_str "$hosts")" "$(json_str "$transport")" "$(date -u +%FT%TZ)" "$git" >>"$out"
 }
 
 # run MPI KERNEL VARIANT REP: one NPB run, one JSON line
@@ -235,8 +243,8 @@ run_one() {
         echo "--- $m $k $v rep $rep: $status (exit $code)" >&2
         tail -5 "$e" >&2
     fi
-    printf '{"record": "run", "experiment": "seed-colocation", "kernel": "%s", "class": "%s", "mpi": "%s", "variant": "%s", "variant_desc": "%s", "rep": %d, "ranks": 4, "status": "%s", "exit_code": %d, "finalize_hang": %s, "npb_seconds": %s, "verification": "%s", "wall_seconds": %.3f, "load_before": %s, "timestamp": "%s", "git": "%s", "binary": "%s"}\n' \
-        "$k" "$class" "$m" "$v" "$(describe "$v")" "$rep" "$status" "$code" "$hang" "${secs:-null}" "${verif:-}" \
+    printf '{"record": "run", "experiment": "seed-colocation", "link": "%s", "kernel": "%s", "class": "%s", "mpi": "%s", "variant": "%s", "variant_desc": "%s", "rep": %d, "ranks": 4, "status": "%s", "exit_code": %d, "finalize_hang": %s, "npb_seconds": %s, "verification": "%s", "wall_seconds": %.3f, "load_before": %s, "timestamp": "%s", "git": "%s", "binary": "%s"}\n' \
+        "${link:-none}" "$k" "$class" "$m" "$v" "$(describe "$v")" "$rep" "$status" "$code" "$hang" "${secs:-null}" "${verif:-}" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$load" "$(date -u +%FT%TZ)" "$git" "$bin" >>"$out"
     echo "$m $k $v rep $rep: $status npb ${secs:-?} s (exit $code, finalize hang: $hang)" >&2
     rm -f "$o" "$e"

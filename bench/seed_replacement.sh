@@ -19,6 +19,7 @@
 #
 # usage: seed_replacement.sh [--mpi openmpi] [--n 16] [--reps 3] [--cpu-per-slot 0.25]
 #                            [--out FILE] [--md FILE] [--name repl] [--yadokari PATH] [--timeout S]
+#                            [--link RATE]   (every node's link rate-limited: `sim up --link "rate RATE"`)
 #        seed_replacement.sh --report FILE.jsonl [--md OUT.md]   (only write the Markdown table)
 # Needs root. Brings its own cluster up (private YADOKARI_SIM_DIR) and tears it down on every
 # exit path. Exit: 0 all runs right, 1 otherwise, 2 usage.
@@ -33,6 +34,7 @@ cpu=0.25
 out=./seed-replacement.jsonl
 md=""
 name=repl
+link=""
 Y=${YADOKARI:-$repo/build/bin/yadokari}
 timeout_s=600
 report=""
@@ -46,6 +48,7 @@ while (($#)); do
         --out) out=$2; shift 2 ;;
         --md) md=$2; shift 2 ;;
         --name) name=$2; shift 2 ;;
+        --link) link=$2; shift 2 ;;
         --yadokari) Y=$2; shift 2 ;;
         --timeout) timeout_s=$2; shift 2 ;;
         --report) report=$2; shift 2 ;;
@@ -82,7 +85,8 @@ for p, h, med, comp, wall, good, total in rows:
     print(f"| {p} | {h} | {med:.2f} {rng} | {wall:.2f} | {rel} | {good}/{total} |")
 if runs:
     r = runs[0]
-    print(f"\nnqueens --static {r['n']}, 7 ranks, {r['mpi']}, {r['cpu_per_slot']} CPU per slot; seed 000: 0:3 212.85 s, 1:2 179.63 s (-15.6 %).")
+    link = "" if r.get("link", "none") == "none" else f", links rate-limited to {r['link']}"
+    print(f"\nnqueens --static {r['n']}, 7 ranks, {r['mpi']}, {r['cpu_per_slot']} CPU per slot{link}; seed 000: 0:3 212.85 s, 1:2 179.63 s (-15.6 %).")
 PY
 }
 
@@ -104,7 +108,9 @@ work=$(mktemp -d /tmp/yk-seed-repl-work.XXXXXX)
 cleanup() { "$Y" sim down --name "$name" >/dev/null 2>&1; rm -rf "$YADOKARI_SIM_DIR" "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-"$Y" sim up --nodes 2 --slots 2 --cpu-per-slot "$cpu" --name "$name" >/dev/null || exit 1
+link_args=()
+[[ -n "$link" ]] && link_args=(--link "rate $link")
+"$Y" sim up --nodes 2 --slots 2 --cpu-per-slot "$cpu" "${link_args[@]}" --name "$name" >/dev/null || exit 1
 "$Y" sim add --slots 3 --name "$name" >/dev/null || exit 1
 
 # The count for N, from a run without any limit (N-queens solutions: 14 -> 365596, 15 -> 2279184...).
@@ -127,8 +133,8 @@ for rep in $(seq "$reps"); do
         ok=false
         [[ $code == 0 && "$count" == "$expected" && -n "$compute" ]] && ok=true
         $ok || failures=$((failures + 1))
-        printf '{"record": "run", "experiment": "seed-replacement", "placement": "%s", "hosts": "%s", "rep": %d, "mpi": "%s", "n": %d, "cpu_per_slot": %s, "exit": %d, "ok": %s, "count": "%s", "compute_s": %s, "wall_s": %s}\n' \
-            "$placement" "${hosts//$h-/}" "$rep" "$mpi" "$n" "$cpu" "$code" "$ok" "$count" "${compute:-null}" "$wall" >>"$out"
+        printf '{"record": "run", "experiment": "seed-replacement", "placement": "%s", "hosts": "%s", "rep": %d, "mpi": "%s", "n": %d, "cpu_per_slot": %s, "link": "%s", "exit": %d, "ok": %s, "count": "%s", "compute_s": %s, "wall_s": %s}\n' \
+            "$placement" "${hosts//$h-/}" "$rep" "$mpi" "$n" "$cpu" "${link:-none}" "$code" "$ok" "$count" "${compute:-null}" "$wall" >>"$out"
         echo "rep $rep $placement ($hosts): compute ${compute:-?} s, wall $wall s, $( $ok && echo ok || echo "FAILED (exit $code)")" >&2
     done
 done
