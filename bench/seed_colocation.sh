@@ -230,7 +230,7 @@ run_one() {
     code=$?
     [[ $hang == true ]] || t1=$(date +%s.%N)
     secs=$(awk -F= '/Time in seconds/ {gsub(/ /, "", $2); print $2}' "$o" | head -1)
-    verif=$(awk -F= '/Verification/ {gsub(/ /, "", $2); print $2}' "$o" | head -1)
+    verif=$(awk -F= '/Verification *=/ {gsub(/ /, "", $2); print $2}' "$o" | head -1)
     if [[ $verif == SUCCESSFUL && -n $secs && ($code == 0 || $hang == true) ]]; then
         status=ok
     elif ((code == 124 || code == 137)); then

@@ -101,7 +101,7 @@ for mpi, link, prog in keys:
     bad = [f'{r["variant"]}:{r["status"]}' for r in rs if r["status"] != "ok"]
     hangs = sum(1 for r in rs if r.get("finalize_hang"))
     measured = links.get(link, {}).get("measured_mbit")
-    lk = f"{link} ({measured:.3g} Mbit/s)" if measured else link
+    lk = f"{link} ({measured:.0f} Mbit/s)" if measured and measured >= 100 else (f"{link} ({measured:.3g} Mbit/s)" if measured else link)
     label = prog.upper() + " " + rs[0]["class"] if prog != "nqueens" else f"N-queen {rs[0]['class']}"
     print(f"| {mpi} | {lk} | {label} | {cell(one)} | {cell(spread)} | {ratio} | {seed.get(prog, '–')} |"
           f" {', '.join(bad) or '0'}{f' ({hangs} finalize hangs, time kept)' if hangs else ''} |")
@@ -233,7 +233,7 @@ run_one() {
         [[ $check == "$expected_count" ]] && check=SUCCESSFUL
     else
         secs=$(awk -F= '/Time in seconds/ {gsub(/ /, "", $2); print $2}' "$o" | head -1)
-        check=$(awk -F= '/Verification/ {gsub(/ /, "", $2); print $2}' "$o" | head -1)
+        check=$(awk -F= '/Verification *=/ {gsub(/ /, "", $2); print $2}' "$o" | head -1)
     fi
     if [[ $check == SUCCESSFUL && -n $secs && ($code == 0 || $hang == true) ]]; then
         status=ok
