@@ -101,7 +101,7 @@ TEST_CASE("state.json round trip", "[sim]") {
   CHECK(back.frontend.hostname == "ykabc-fe");
 }
 
-TEST_CASE("--link: a plain rate is a token bucket, anything else netem", "[sim]") {
+TEST_CASE("sim up link shaping: a plain rate is a token bucket, anything else netem", "[sim]") {
   using Args = std::vector<std::string>;
   // 15 Mbit/s = 1.875 MB/s: 10 ms is 18750 B, below the 64 KiB floor.
   CHECK(link_qdisc_args("rate 15mbit") == Args{"tbf", "rate", "15mbit", "burst", "65536", "latency", "50ms"});
