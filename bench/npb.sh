@@ -2,7 +2,7 @@
 # Batch driver for the NAS Parallel Benchmarks: native MPI vs. yadokari, interleaved, one JSON line per run.
 #
 #   npb.sh --npb-dir DIR [--mpi openmpi|mpich|both] [--kernels "cg mg ..."] [--classes "S A"] [--np 4]
-#          [--reps R] [--modes "native shim ckpt restart"] [--interval S] [--out results.jsonl] [--quick]
+#          [--reps R] [--modes "native shim ckpt restart"] [--interval "S ..."] [--out results.jsonl] [--quick]
 #          [--sim NAME] [--hosts h1:s,h2:s] [--build] [--yadokari PATH] [--timeout S] [--max-minutes M]
 #          [--keep-logs DIR] [--report DIR] [--dry-run]
 #
@@ -16,7 +16,8 @@
 #                 ckpt ('yadokari run --ckpt-dir TMP --interval S'), restart ('yadokari run --ckpt-dir TMP
 #                 --interval T --stop-after-epoch 1' with T = half the last native wall time of the same
 #                 benchmark, then 'yadokari restart --ckpt-dir TMP'); default "native shim ckpt"
-#   --interval    checkpoint interval of ckpt mode, seconds (default 10)
+#   --interval    checkpoint interval of ckpt mode, seconds (default 10); several ("30 60") run ckpt mode once
+#                 per interval in every group, each paired with the same rep's native and shim runs
 #   --out         JSON-lines file the records are appended to (default ./npb-results.jsonl)
 #   --quick       a set that finishes within 15 minutes on a 2-core machine, then writes the report:
 #                 kernels "cg ep is mg", classes "S A", reps 2, modes "native shim ckpt restart",
@@ -106,9 +107,13 @@ esac
 [[ "$np" =~ ^[1-9][0-9]*$ ]] || usage_err "--np must be a positive integer, not '$np'"
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || usage_err "--reps must be a positive integer, not '$reps'"
 [[ "$timeout_s" =~ ^[1-9][0-9]*$ ]] || usage_err "--timeout must be a positive integer, not '$timeout_s'"
-if ! [[ "$interval" =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v x="$interval" 'BEGIN { exit !(x > 0) }'; then
-  usage_err "--interval must be a positive number of seconds, not '$interval'"
-fi
+read -r -a interval_list <<<"$interval"
+[[ ${#interval_list[@]} -gt 0 ]] || usage_err "--interval is empty"
+for iv in "${interval_list[@]}"; do
+  if ! [[ "$iv" =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v x="$iv" 'BEGIN { exit !(x > 0) }'; then
+    usage_err "--interval must be positive numbers of seconds, not '$interval'"
+  fi
+done
 [[ -z "$max_minutes" || "$max_minutes" =~ ^[0-9]+([.][0-9]+)?$ ]] ||
   usage_err "--max-minutes must be a number, not '$max_minutes'"
 read -r -a kernel_list <<<"$kernels"
@@ -152,13 +157,19 @@ placement=${hosts:-local}
 binary() { echo "$bindir/$1/bin/$2.$3.$np"; }
 
 # ---- plan ------------------------------------------------------------------------------------------
+# ckpt mode runs once per interval: its plan entries are ckpt@<interval>.
+planned_modes=()
+for m in "${mode_list[@]}"; do
+  if [[ $m == ckpt ]]; then for iv in "${interval_list[@]}"; do planned_modes+=("ckpt@$iv"); done
+  else planned_modes+=("$m"); fi
+done
 # Repetitions are the outer loop, then kernel, class and MPI; the modes of one benchmark (a "group") run
 # back to back, in --modes order on even reps and reversed on odd reps (restart then uses the previous rep's
 # native time). --max-minutes stops before the next group once the time is up, so a group is never split.
 plan=()
 for ((r = 0; r < reps; r++)); do
-  if (( r % 2 == 0 )); then order=("${mode_list[@]}")
-  else order=(); for ((i = ${#mode_list[@]} - 1; i >= 0; i--)); do order+=("${mode_list[i]}"); done; fi
+  if (( r % 2 == 0 )); then order=("${planned_modes[@]}")
+  else order=(); for ((i = ${#planned_modes[@]} - 1; i >= 0; i--)); do order+=("${planned_modes[i]}"); done; fi
   for k in "${kernel_list[@]}"; do
     for c in "${class_list[@]}"; do
       for fl in "${flavours[@]}"; do
@@ -175,7 +186,7 @@ if (( dry_run )); then
     bin=$(binary "$fl" "$k" "$c")
     note=""; [[ -x "$bin" ]] || note="  (missing binary)"
     case "$m" in
-      ckpt) extra=" --interval $interval" ;;
+      ckpt@*) extra=" --interval ${m#ckpt@}"; m=ckpt ;;
       restart) extra=" --stop-after-epoch 1 at half-time, then restart" ;;
       *) extra="" ;;
     esac
@@ -289,7 +300,9 @@ for p in "${plan[@]}"; do
     fi
   fi
   bin=$(binary "$fl" "$k" "$c")
-  tag="$fl.$k.$c.$m.$r"
+  tag="$fl.$k.$c.${m/@/}.$r"
+  iv=""
+  [[ $m == ckpt@* ]] && { iv=${m#ckpt@}; m=ckpt; }
   log="$work/$tag.log"
   ck="$work/ckpt.$tag"
   sets=(--set "run_id=$run_id" --set "kernel=$k" --set "class=$c" --set "mpi=$fl" --set "mode=$m"
@@ -318,13 +331,13 @@ for p in "${plan[@]}"; do
       st=$(status_of "$rc" "$log") ;;
     ckpt)
       rm -rf "$ck"
-      run_timed "$log" "$yadokari" run "${yk_common[@]}" --ckpt-dir "$ck" --interval "$interval" -- "$bin"
+      run_timed "$log" "$yadokari" run "${yk_common[@]}" --ckpt-dir "$ck" --interval "$iv" -- "$bin"
       st=$(status_of "$rc" "$log")
-      nums+=(--num "interval=$interval")
+      nums+=(--num "interval=$iv")
       parse_extra=(--ckpt-dir "$ck") ;;
     restart)
       rm -rf "$ck"
-      half=$(awk -v w="${last_native["$fl $k $c"]:-}" -v i="$interval" \
+      half=$(awk -v w="${last_native["$fl $k $c"]:-}" -v i="${interval_list[0]}" \
         'BEGIN { h = (w == "" ? i : w / 2); if (h < 0.5) h = 0.5; printf "%.2f", h }')
       run_timed "$log.stop" "$yadokari" run "${yk_common[@]}" --ckpt-dir "$ck" --interval "$half" \
         --stop-after-epoch 1 -- "$bin"
@@ -348,7 +361,7 @@ for p in "${plan[@]}"; do
         --set "status=$st" --num "exit_code=$rc" --num "wall_seconds=$wall" --num "load_after=$(load1)")
   echo "$rec" >>"$out"
   npbt=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("npb_seconds","-"))' "$rec")
-  printf '  rep %d %-8s %-5s %-8s %-10s npb %8s s  wall %8s s\n' "$r" "$fl" "$k.$c" "$m" "$st" "$npbt" "$wall" >&2
+  printf '  rep %d %-8s %-5s %-8s %-10s npb %8s s  wall %8s s\n' "$r" "$fl" "$k.$c" "$m${iv:+@$iv}" "$st" "$npbt" "$wall" >&2
   if [[ $st != ok && $st != NO-EPOCH ]]; then
     failures=$((failures + 1))
     echo "  ---- last 15 lines of $tag ----" >&2

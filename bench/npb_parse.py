@@ -6,7 +6,8 @@ object, printed on stdout. Used by bench/npb.sh; importable for the tests.
 
 --log     the run's combined stdout+stderr (for restart mode: the restarted part, which prints NPB's result)
 --log2    restart mode only: the first (stopped) part; its yadokari lines are kept too
---ckpt-dir  count epochs and read image sizes from the newest committed epoch's MANIFEST
+--ckpt-dir  count epochs, read image sizes from the newest committed epoch's MANIFEST and the ranks'
+          checkpoint pauses (drain + write seconds) from every committed MANIFEST left on disk
 --set     string fields copied into the record; --num numeric fields (int or float; '' or '-' = null)
 """
 import argparse
@@ -71,7 +72,8 @@ def checkpoint_info(ckpt_dir, log_text=""):
     Epoch numbers start at 1 in a fresh directory and are never reused, so the highest committed epoch is
     the number of epochs started up to it; older ones may have been pruned (--keep)."""
     info = {"epochs": 0, "epochs_on_disk": 0, "epochs_abandoned": 0, "epochs_failed": 0,
-            "image_bytes_per_rank": None, "image_bytes_total": None, "newest_epoch": None}
+            "image_bytes_per_rank": None, "image_bytes_total": None, "newest_epoch": None,
+            "pause_seconds": None}
     committed = []
     if ckpt_dir and os.path.isdir(ckpt_dir):
         for d in os.listdir(ckpt_dir):
@@ -96,7 +98,21 @@ def checkpoint_info(ckpt_dir, log_text=""):
                      sorted(glob.glob(os.path.join(ckpt_dir, str(newest), "rank-*.img")))]
         info["image_bytes_per_rank"] = sizes
         info["image_bytes_total"] = sum(sizes)
+        pauses = [p for p in (epoch_pause(ckpt_dir, e) for e in committed) if p is not None]
+        info["pause_seconds"] = pauses or None
     return info
+
+
+def epoch_pause(ckpt_dir, epoch):
+    """The checkpoint pause of one committed epoch: the slowest rank's drain + write seconds as the
+    ranks reported them in the MANIFEST; None if the MANIFEST has no such times (older format)."""
+    try:
+        with open(os.path.join(ckpt_dir, str(epoch), "MANIFEST")) as f:
+            images = json.load(f).get("images", [])
+        pauses = [float(i["drain_seconds"]) + float(i["write_seconds"]) for i in images]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return max(pauses) if pauses and max(pauses) > 0 else None
 
 
 def _num(v):

@@ -23,7 +23,8 @@ expect 2 "npb.sh: --mpi must be openmpi, mpich or both, not 'lam'" --npb-dir "$t
 expect 2 "npb.sh: --reps must be a positive integer, not '0'" --npb-dir "$tmp" --reps 0
 expect 2 "npb.sh: unknown kernel 'dt' (bt cg ep ft is lu mg sp)" --npb-dir "$tmp" --kernels "cg dt"
 expect 2 "npb.sh: unknown mode 'fast' (native shim ckpt restart)" --npb-dir "$tmp" --modes "native fast"
-expect 2 "npb.sh: --interval must be a positive number of seconds, not 'x'" --npb-dir "$tmp" --interval x
+expect 2 "npb.sh: --interval must be positive numbers of seconds, not 'x'" --npb-dir "$tmp" --interval x
+expect 2 "npb.sh: --interval must be positive numbers of seconds, not '30 0'" --npb-dir "$tmp" --interval "30 0"
 
 # --dry-run: a fake build tree (layout of build_npb.sh --out under <dir>/npb-build); nothing is executed
 mkdir -p "$tmp/npb-build/openmpi/bin" "$tmp/npb-build/mpich/bin"
@@ -44,6 +45,13 @@ grep -qx "rep 0 openmpi mg.S np=4 shim: $tmp/npb-build/openmpi/bin/mg.S.4  (miss
 mapfile -t cg1 < <(grep '^rep 1 openmpi cg.S' <<<"$out" | awk '{ print $6 }' | tr -d :)
 [[ "${cg1[*]}" == "ckpt shim native" ]] || fail "rep 1 order '${cg1[*]}'"
 [[ ! -e "$tmp/executed" && ! -e "$tmp/r.jsonl" ]] || fail "--dry-run executed something"
+# several intervals: ckpt mode once per interval, in order (reversed on odd reps like the other modes)
+iv=$(env -u NPB_DIR "$npb" --npb-dir "$tmp" --kernels cg --classes S --reps 2 --mpi openmpi \
+     --modes "native shim ckpt" --interval "30 60" --dry-run) || fail "--interval '30 60' --dry-run"
+mapfile -t iv0 < <(grep '^rep 0 ' <<<"$iv" | sed 's/^rep 0 openmpi cg.S np=4 //; s/: .*//')
+[[ "${iv0[*]}" == "native shim ckpt --interval 30 ckpt --interval 60" ]] || fail "rep 0 with two intervals: '${iv0[*]}'"
+mapfile -t iv1 < <(grep '^rep 1 ' <<<"$iv" | sed 's/^rep 1 openmpi cg.S np=4 //; s/: .*//')
+[[ "${iv1[*]}" == "ckpt --interval 60 ckpt --interval 30 shim native" ]] || fail "rep 1 with two intervals: '${iv1[*]}'"
 # --quick expands to its set (still a dry run)
 q=$(env -u NPB_DIR "$npb" --npb-dir "$tmp" --quick --mpi openmpi --out "$tmp/q.jsonl" --dry-run) || fail "--quick --dry-run"
 grep -q "restart --stop-after-epoch 1 at half-time" <<<"$q" || fail "--quick has no restart mode"

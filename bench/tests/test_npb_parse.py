@@ -57,8 +57,10 @@ with tempfile.TemporaryDirectory() as d:
                 f.write(b"x" * (100 + rank + e))
         if committed:
             man = {"format": 1, "epoch": e, "world_size": 2,
-                   "images": [{"rank": 1, "file": "rank-1.img", "size": 101 + e},
-                              {"rank": 0, "file": "rank-0.img", "size": 100 + e}]}
+                   "images": [{"rank": 1, "file": "rank-1.img", "size": 101 + e,
+                               "drain_seconds": 0.25, "write_seconds": e / 4},
+                              {"rank": 0, "file": "rank-0.img", "size": 100 + e,
+                               "drain_seconds": 0.5, "write_seconds": 0.5}]}
             with open(os.path.join(d, str(e), "MANIFEST"), "w") as f:
                 json.dump(man, f)
     with open(os.path.join(d, "job.json"), "w") as f:
@@ -67,6 +69,8 @@ with tempfile.TemporaryDirectory() as d:
     check(info["newest_epoch"] == 5 and info["epochs_on_disk"] == 2, info)
     check(info["epochs"] == 4 and info["epochs_abandoned"] == 1, info)
     check(info["image_bytes_per_rank"] == [105, 106] and info["image_bytes_total"] == 211, info)
+    # pause per committed epoch: the slowest rank's drain + write (epoch 4: rank 1 1.25 s; 5: 1.5 s)
+    check(info["pause_seconds"] == [1.25, 1.5], info)
     # the command line: one JSON object with the --set/--num fields
     out = subprocess.run([sys.executable, os.path.join(bench, "npb_parse.py"),
                           "--log", os.path.join(data, "npb_cg.A.openmpi.restart.log"),
@@ -82,5 +86,13 @@ with tempfile.TemporaryDirectory() as d:
 
 # missing checkpoint directory
 info = npb_parse.checkpoint_info("/nonexistent/ckpt")
-check(info["epochs"] == 0 and info["image_bytes_per_rank"] is None, info)
+check(info["epochs"] == 0 and info["image_bytes_per_rank"] is None and info["pause_seconds"] is None, info)
+
+# a MANIFEST from before the ranks' times were recorded: no pause, sizes as before
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, "1"))
+    with open(os.path.join(d, "1", "MANIFEST"), "w") as f:
+        json.dump({"format": 1, "epoch": 1, "images": [{"rank": 0, "file": "rank-0.img", "size": 7}]}, f)
+    info = npb_parse.checkpoint_info(d)
+    check(info["pause_seconds"] is None and info["image_bytes_total"] == 7, info)
 print("ok")

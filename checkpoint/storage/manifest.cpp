@@ -22,7 +22,12 @@ std::uint64_t parse_hex64(const std::string& text) {
 }  // namespace
 
 ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& written) {
-  return {rank, std::filesystem::path(written.path).filename().string(), written.size, written.xxh64, {}};
+  ManifestImage entry;
+  entry.rank = rank;
+  entry.file = std::filesystem::path(written.path).filename().string();
+  entry.size = written.size;
+  entry.xxh64 = written.xxh64;
+  return entry;
 }
 
 std::string to_json_text(const Manifest& manifest) {
@@ -33,6 +38,8 @@ std::string to_json_text(const Manifest& manifest) {
                             {"size", image.size},
                             {"xxh64", image::hex64(image.xxh64)}};
     if (!image.nodes.empty()) entry["nodes"] = image.nodes;  // node-local storage only
+    entry["drain_seconds"] = image.drain_seconds;
+    entry["write_seconds"] = image.write_seconds;
     images.push_back(std::move(entry));
   }
   const nlohmann::json json = {{"format", kManifestFormat},
@@ -56,11 +63,17 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
     manifest.world_size = json.at("world_size").get<std::uint32_t>();
     manifest.flavour = json.at("flavour").get<std::string>();
     manifest.commit_time = json.at("commit_time").get<std::string>();
-    for (const auto& image : json.at("images"))
-      manifest.images.push_back({image.at("rank").get<std::uint32_t>(), image.at("file").get<std::string>(),
-                                 image.at("size").get<std::uint64_t>(),
-                                 parse_hex64(image.at("xxh64").get<std::string>()),
-                                 image.value("nodes", std::vector<std::string>{})});
+    for (const auto& image : json.at("images")) {
+      ManifestImage entry;
+      entry.rank = image.at("rank").get<std::uint32_t>();
+      entry.file = image.at("file").get<std::string>();
+      entry.size = image.at("size").get<std::uint64_t>();
+      entry.xxh64 = parse_hex64(image.at("xxh64").get<std::string>());
+      entry.nodes = image.value("nodes", std::vector<std::string>{});
+      entry.drain_seconds = image.value("drain_seconds", 0.0);
+      entry.write_seconds = image.value("write_seconds", 0.0);
+      manifest.images.push_back(std::move(entry));
+    }
     return manifest;
   } catch (const std::exception& e) {
     throw StorageError(origin + ": unreadable: " + e.what());

@@ -18,6 +18,12 @@ struct ManifestImage {
   // Node-local storage (--node-dir): the nodes holding a verified copy, the writer's first. Empty:
   // the image is in the epoch directory next to the MANIFEST.
   std::vector<std::string> nodes{};
+  // What the rank reported for this epoch (0 in MANIFESTs written before they were recorded): seconds
+  // spent draining in-flight messages for the cut, and capturing + writing its image. Together they
+  // are the rank's checkpoint pause, not counting the agreement before the cut and the wait for the
+  // commit; benchmarks read them from here.
+  double drain_seconds = 0.0;
+  double write_seconds = 0.0;
 
   bool operator==(const ManifestImage&) const = default;
 };

@@ -190,7 +190,13 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   for (const auto& [rank, image] : images_) {
     const auto r = static_cast<std::uint32_t>(rank);
     // The file name is ours, not the rank's: the MANIFEST must name rank-<L>.img.
-    storage::ManifestImage entry{r, storage::EpochStore::rank_image_name(r), image.size, image.xxh64, {}};
+    storage::ManifestImage entry;
+    entry.rank = r;
+    entry.file = storage::EpochStore::rank_image_name(r);
+    entry.size = image.size;
+    entry.xxh64 = image.xxh64;
+    entry.drain_seconds = image.drain_seconds;
+    entry.write_seconds = image.write_seconds;
     if (const auto replica = replicas_.find(rank); replica != replicas_.end()) entry.nodes = replica->second.nodes;
     manifest.images.push_back(std::move(entry));
   }

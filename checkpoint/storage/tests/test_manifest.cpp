@@ -16,7 +16,8 @@ Manifest sample() {
           2,
           "mpich",
           "2025-01-02T03:04:05Z",
-          {{0, "rank-0.img", 1000, 0x0123456789abcdefULL}, {1, "rank-1.img", 2000, 0xfedcba9876543210ULL}}};
+          {{0, "rank-0.img", 1000, 0x0123456789abcdefULL, {}, 0.25, 1.5},
+           {1, "rank-1.img", 2000, 0xfedcba9876543210ULL, {}, 0.125, 2.0}}};
 }
 
 }  // namespace
@@ -35,6 +36,21 @@ TEST_CASE("a MANIFEST round-trips through JSON", "[storage][manifest]") {
   CHECK(json["commit_time"] == "2025-01-02T03:04:05Z");
   CHECK(json["images"][0]["file"] == "rank-0.img");
   CHECK(json["images"][0]["size"] == 1000);
+  CHECK(json["images"][1]["drain_seconds"] == 0.125);
+  CHECK(json["images"][1]["write_seconds"] == 2.0);
+}
+
+TEST_CASE("a MANIFEST without the ranks' checkpoint times reads them as 0", "[storage][manifest]") {
+  auto json = nlohmann::json::parse(to_json_text(sample()));
+  for (auto& image : json["images"]) {
+    image.erase("drain_seconds");
+    image.erase("write_seconds");
+  }
+  const Manifest read = manifest_from_json_text(json.dump(), "MANIFEST");
+  REQUIRE(read.images.size() == 2);
+  CHECK(read.images[1].drain_seconds == 0.0);
+  CHECK(read.images[1].write_seconds == 0.0);
+  CHECK(read.images[1].xxh64 == 0xfedcba9876543210ULL);
 }
 
 TEST_CASE("a broken MANIFEST is reported with its origin", "[storage][manifest]") {
