@@ -4,7 +4,7 @@
 #   npb.sh --npb-dir DIR [--mpi openmpi|mpich|both] [--kernels "cg mg ..."] [--classes "S A"] [--np 4]
 #          [--reps R] [--modes "native shim ckpt restart"] [--interval "S ..."] [--out results.jsonl] [--quick]
 #          [--sim NAME] [--hosts h1:s,h2:s] [--build] [--yadokari PATH] [--timeout S] [--max-minutes M]
-#          [--keep-logs DIR] [--report DIR] [--dry-run]
+#          [--finalize-grace S] [--keep-logs DIR] [--report DIR] [--dry-run]
 #
 #   --npb-dir     a directory holding NPB binaries: build_npb.sh's --out (<dir>/<mpi>/bin/<k>.<c>.<np>), or its
 #                 parent (<dir>/npb-build/...), or the NPB3.4-MPI tree itself (binaries in <dir>/../npb-build)
@@ -30,6 +30,9 @@
 #   --build       build missing binaries with npb/build_npb.sh first (needs the NPB3.4-MPI sources)
 #   --yadokari    the CLI (default <repo>/build/bin/yadokari, or $YADOKARI)
 #   --timeout     watchdog per run, seconds (default 600); a run past it is killed, status TIMEOUT
+#   --finalize-grace  a run still alive S seconds after NPB printed its verification line is stopped and
+#                 kept with finalize_hang 1 and its time up to that line (MPICH over TCP may hang in
+#                 MPI_Finalize, PLATFORM_NOTES); default 20
 #   --max-minutes no new benchmark (all modes of one kernel.class.mpi) starts after this many minutes, and
 #                 the watchdog of every run ends at the latest 3 minutes after it (default: no limit)
 #   --keep-logs   keep every run's output under DIR (default: only failing runs' tails are shown)
@@ -43,6 +46,7 @@ prog=npb.sh
 usage_err() { echo "$prog: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+source "$here/lib/finalize_grace.sh"  # wait_with_grace
 
 npb_dir=${NPB_DIR:-}
 mpi=both
@@ -58,6 +62,7 @@ hosts=""
 build=0
 yadokari=${YADOKARI:-$repo/build/bin/yadokari}
 timeout_s=600
+finalize_grace=20
 max_minutes=""
 keep_logs=""
 report_dir=""
@@ -81,6 +86,7 @@ while [[ $# -gt 0 ]]; do
     --yadokari)    need "$1" $#; yadokari=$2; shift 2 ;;
     --timeout)     need "$1" $#; timeout_s=$2; shift 2 ;;
     --max-minutes) need "$1" $#; max_minutes=$2; shift 2 ;;
+    --finalize-grace) need "$1" $#; finalize_grace=$2; shift 2 ;;
     --keep-logs)   need "$1" $#; keep_logs=$2; shift 2 ;;
     --report)      need "$1" $#; report_dir=$2; shift 2 ;;
     --build)       build=1; shift ;;
@@ -107,6 +113,7 @@ esac
 [[ "$np" =~ ^[1-9][0-9]*$ ]] || usage_err "--np must be a positive integer, not '$np'"
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || usage_err "--reps must be a positive integer, not '$reps'"
 [[ "$timeout_s" =~ ^[1-9][0-9]*$ ]] || usage_err "--timeout must be a positive integer, not '$timeout_s'"
+[[ "$finalize_grace" =~ ^[1-9][0-9]*$ ]] || usage_err "--finalize-grace must be a positive integer, not '$finalize_grace'"
 read -r -a interval_list <<<"$interval"
 [[ ${#interval_list[@]} -gt 0 ]] || usage_err "--interval is empty"
 for iv in "${interval_list[@]}"; do
@@ -261,7 +268,8 @@ native_cmd() { # flavour bin -> ncmd array
   fi
   ncmd+=("$2")
 }
-# run_timed LOG CMD... : runs CMD under the watchdog in $work, sets rc and wall
+# run_timed LOG CMD... : runs CMD under the watchdog in $work, sets rc, wall and hung (stopped after its
+# complete output: rc 0, wall up to the output)
 run_timed() {
   local log=$1; shift
   local t0 t1 limit=$timeout_s
@@ -271,9 +279,10 @@ run_timed() {
     (( left < limit )) && limit=$(( left > 5 ? left : 5 ))
   fi
   t0=$(now)
-  (cd "$work" && exec timeout -k 10 "$limit" "$@") >"$log" 2>&1 </dev/null
-  rc=$?
+  (cd "$work" && exec timeout -k 10 "$limit" "$@") >"$log" 2>&1 </dev/null &
+  wait_with_grace $! "$log" "$finalize_grace"
   t1=$(now)
+  if [[ -n "$hung" ]]; then rc=0; t1=$output_at; fi
   wall=$(elapsed "$t0" "$t1")
 }
 status_of() { # rc log expected_rc
@@ -320,7 +329,7 @@ for p in "${plan[@]}"; do
   yk_common=(-n "$np")
   [[ -z "$hosts" ]] || yk_common+=(--hosts "$hosts")
   [[ -z "$sim" ]] || yk_common+=(--sim "$sim")
-  rc=0; wall=0
+  rc=0; wall=0; hung=""
   case "$m" in
     native)
       run_timed "$log" "${ncmd[@]}"
@@ -356,6 +365,7 @@ for p in "${plan[@]}"; do
         cp "$log.stop" "$log"; st=$(status_of "$stop_rc" "$log.stop" 75); rc=$stop_rc
       fi ;;
   esac
+  [[ -n "$hung" ]] && nums+=(--num "finalize_hang=1")  # the last part of the run; its time is up to the output
   nruns=$((nruns + 1))
   rec=$(python3 "$here/npb_parse.py" --log "$log" "${parse_extra[@]}" "${sets[@]}" "${nums[@]}" \
         --set "status=$st" --num "exit_code=$rc" --num "wall_seconds=$wall" --num "load_after=$(load1)")

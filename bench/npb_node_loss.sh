@@ -170,21 +170,7 @@ leftovers() {
   echo "${left[*]}"
 }
 
-# wait_with_grace PID LOG GRACE: waits for PID (a 'timeout' process); if NPB's verification line is in LOG
-# and PID is still alive GRACE seconds later (MPICH may hang in MPI_Finalize over TCP, see
-# PLATFORM_NOTES), stops it with SIGTERM and sets hung=1 (returns 0 when the output was complete).
-wait_with_grace() {
-  local pid=$1 logf=$2 grace=$3 seen=""
-  hung=""; output_at=""
-  while kill -0 "$pid" 2>/dev/null; do
-    if [[ -z "$seen" ]] && grep -Eq "Verification +=" "$logf" 2>/dev/null; then seen=$(now); output_at=$seen; fi
-    if [[ -n "$seen" ]] && awk -v a="$seen" -v b="$(now)" -v g="$grace" 'BEGIN { exit !(b - a > g) }'; then
-      hung=1; kill -TERM "$pid" 2>/dev/null; break
-    fi
-    sleep 0.1
-  done
-  [[ -n "$seen" ]]
-}
+source "$here/lib/finalize_grace.sh"  # wait_with_grace
 
 start_epoch=$(date +%s)
 seq_no=0
@@ -229,8 +215,8 @@ for item in "${plan[@]}"; do
     ) >"$work/native.log" 2>&1 </dev/null &
     npid=$!
     t0=$(now); t1=""
-    wait_with_grace "$npid" "$work/native.log" 10 && t1=$(now)
-    wait "$npid"; native_rc=$?; [[ -n "$t1" ]] || t1=$(now)
+    wait_with_grace "$npid" "$work/native.log" 10
+    native_rc=$rc; t1=$(now)
     [[ -n "$hung" ]] && t1=$output_at   # hung in MPI_Finalize: the time until NPB's output was complete
     native_wall=$(elapsed "$t0" "$t1")
     [[ -n "$hung" ]] && native_rc=hung
@@ -287,7 +273,7 @@ for item in "${plan[@]}"; do
     [[ -z "$t_lost" ]] && grep -q "node $victim lost" "$log" && t_lost=$(now)
   fi
   wait_with_grace "$job_pid" "$log" 30
-  wait "$job_pid"; rc=$?; job_pid=""
+  job_pid=""
   t_end=$(now); t_output=$output_at
   [[ -z "$t_epoch" && ( $rc == 0 || -n "$hung" ) && $attempt == 1 && -z "$interval" ]] || break
   w=$(elapsed "$t_start" "${output_at:-$t_end}")
