@@ -4,7 +4,9 @@
 # compute-bound job placed 2+2, checkpoints every second. Each rank measures its time outside MPI
 # and sends it with its image; after two commits `yadokari rebalance` must place fewer ranks on
 # n2 than on n1 (n1:3, n2:1: with free slots on both, balanced would move nothing), say why, and
-# the job must end with an uninterrupted run's final line.
+# the job must end with an uninterrupted run's final line. `yadokari status` shows each rank's
+# compute seconds, never more than its time since MPI_Init (also right after the restart: the
+# total is not carried in the images).
 # usage: sim_speed_rebalance.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
 shift 2
@@ -34,8 +36,9 @@ logged() { grep -q "$1" run.err; }
 
 wait_for 120 two_committed && pass "two epochs committed" || fail "fewer than two epochs committed"
 # Every rank reports a compute time (time outside MPI since its MPI_Init, never more than that).
-"$Y" status --json >status.json 2>status.err || fail "status: $(cat status.err)"
-python3 - status.json <<'PY' && pass "status shows every rank's compute seconds" || fail "status: $(cat status.json)"
+compute_within_init() {  # compute_within_init WHAT: `yadokari status --json` checked as above
+    "$Y" status --json >status.json 2>status.err || { fail "status ($1): $(cat status.err)"; return; }
+    python3 - status.json <<'PY' && pass "status shows every rank's compute seconds ($1)" || fail "status ($1): $(cat status.json)"
 import json, sys
 ranks = json.load(open(sys.argv[1]))["ranks"]
 assert len(ranks) == 4, ranks
@@ -43,6 +46,8 @@ for r in ranks:
     assert isinstance(r["compute_seconds"], float), r
     assert 0 <= r["compute_seconds"] <= r["seconds_since_init"] + 0.05, r
 PY
+}
+compute_within_init "first run"
 
 # The rebalance's own epoch is the one measured: its interval starts at the previous commit. Asked
 # for right after a commit it would hold a step or two; a moment later it holds several.
@@ -54,6 +59,8 @@ reply=$("$Y" rebalance 2>&1)
 [[ "$reply" == "yadokari: rebalance of job "*" started: "* ]] && pass "rebalance accepted" || fail "rebalance: $reply"
 wait_for 120 logged "^yadokari: restart 1 (rebalance): detect -, " && pass "restart 1 (rebalance)" \
     || fail "no rebalance restart: $(grep '^yadokari' run.err | tail -3)"
+# The restarted processes count afresh (nothing of the first run's total comes back with the image).
+kill -0 "$job" 2>/dev/null && compute_within_init "after the restart" || fail "the job ended right after the restart"
 grep -q "^yadokari: rebalance; restarting from epoch [0-9]* on $H-n1:3,$H-n2:1 (policy speed, ranks moved: 3)" run.err \
     && pass "speed placed 3 ranks on n1 and 1 on the slow n2" \
     || fail "placement: $(grep 'rebalance; restarting' run.err)"
