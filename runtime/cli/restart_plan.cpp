@@ -45,9 +45,21 @@ std::vector<std::optional<double>> compute_on_current_hosts(const std::vector<st
 
 namespace {
 
+// "0,1,4-9": runs of three or more ranks as ranges, so the line stays short for big jobs.
 std::string rank_list(const std::vector<std::size_t>& ranks) {
   std::string text;
-  for (const std::size_t r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    text += text.empty() ? "" : ",";
+    if (j >= i + 2) {
+      text += std::to_string(ranks[i]) + "-" + std::to_string(ranks[j]);
+      i = j + 1;
+    } else {
+      text += std::to_string(ranks[i]);
+      ++i;
+    }
+  }
   return text;
 }
 

@@ -52,6 +52,9 @@ TEST_CASE("the log line sums compute times up per host", "[restart-plan]") {
   CHECK(cli::compute_summary({0.2, 0.4, 0.9, std::nullopt}, kHosts) ==
         "yksim-n1 0.3 s (ranks 0,1), yksim-n2 0.9 s (rank 2); not measured: rank 3");
   CHECK(cli::compute_summary({}, kHosts).empty());
+  // Runs of ranks are ranges.
+  const std::vector<std::string> hosts = {"a", "a", "a", "a", "b", "a"};
+  CHECK(cli::compute_summary({1.0, 1.0, 1.0, 1.0, 2.0, 1.0}, hosts) == "a 1 s (ranks 0-3,5), b 2 s (rank 4)");
 }
 
 TEST_CASE("status shows compute seconds, or that they are not measured", "[restart-plan]") {
