@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "cli/cli_error.hpp"
 #include "cli/job_file.hpp"
@@ -119,20 +121,23 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   // The traffic the ranks reported with their images (comm/auto co-locate heavy partners).
   const control::TrafficCounts& counts = coordinator.last_committed_traffic();
   const scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
+  // The compute time each rank measured in the last committed epoch (speed/auto weigh nodes by it).
+  const control::ComputeTimes& measured = coordinator.last_committed_compute();
+  const std::vector<std::optional<double>> compute = compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
   RestartPlan plan;
   try {
     // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
     bool planned = false;
     if (restart_cause.rebalance) {
       try {
-        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic);
+        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic, compute);
         planned = true;
       } catch (const scheduler::PlacementError&) {
       }
     }
     if (!planned)
       plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
-                          context.settings.max_oversubscribe, traffic);
+                          context.settings.max_oversubscribe, traffic, compute);
   } catch (const scheduler::PlacementError& e) {
     throw CliError(exit_code::failure, cause + "; cannot restart: " + e.what());
   }
@@ -165,6 +170,10 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   std::fprintf(stderr, "yadokari: %s; restarting from epoch %llu on %s (%s)\n", cause.c_str(),
                static_cast<unsigned long long>(choice.epoch), host_list(plan.hosts).c_str(),
                timeline.placement.c_str());
+  if (const std::string summary = compute_summary(compute, rank_hosts); !summary.empty())
+    std::fprintf(stderr, "yadokari: compute time per rank in the epoch ending at %llu: %s\n",
+                 static_cast<unsigned long long>(measured.epoch), summary.c_str());
+  std::fprintf(stderr, "yadokari: placement: %s\n", plan.placement.explanation.c_str());
   Incarnation next;
   next.hosts = plan.hosts;
   next.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},

@@ -32,8 +32,10 @@ void print_table(const Cluster& cluster) {
               cluster.dir.c_str());
   std::printf("%-6s %-20s %-14s %5s  %s\n", "NODE", "HOSTNAME", "ADDRESS", "SLOTS", "STATE");
   auto row = [](const Node& node, const std::string& slots) {
-    std::printf("%-6s %-20s %-14s %5s  %s\n", node.id.c_str(), node.hostname.c_str(), node.address.c_str(),
-                slots.c_str(), sim::node_state(node).c_str());
+    char own[64] = "";  // a node added with a CPU limit of its own
+    if (node.cpu_per_slot > 0) std::snprintf(own, sizeof own, "  (%g CPU per slot)", node.cpu_per_slot);
+    std::printf("%-6s %-20s %-14s %5s  %s%s\n", node.id.c_str(), node.hostname.c_str(), node.address.c_str(),
+                slots.c_str(), sim::node_state(node).c_str(), own);
   };
   for (const auto& node : cluster.nodes) row(node, std::to_string(node.slots));
   row(cluster.frontend, "-");
@@ -93,8 +95,10 @@ int sim_kill(const SimOptions& options) {
 }
 
 int sim_add(const SimOptions& options) {
-  const Node node = sim::add_node(options.name, options.slots);
-  std::printf("added %s (%s, %d slots)\n", node.hostname.c_str(), node.address.c_str(), node.slots);
+  const Node node = sim::add_node(options.name, options.slots, options.cpu_per_slot);
+  char cpu[64] = "";
+  if (node.cpu_per_slot > 0) std::snprintf(cpu, sizeof cpu, ", %g CPU per slot", node.cpu_per_slot);
+  std::printf("added %s (%s, %d slots%s)\n", node.hostname.c_str(), node.address.c_str(), node.slots, cpu);
   return 0;
 }
 
@@ -184,6 +188,8 @@ CLI::App* add_sim(CLI::App& app, SimOptions& options) {
   add_name(options.kill);
   options.add = sim->add_subcommand("add", "Add a node to a running cluster (jobs with agents see it join)");
   options.add->add_option("--slots", options.slots, "Slots of the new node (default: the cluster's)");
+  options.add->add_option("--cpu-per-slot", options.cpu_per_slot,
+                          "CPUs each slot of the new node may use (its own CPU cgroup; default: the cluster's limit)");
   add_name(options.add);
   options.down = sim->add_subcommand("down", "Remove the cluster: processes, namespaces, state");
   add_name(options.down);

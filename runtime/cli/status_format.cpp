@@ -15,18 +15,20 @@ std::string status_table(const control::StatusReport& report) {
     call_width = std::max(call_width, rank.current_call.size());
   }
   const auto row = [&](auto rank, auto host, auto pid, auto call, auto calls, auto msgs_sent,
-                       auto bytes_sent, auto msgs_received, auto bytes_received, auto since) {
+                       auto bytes_sent, auto msgs_received, auto bytes_received, auto since, auto compute) {
     return fmt::format(
-        "{:>4}  {:<{}}  {:>8}  {:<{}}  {:>12}  {:>10}  {:>14}  {:>10}  {:>14}  {:>9}\n", rank, host,
+        "{:>4}  {:<{}}  {:>8}  {:<{}}  {:>12}  {:>10}  {:>14}  {:>10}  {:>14}  {:>9}  {:>9}\n", rank, host,
         host_width, pid, call, call_width, calls, msgs_sent, bytes_sent, msgs_received,
-        bytes_received, since);
+        bytes_received, since, compute);
   };
   out += row("rank", "host", "pid", "MPI call", "calls", "msgs sent", "bytes sent", "msgs recv",
-             "bytes recv", "since init");
+             "bytes recv", "since init", "computing");
+  // "computing": time outside MPI since this process's MPI_Init (- = not measured).
   for (const auto& r : report.ranks)
     out += row(r.logical_rank, r.hostname, r.pid, r.current_call.empty() ? "-" : r.current_call,
                r.mpi_calls_total, r.messages_sent, r.bytes_sent, r.messages_received,
-               r.bytes_received, fmt::format("{:.1f}s", r.seconds_since_init));
+               r.bytes_received, fmt::format("{:.1f}s", r.seconds_since_init),
+               r.compute_seconds >= 0 ? fmt::format("{:.1f}s", r.compute_seconds) : std::string("-"));
   if (!report.ranks_not_answering.empty())
     out += fmt::format("not answering: {}\n", fmt::join(report.ranks_not_answering, ", "));
   if (report.last_committed_epoch > 0) out += fmt::format("last committed epoch: {}\n", report.last_committed_epoch);
@@ -53,7 +55,8 @@ nlohmann::json status_json(const control::StatusReport& report) {
                      {"bytes_sent", r.bytes_sent},
                      {"messages_received", r.messages_received},
                      {"bytes_received", r.bytes_received},
-                     {"seconds_since_init", r.seconds_since_init}});
+                     {"seconds_since_init", r.seconds_since_init},
+                     {"compute_seconds", r.compute_seconds >= 0 ? nlohmann::json(r.compute_seconds) : nlohmann::json()}});
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : report.nodes)
     nodes.push_back({{"node", n.node},

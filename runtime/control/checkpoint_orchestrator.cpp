@@ -212,6 +212,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
     log_(std::string("yadokari: ") + e.what());  // the new epoch is committed all the same
   }
   note_traffic();
+  committed_compute_ = compute_ledger_.on_commit(epoch_, images_);
   phase_ = Phase::idle;
   return {{CheckpointResume{epoch_, true}},
           EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "control/compute_ledger.hpp"
 #include "control/protocol.hpp"
 
 namespace yadokari::control {
@@ -99,6 +100,9 @@ class CheckpointOrchestrator {
   // Traffic between the ranks from the next-to-last to the last committed epoch of this
   // incarnation (since the job started, when only one is committed); empty before any commit.
   const TrafficCounts& committed_traffic() const { return committed_traffic_; }
+  // Compute time per rank over the same interval, and where it was measured; empty before any
+  // commit of this incarnation.
+  const ComputeTimes& committed_compute() const { return committed_compute_; }
 
   // The targets last sent (for tests and logs).
   const std::map<std::uint64_t, std::uint64_t>& targets() const { return targets_; }
@@ -130,6 +134,8 @@ class CheckpointOrchestrator {
   std::map<std::int32_t, ReplicaResult> replicas_;
   TrafficCounts cumulative_at_commit_;  // as reported at the last commit
   TrafficCounts committed_traffic_;
+  ComputeLedger compute_ledger_{config_.world_size};
+  ComputeTimes committed_compute_;
 };
 
 }  // namespace yadokari::control

@@ -113,6 +113,9 @@ class Coordinator {
   std::uint64_t last_committed_epoch() const { return last_committed_epoch_; }
   // Traffic between the ranks up to the last committed epoch (the scheduler's input at a restart).
   const TrafficCounts& last_committed_traffic() const { return last_committed_traffic_; }
+  // Compute time per rank in the last committed epoch that measured any, and the hosts it was
+  // measured on (an earlier incarnation's until this one commits: hosts tell them apart).
+  const ComputeTimes& last_committed_compute() const { return last_committed_compute_; }
 
   // A new launch of the same job (automatic restart): forgets the ranks and any epoch in
   // progress (its images are never committed); agents and membership stay.
@@ -207,6 +210,7 @@ class Coordinator {
   bool told_checkpointing_off_ = false;
   std::uint64_t last_committed_epoch_ = 0;
   TrafficCounts last_committed_traffic_;
+  ComputeTimes last_committed_compute_;
   IncarnationProgress progress_;
   std::function<void(StatusReport&)> status_extras_;
 

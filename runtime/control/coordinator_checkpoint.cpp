@@ -103,6 +103,7 @@ void Coordinator::apply(OrchestratorStep step) {
   if (end.committed) {
     last_committed_epoch_ = end.epoch;
     if (!orchestrator_->committed_traffic().bytes.empty()) last_committed_traffic_ = orchestrator_->committed_traffic();
+    if (orchestrator_->committed_compute().any()) last_committed_compute_ = orchestrator_->committed_compute();
   }
   answer_checkpoint_request(CheckpointReply{end.committed, end.epoch, end.message});
   next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);

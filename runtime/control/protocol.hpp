@@ -17,7 +17,8 @@ namespace yadokari::control {
 
 inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // Bump whenever any message's fields change; peers of different versions refuse each other.
-inline constexpr std::uint16_t kProtocolVersion = 4;
+// 5: ImageWritten carries the rank's compute seconds and node, RankStatus its compute seconds.
+inline constexpr std::uint16_t kProtocolVersion = 5;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -105,11 +106,12 @@ struct RankStatus {
   std::uint64_t bytes_received = 0;
   std::string current_call;  // MPI function the rank is inside, empty when in application code
   double seconds_since_init = 0.0;
+  double compute_seconds = -1.0;  // outside MPI since this process's MPI_Init; < 0 = not measured
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(query_id, logical_rank, pid, hostname, mpi_calls_total, messages_sent, bytes_sent,
-       messages_received, bytes_received, current_call, seconds_since_init);
+       messages_received, bytes_received, current_call, seconds_since_init, compute_seconds);
   }
 };
 
@@ -274,11 +276,16 @@ struct ImageWritten {
   // restored with the rank): the scheduler's traffic matrix for the `comm` and `auto` policies.
   std::vector<std::uint64_t> bytes_to;
   std::vector<std::uint64_t> messages_to;
+  // Seconds this process has computed (outside MPI) since its MPI_Init, and the node it runs on:
+  // the scheduler's compute times for the `speed` and `auto` policies. Never restored with the
+  // rank, so a restarted process counts afresh. < 0 = not measured.
+  double compute_seconds = -1.0;
+  std::string hostname;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, bytes_to,
-       messages_to);
+       messages_to, compute_seconds, hostname);
   }
 };
 

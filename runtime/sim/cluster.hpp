@@ -25,6 +25,7 @@ struct Node {
   pid_t pid = 0;         // holder process; 0 = not started
   std::string netns;     // readlink /proc/<pid>/ns/net when it was started ("net:[4026532...]")
   bool alive = false;    // false once `sim kill` took it down (or before it was started)
+  double cpu_per_slot = 0.0;  // this node's own CPU limit (sim add --cpu-per-slot); 0 = the cluster's
 };
 
 struct Cluster {

@@ -46,15 +46,20 @@ void write(const fs::path& file, const std::string& value) {
 
 }  // namespace
 
+double node_cpu_per_slot(const Cluster& cluster, const Node& node) {
+  return node.cpu_per_slot > 0 ? node.cpu_per_slot : cluster.cpu_per_slot;
+}
+
 std::string node_cgroup(const Cluster& cluster, const Node& node) {
-  if (cluster.cpu_per_slot <= 0) return {};
+  if (node_cpu_per_slot(cluster, node) <= 0) return {};
   const fs::path hierarchy = cpu_hierarchy();
   if (hierarchy.empty()) return {};
   return (cluster_cgroup(hierarchy, cluster.dir) / node.id).string();
 }
 
 void limit_node_cpu(const Cluster& cluster, const Node& node) {
-  if (cluster.cpu_per_slot <= 0) return;
+  const double cpu_per_slot = node_cpu_per_slot(cluster, node);
+  if (cpu_per_slot <= 0) return;
   const fs::path hierarchy = cpu_hierarchy();
   if (hierarchy.empty())
     throw SimError("--cpu-per-slot needs a CPU cgroup controller (cgroup v1 'cpu' or v2 with 'cpu' enabled)", 2);
@@ -63,7 +68,7 @@ void limit_node_cpu(const Cluster& cluster, const Node& node) {
   fs::create_directories(dir, error);
   if (error) throw SimError("cannot create the CPU cgroup " + dir.string() + ": " + error.message());
   if (!is_v1(hierarchy)) write(dir.parent_path() / "cgroup.subtree_control", "+cpu");
-  const long quota = std::lround(node.slots * cluster.cpu_per_slot * kPeriodMicroseconds);
+  const long quota = std::lround(node.slots * cpu_per_slot * kPeriodMicroseconds);
   if (is_v1(hierarchy)) {
     write(dir / "cpu.cfs_period_us", std::to_string(kPeriodMicroseconds));
     write(dir / "cpu.cfs_quota_us", std::to_string(quota));

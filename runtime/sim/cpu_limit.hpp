@@ -10,7 +10,10 @@
 
 namespace yadokari::sim {
 
-// The node's cgroup directory ("" when the cluster has no CPU limits).
+// CPUs per slot the node may use: its own limit, else the cluster's; 0 = no limit.
+double node_cpu_per_slot(const Cluster& cluster, const Node& node);
+
+// The node's cgroup directory ("" when the node has no CPU limit).
 std::string node_cgroup(const Cluster& cluster, const Node& node);
 
 // Creates the node's cgroup with its quota. Throws SimError when the host has no usable CPU

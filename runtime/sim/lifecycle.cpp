@@ -91,6 +91,11 @@ void remove_cluster_dir(const std::filesystem::path& dir) {
 
 }  // namespace
 
+void check_cpu_per_slot(double cpu_per_slot) {
+  if (!(cpu_per_slot >= 0) || cpu_per_slot > 64)
+    throw SimError("--cpu-per-slot must be a number of CPUs from 0 (no limit) to 64", 2);
+}
+
 void check_can_manage(bool need_tc) {
   if (geteuid() != 0) throw SimError("sim needs root (it creates namespaces and network devices)");
   require_tool("ip", "iproute2");
@@ -124,8 +129,7 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
     throw SimError("--nodes must be from 1 to " + std::to_string(kMaxNodes) + ", not " + std::to_string(nodes), 2);
   }
   if (slots < 1) throw SimError("--slots must be at least 1, not " + std::to_string(slots), 2);
-  if (!(cpu_per_slot >= 0) || cpu_per_slot > 64)
-    throw SimError("--cpu-per-slot must be a number of CPUs from 0 (no limit) to 64", 2);
+  check_cpu_per_slot(cpu_per_slot);
   if (!link.empty()) link_qdisc_args(link);  // a bad rate is refused before anything is built
   check_can_manage(!link.empty());
 
@@ -204,17 +208,18 @@ KillResult kill_node(const std::string& name, const std::string& what) {
   return result;
 }
 
-Node add_node(const std::string& name, int slots) {
+Node add_node(const std::string& name, int slots, double cpu_per_slot) {
   check_can_manage();
   Cluster cluster = load_cluster(name);
   if (slots < 0) throw SimError("--slots must be at least 1, not " + std::to_string(slots), 2);
+  check_cpu_per_slot(cpu_per_slot);
   if (!holder_running(cluster.switch_holder) || node_state(cluster.frontend) != "up")
     throw SimError("cluster " + name + " is broken (its switch or frontend is gone); bring it up again");
   const int number = static_cast<int>(cluster.nodes.size()) + 1;
   if (number > kMaxNodes) throw SimError("cluster " + name + " already has " + std::to_string(kMaxNodes) + " nodes", 2);
   const std::string id = "n" + std::to_string(number);
   cluster.nodes.push_back(Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(number),
-                               slots > 0 ? slots : cluster.slots, 0, "", false});
+                               slots > 0 ? slots : cluster.slots, 0, "", false, cpu_per_slot});
   Node& node = cluster.nodes.back();
   rewrite_hosts_file_in_place(cluster);  // before the holder bind-mounts it
   try {

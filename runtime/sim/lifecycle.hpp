@@ -6,6 +6,9 @@
 
 namespace yadokari::sim {
 
+// SimError (exit 2) unless 0 (no limit) <= cpu_per_slot <= 64.
+void check_cpu_per_slot(double cpu_per_slot);
+
 // Root, and ip/nsenter (and tc with `need_tc`) in PATH; SimError otherwise.
 void check_can_manage(bool need_tc = false);
 
@@ -36,7 +39,8 @@ KillResult kill_node(const std::string& name, const std::string& node);
 // A new node n<K+1> with `slots` slots (the cluster's if 0) joins the running cluster: its
 // holder, network port, link shaping, and its name in every node's /etc/hosts (rewritten in
 // place: the nodes bind-mount that very file). Jobs running with agents see it join.
-Node add_node(const std::string& name, int slots);
+// `cpu_per_slot` > 0 gives it a CPU limit of its own (a slower or faster node than the others).
+Node add_node(const std::string& name, int slots, double cpu_per_slot = 0.0);
 
 // The cluster called `name`; SimError "no simulated cluster named NAME ..." if none.
 Cluster load_cluster(const std::string& name);

@@ -16,7 +16,8 @@ namespace {
 
 nlohmann::json node_json(const Node& node) {
   return {{"node", node.id},   {"hostname", node.hostname}, {"address", node.address}, {"slots", node.slots},
-          {"pid", node.pid},   {"netns", node.netns},       {"alive", node.alive}};
+          {"pid", node.pid},   {"netns", node.netns},       {"alive", node.alive},
+          {"cpu_per_slot", node.cpu_per_slot}};
 }
 
 Node node_from(const nlohmann::json& j) {
@@ -28,6 +29,7 @@ Node node_from(const nlohmann::json& j) {
   node.pid = j.at("pid").get<pid_t>();
   node.netns = j.at("netns").get<std::string>();
   node.alive = j.at("alive").get<bool>();
+  node.cpu_per_slot = j.value("cpu_per_slot", 0.0);  // absent in state files of older builds
   return node;
 }
 

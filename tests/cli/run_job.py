@@ -132,6 +132,13 @@ def main():
             in_recv = lambda report: report["ranks"][1]["current_call"] == "MPI_Recv"
             report = wait_for_ranks(yadokari, env, run, in_recv if real_shim else lambda r: True)
             check_report(report, flavour, program)
+            # The real shim samples each rank's time outside MPI; the fake one measures nothing.
+            for r in report["ranks"]:
+                computing = r["compute_seconds"]
+                if real_shim and not (isinstance(computing, float) and 0 <= computing <= r["seconds_since_init"] + 0.05):
+                    fail(f"rank {r['rank']}: compute_seconds {computing} (since init {r['seconds_since_init']})")
+                if not real_shim and computing is not None:
+                    fail(f"rank {r['rank']}: the fake shim measures no compute time, got {computing}")
             table = subprocess.run([yadokari, "status"], env=env, capture_output=True, text=True,
                                    timeout=120)
             if table.returncode != 0 or "rank" not in table.stdout or report["job_id"] not in table.stdout:

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 
 #include "control/checkpoint_orchestrator.hpp"
 #include "storage/epoch_store.hpp"
@@ -390,4 +392,70 @@ TEST_CASE("the traffic the ranks report with their images is kept per committed 
   epoch_with(1500, 1300);  // counters since the start: the epoch's own traffic is the difference
   CHECK(h.orchestrator.committed_traffic().bytes == std::vector<std::uint64_t>{0, 500, 1000, 0});
   CHECK(h.orchestrator.committed_traffic().messages == std::vector<std::uint64_t>{0, 5, 10, 0});
+}
+
+TEST_CASE("compute seconds per rank are those of the interval ending at the last commit", "[checkpoint]") {
+  Harness h(2);
+  CHECK_FALSE(h.orchestrator.committed_compute().any());
+  // One epoch in which rank 0 on n1 and rank 1 on n2 report what they computed since they
+  // started (< 0: rank 1 does not measure); `fail` makes rank 1's image write fail.
+  const auto epoch_with = [&](double rank_0, double rank_1, bool fail = false) {
+    const auto start = h.orchestrator.start();
+    const auto* prepare = only<CheckpointPrepare>(start);
+    REQUIRE(prepare);
+    for (int r = 0; r < 2; ++r)
+      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
+    for (int r = 0; r < 2; ++r)
+      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::parked, 1, 2, {{1, 4}}));
+    OrchestratorStep last;
+    for (int r = 0; r < 2; ++r) {
+      auto w = write_image(prepare->epoch_dir, prepare->epoch, r);
+      w.compute_seconds = r == 0 ? rank_0 : rank_1;
+      w.hostname = r == 0 ? "n1" : "n2";
+      if (fail && r == 1) {
+        w.ok = false;
+        w.error = "No space left on device";
+      }
+      last = h.orchestrator.on_image_written(w);
+    }
+    REQUIRE(last.ended);
+    CHECK(last.ended->committed == !fail);
+  };
+  epoch_with(2.0, 6.0);  // the first commit: since the ranks started
+  CHECK(h.orchestrator.committed_compute().epoch == 1);
+  CHECK(h.orchestrator.committed_compute().seconds == std::vector<std::optional<double>>{2.0, 6.0});
+  CHECK(h.orchestrator.committed_compute().hosts == std::vector<std::string>{"n1", "n2"});
+  epoch_with(3.0, 9.5);
+  CHECK(h.orchestrator.committed_compute().epoch == 2);
+  CHECK(h.orchestrator.committed_compute().seconds == std::vector<std::optional<double>>{1.0, 3.5});
+  epoch_with(3.5, 11.0, true);  // not committed: changes nothing
+  CHECK(h.orchestrator.committed_compute().epoch == 2);
+  CHECK(h.orchestrator.committed_compute().seconds == std::vector<std::optional<double>>{1.0, 3.5});
+  epoch_with(4.0, 12.5);  // against the last commit, not the failed epoch
+  CHECK(h.orchestrator.committed_compute().epoch > 2);
+  CHECK(h.orchestrator.committed_compute().seconds == std::vector<std::optional<double>>{1.0, 3.0});
+  epoch_with(4.5, -1.0);  // rank 1 measured nothing
+  CHECK(h.orchestrator.committed_compute().seconds == std::vector<std::optional<double>>{0.5, std::nullopt});
+  CHECK(h.orchestrator.committed_compute().hosts == std::vector<std::string>{"n1", ""});
+}
+
+TEST_CASE("the compute ledger counts afresh when a rank's process or node changed", "[checkpoint]") {
+  ComputeLedger ledger(2);
+  std::map<std::int32_t, ImageWritten> images;
+  images[0].compute_seconds = 5.0;
+  images[0].hostname = "n1";
+  images[1].compute_seconds = 5.0;
+  images[1].hostname = "n2";
+  CHECK(ledger.on_commit(1, images).seconds == std::vector<std::optional<double>>{5.0, 5.0});
+  // Rank 0 restarted on n3 (a fresh process counts from zero), rank 1's reading went down (a
+  // new process on the same node): both whole readings, never a negative difference.
+  images[0].compute_seconds = 0.5;
+  images[0].hostname = "n3";
+  images[1].compute_seconds = 0.25;
+  const ComputeTimes times = ledger.on_commit(2, images);
+  CHECK(times.seconds == std::vector<std::optional<double>>{0.5, 0.25});
+  CHECK(times.hosts == std::vector<std::string>{"n3", "n2"});
+  // Out-of-range ranks are ignored.
+  images[7].compute_seconds = 1.0;
+  CHECK(ledger.on_commit(3, images).seconds.size() == 2);
 }

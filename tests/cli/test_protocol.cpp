@@ -19,6 +19,7 @@ RankStatus sample_status(std::int32_t rank) {
   s.bytes_received = 400;
   s.current_call = "MPI_Recv";
   s.seconds_since_init = 1.25;
+  s.compute_seconds = 0.75;
   return s;
 }
 
@@ -40,6 +41,7 @@ void require_same(const RankStatus& a, const RankStatus& b) {
   CHECK(a.bytes_received == b.bytes_received);
   CHECK(a.current_call == b.current_call);
   CHECK(a.seconds_since_init == b.seconds_since_init);
+  CHECK(a.compute_seconds == b.compute_seconds);
 }
 
 }  // namespace
@@ -89,6 +91,44 @@ TEST_CASE("RankStatus and StatusReport round-trip", "[protocol]") {
   REQUIRE(got.ranks.size() == 2);
   require_same(got.ranks[1], sample_status(2));
   CHECK(got.ranks_not_answering == std::vector<std::int32_t>{1});
+}
+
+TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[protocol]") {
+  ImageWritten sent;
+  sent.epoch = 3;
+  sent.logical_rank = 2;
+  sent.ok = true;
+  sent.path = "/ckpt/3/rank-2.img";
+  sent.size = 4096;
+  sent.xxh64 = 0xfeedULL;
+  sent.drain_seconds = 0.5;
+  sent.write_seconds = 0.25;
+  sent.drained_messages = 1;
+  sent.bytes_to = {10, 0, 0, 20};
+  sent.messages_to = {1, 0, 0, 2};
+  sent.compute_seconds = 12.375;
+  sent.hostname = "yksim-n2";
+  const auto got = decode_as<ImageWritten>(encode(sent));
+  CHECK(got.epoch == 3);
+  CHECK(got.logical_rank == 2);
+  CHECK(got.ok);
+  CHECK(got.path == sent.path);
+  CHECK(got.size == 4096);
+  CHECK(got.xxh64 == 0xfeedULL);
+  CHECK(got.drained_messages == 1);
+  CHECK(got.bytes_to == sent.bytes_to);
+  CHECK(got.messages_to == sent.messages_to);
+  CHECK(got.compute_seconds == 12.375);
+  CHECK(got.hostname == "yksim-n2");
+  // Unmeasured by default (an image written without a sampler).
+  CHECK(decode_as<ImageWritten>(encode(ImageWritten{})).compute_seconds < 0);
+}
+
+TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
+  // Version 4 peers send ImageWritten without compute seconds: they must not be half-understood.
+  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 4);
+  CHECK(kProtocolVersion == 5);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 4, this build speaks version 5");
 }
 
 TEST_CASE("decode tells which message it got", "[protocol]") {

@@ -67,11 +67,13 @@ wait_job() {
     wait "$pid"
 }
 
-# reference_final RANKS ARGS...: the final line of an uninterrupted run on the cluster's live nodes.
+# reference_final RANKS ARGS...: the final line of an uninterrupted run on the cluster's live nodes
+# (on $REFERENCE_HOSTS instead, e.g. n1:4, when set).
 reference_final() {
     local ranks="$1"
     shift
-    timeout -k 5 300 "$Y" run --sim "$NAME" -n "$ranks" --mpi "$FLAVOUR" -- "$@" >reference.out 2>reference.err </dev/null &
+    timeout -k 5 300 "$Y" run --sim "$NAME" ${REFERENCE_HOSTS:+--hosts "$REFERENCE_HOSTS"} -n "$ranks" --mpi "$FLAVOUR" \
+        -- "$@" >reference.out 2>reference.err </dev/null &
     wait_job $! reference.out
     grep '^final' reference.out | tail -n 1
 }

@@ -5,6 +5,7 @@
 
 #include "sim/agent_script.hpp"
 #include "sim/cluster.hpp"
+#include "sim/cpu_limit.hpp"
 #include "sim/host_files.hpp"
 #include "sim/launch_settings.hpp"
 #include "sim/link_shape.hpp"
@@ -99,6 +100,21 @@ TEST_CASE("state.json round trip", "[sim]") {
   CHECK(back.nodes[1].pid == cluster.nodes[1].pid);
   CHECK(back.nodes[1].netns == cluster.nodes[1].netns);
   CHECK(back.frontend.hostname == "ykabc-fe");
+}
+
+TEST_CASE("a node's own CPU limit survives state.json and overrides the cluster's", "[sim]") {
+  Cluster cluster = sample();
+  cluster.cpu_per_slot = 0.5;
+  cluster.nodes[1].cpu_per_slot = 0.05;  // sim add --cpu-per-slot 0.05
+  nlohmann::json state = to_json(cluster);
+  const Cluster back = cluster_from_json(nlohmann::json::parse(state.dump()));
+  CHECK(back.nodes[0].cpu_per_slot == 0.0);
+  CHECK(back.nodes[1].cpu_per_slot == 0.05);
+  CHECK(node_cpu_per_slot(back, back.nodes[0]) == 0.5);
+  CHECK(node_cpu_per_slot(back, back.nodes[1]) == 0.05);
+  // State files written before nodes had limits of their own.
+  state["nodes"][1].erase("cpu_per_slot");
+  CHECK(cluster_from_json(state).nodes[1].cpu_per_slot == 0.0);
 }
 
 TEST_CASE("sim up link shaping: a plain rate is a token bucket, anything else netem", "[sim]") {

@@ -6,6 +6,7 @@
 #include "image/binary_identity.hpp"
 #include "image/image_error.hpp"
 #include "image/image_writer.hpp"
+#include "mpi/compute_sampler.hpp"
 #include "mpi/control_link.hpp"
 #include "mpi/diagnostics.hpp"
 #include "mpi/drain.hpp"
@@ -54,6 +55,9 @@ void tell_coordinator(const CheckpointTarget& target, bool ok, const std::string
     TrafficRow row = traffic_row();
     w.bytes_to = std::move(row.bytes_sent);
     w.messages_to = std::move(row.messages_sent);
+    // Cumulative in this process; the front end takes the difference between two commits.
+    w.compute_seconds = compute_seconds();
+    w.hostname = node_name();
   }
   send_to_coordinator(w);
 }

@@ -2,6 +2,7 @@
 
 #include "control/rank_client.hpp"
 #include "mpi/call_scope.hpp"
+#include "mpi/compute_sampler.hpp"
 #include "mpi/rank_totals.hpp"
 #include "mpi/world.hpp"
 
@@ -27,6 +28,7 @@ yadokari::control::RankStatus snapshot() {
   s.bytes_received = t.bytes_received;
   s.current_call = function_name(g_current_call.load(std::memory_order_relaxed));
   s.seconds_since_init = seconds_since_init();
+  s.compute_seconds = compute_seconds();
   return s;
 }
 

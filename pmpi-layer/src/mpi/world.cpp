@@ -3,6 +3,7 @@
 
 #include "memory/memory.h"
 #include "mpi/checkpoint_taker.hpp"
+#include "mpi/compute_sampler.hpp"
 #include "mpi/control_link.hpp"
 #include "mpi/cut_keys.hpp"
 #include "mpi/cut_protocol.hpp"
@@ -124,6 +125,8 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
   PMPI_Comm_dup(vworld, &g_shim_comm);
   start_cut_listener();
   start_control_link();
+  // Compute time is only worth measuring for a front end to report it to.
+  if (control_link_up()) start_compute_sampler();
   // Checkpoints need the memory layer (on when YADOKARI_CKPT_DIR or YADOKARI_RESTORE is set)
   // and a coordinator to agree with.
   g_interruptible = yk_mem_enabled() && control_link_up();
@@ -131,6 +134,7 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
 
 void before_library_finalize() {
   write_stats_if_requested();
+  stop_compute_sampler();
   stop_control_link();
 }
 

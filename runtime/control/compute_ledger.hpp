@@ -1,0 +1,44 @@
+#pragma once
+// Compute times of the last committed epoch, for the `speed` and `auto` policies. Each rank's
+// ImageWritten carries what its process has computed (outside MPI) since its MPI_Init and the
+// node it runs on; the ledger turns those cumulative readings into the time computed between the
+// last two commits, like the traffic rows. Pure logic; the orchestrator owns one per incarnation.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/protocol.hpp"
+
+namespace yadokari::control {
+
+// Per logical rank: seconds computed outside MPI during the interval ending at `epoch`'s commit,
+// and the host (as the rank registers it) they were measured on. nullopt / "" = not measured.
+struct ComputeTimes {
+  std::uint64_t epoch = 0;  // 0: nothing committed yet
+  std::vector<std::optional<double>> seconds;
+  std::vector<std::string> hosts;
+
+  bool any() const;
+};
+
+class ComputeLedger {
+ public:
+  explicit ComputeLedger(std::int32_t world_size) : world_size_(world_size) {}
+
+  // At the commit of `epoch`, with every rank's ImageWritten of it. A rank's time is its reading
+  // minus its reading at the previous commit this ledger saw, when that was on the same host and
+  // not larger (same process); otherwise the whole reading (since its process started).
+  ComputeTimes on_commit(std::uint64_t epoch, const std::map<std::int32_t, ImageWritten>& images);
+
+ private:
+  struct Reading {
+    double seconds = 0.0;
+    std::string host;
+  };
+  std::int32_t world_size_;
+  std::map<std::int32_t, Reading> previous_;
+};
+
+}  // namespace yadokari::control
