@@ -282,8 +282,16 @@ run_timed() {
   (cd "$work" && exec timeout -k 10 "$limit" "$@") >"$log" 2>&1 </dev/null &
   wait_with_grace $! "$log" "$finalize_grace"
   t1=$(now)
-  if [[ -n "$hung" ]]; then rc=0; t1=$output_at; fi
+  if [[ -n "$hung" ]]; then rc=0; t1=$output_at; stop_leftovers "$bin"; fi
   wall=$(elapsed "$t0" "$t1")
+}
+# stop_leftovers BINARY: after a run was stopped for hanging, processes still running the binary (a
+# launcher stopped in the middle of its teardown can leave ranks behind) would disturb the next run.
+stop_leftovers() {
+  local i
+  for ((i = 0; i < 50; i++)); do pgrep -f -- "$1" >/dev/null || return 0; sleep 0.1; done
+  echo "$prog: killing processes of $1 left behind by a stopped run: $(pgrep -f -- "$1" | paste -sd' ')" >&2
+  pkill -KILL -f -- "$1"
 }
 status_of() { # rc log expected_rc
   if (( $1 == 124 || $1 == 137 )); then echo TIMEOUT

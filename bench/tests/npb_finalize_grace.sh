@@ -12,9 +12,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/npb-build/openmpi/bin"
 mkdir -p "$bin"
 report="$here/data/npb_is.S.mpich.native.log"
-# is.S: prints the report and exits; cg.S: prints it, then "hangs" (sleep 37)
+# is.S: prints the report and exits; cg.S: prints it, then "hangs" (a process whose command line names
+# the binary, as a real NPB rank's does)
 printf '#!/bin/sh\ncat "%s"\n' "$report" >"$bin/is.S.2"
-printf '#!/bin/sh\ncat "%s"\nexec sleep 37\n' "$report" >"$bin/cg.S.2"
+printf '#!/bin/sh\ncat "%s"\nexec python3 -c "import time; time.sleep(60)" "$0"\n' "$report" >"$bin/cg.S.2"
 chmod +x "$bin/is.S.2" "$bin/cg.S.2"
 env -u NPB_DIR "$npb" --npb-dir "$tmp" --mpi openmpi --kernels "is cg" --classes S --np 2 --reps 1 \
   --modes native --finalize-grace 1 --timeout 25 --out "$tmp/r.jsonl" 2>"$tmp/err" ||
@@ -28,9 +29,8 @@ for r in recs.values():
 assert recs["cg"].get("finalize_hang") == 1, recs["cg"]
 assert "finalize_hang" not in recs["is"], recs["is"]
 PY
-# stopped, not left behind (npb.sh only returns after the launcher ended; the ranks go with it)
-sleep 1
-pgrep -f "^sleep 37$" >/dev/null && fail "the hanging ranks are still running"
+# stopped, not left behind: npb.sh returns after the launcher ended and kills ranks it left behind
+pgrep -f -- "$bin/cg.S.2" >/dev/null && fail "the hanging ranks are still running: $(pgrep -af -- "$bin/cg.S.2")"
 # a bad value is a one-line usage error
 err=$(env -u NPB_DIR "$npb" --npb-dir "$tmp" --finalize-grace 0 --dry-run 2>&1); rc=$?
 [[ $rc == 2 && "$err" == "npb.sh: --finalize-grace must be a positive integer, not '0'" ]] || fail "bad grace: rc $rc '$err'"
