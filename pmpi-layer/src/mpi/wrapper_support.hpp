@@ -76,15 +76,24 @@ YK_HOT SendTally prepare_send(CommK::entry* comm, int count, MPI_Datatype dataty
   return {c, static_cast<std::uint64_t>(count) * static_cast<std::uint32_t>(size)};
 }
 struct ReceiveTally {
-  CommChannels* channels;  // null: not counted (unknown communicator, receive from MPI_PROC_NULL)
+  // A receive from one given source can only match that source's messages (MPI's matching
+  // rule), so its channel is looked up before the library call: after it, on the ping-pong's
+  // critical path, only the counters are touched. MPI_ANY_SOURCE takes the channel from the status.
+  CommChannels* any_source;  // MPI_ANY_SOURCE on a known communicator, else null
+  Channel* channel;          // the posted source's channel, else null
   YK_HOT void commit(const MPI_Status* status, bool single_writer) const {
-    if (channels && status->MPI_SOURCE >= 0) [[likely]]
-      channels->on_receive(status->MPI_SOURCE, received_bytes(status), single_writer);
+    if (channel) [[likely]]
+      Counter::add_pair(channel->messages_received, 1, channel->bytes_received, received_bytes(status), single_writer);
+    else if (any_source && status->MPI_SOURCE >= 0)
+      any_source->on_receive(status->MPI_SOURCE, received_bytes(status), single_writer);
   }
 };
-// `source` as posted (see on_receive).
+// `source` as posted (see on_receive). Not counted: an unknown communicator, MPI_PROC_NULL, a
+// source out of range (the library rejects it).
 YK_HOT ReceiveTally prepare_receive(CommK::entry* comm, int source) {
-  return {comm && source != MPI_PROC_NULL ? &comm->record.channels : nullptr};
+  if (!comm || source == MPI_PROC_NULL) [[unlikely]] return {nullptr, nullptr};
+  if (source >= 0) [[likely]] return {nullptr, comm->record.channels.find(source)};
+  return {source == MPI_ANY_SOURCE ? &comm->record.channels : nullptr, nullptr};
 }
 YK_HOT bool needs_slow_path(const SendTally& t) { return t.bytes == kSizeUnknown; }
 YK_HOT bool needs_slow_path(const ReceiveTally&) { return false; }
