@@ -46,6 +46,41 @@ class GeneratorTest(unittest.TestCase):
         self.assertIn("yk::on_send(yk_entry_comm, count, datatype, dest);", c)
         self.assertIn("*newcomm = yk::adopt_comm(yk_real_newcomm, R);", c)
 
+    def test_fast_path_leaves_for_the_slow_wrapper_before_anything_happens(self):
+        table = ("int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, "
+                 "MPI_Status* status {need}) @@ prep=yk::ReceiveTally yk_received = yk::prepare_receive(yk_entry_comm, "
+                 "source) ; post=yk_received.commit(yk_status, yk_single_writer) ; redeliver=yk::redeliver_recv ; "
+                 "interruptible=yk::interruptible_recv\n")
+        out, _ = run(table)
+        c = (out / "c_wrappers.cpp").read_text()
+        slow = c[c.index("static int yk_slow_MPI_Recv("):c.index('extern "C" YK_API int MPI_Recv(')]
+        fast = c[c.index('extern "C" YK_API int MPI_Recv('):]
+        # The slow wrapper is the full one: scope with the cut boundary, polling, drained messages.
+        self.assertIn("[[gnu::cold, gnu::noinline]]", c[:c.index("static int yk_slow_MPI_Recv(")])
+        for text in ("yk::CallScope yk_scope(yk::Fn::MPI_Recv);", "yk::interruptible_recv(", "yk::redeliver_recv(",
+                     "constexpr bool yk_single_writer = false;"):
+            self.assertIn(text, slow)
+        # The fast path: the one-word check first, translation and tallies before its scope opens.
+        lines = [x.strip() for x in fast.splitlines()]
+        self.assertEqual(lines[1], "if (!yk::fast_path_open()) [[unlikely]] return "
+                                   "yk_slow_MPI_Recv(buf, count, datatype, source, tag, comm, status);")
+        order = [fast.index(x) for x in ("constexpr bool yk_single_writer = true;",
+                                         "yk::ReceiveTally yk_received = yk::prepare_receive(yk_entry_comm, source);",
+                                         "if (yk::needs_slow_path(yk_received)) [[unlikely]] return yk_slow_MPI_Recv(",
+                                         "yk::FastCallScope yk_scope(yk::Fn::MPI_Recv);", "PMPI_Recv(",
+                                         "yk_received.commit(yk_status, yk_single_writer);")]
+        self.assertEqual(order, sorted(order))
+        self.assertNotIn("interruptible", fast)
+        self.assertNotIn("redeliver", fast)
+
+    def test_collectives_keep_the_gate_on_the_fast_path(self):
+        table = ("[collectives]\nint MPI_Barrier(MPI_Comm comm) @@ post=yk::on_collective(yk_entry_comm)\n")
+        out, _ = run(table)
+        c = (out / "c_wrappers.cpp").read_text()
+        fast = c[c.index('extern "C" YK_API int MPI_Barrier('):]
+        self.assertLess(fast.index("yk::FastCallScope"), fast.index("yk::collective_gate(comm);"))
+        self.assertLess(fast.index("yk::collective_gate(comm);"), fast.index("yk::find_entry<yk::CommK>(comm)"))
+
     def test_uncovered_functions_get_fail_loudly_stubs_but_macros_do_not(self):
         out, _ = run(TABLE)
         stubs = (out / "unsupported.c").read_text()

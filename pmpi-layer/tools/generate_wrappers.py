@@ -137,7 +137,6 @@ def collective_gate(f):
 
 def gen_c_wrapper(f):
     pre, args, after_out, after_free = [], [], [], []
-    status_var = None
     for p in f.params:
         k = p.kind
         if k == "yk::CommK" and not p.is_array and p.ptr == 0:
@@ -184,53 +183,96 @@ def gen_c_wrapper(f):
             pre.append("MPI_Status yk_status_local;")
             pre.append(f"MPI_Status* const yk_status = ({p.name} == MPI_STATUS_IGNORE) ? &yk_status_local : {p.name};")
             args.append("yk_status")
-            status_var = "yk_status"
         elif p.variadic:
             raise SystemExit(f"{f.name}: variadic functions must be custom")
         else:
             args.append(p.name)
     call = f"PMPI_{f.name[4:]}({', '.join(args)})"
-    lines = [f'extern "C" YK_API {f.ret} {f.name}({f.c_params()}) {{']
+    header = f"{f.ret} {f.name}({f.c_params()})"
     if f.ret != "int":
         if pre or after_out or after_free:
             raise SystemExit(f"{f.name}: non-int functions must be simple")
-        lines.append(f"  return {call};")
+        return "\n".join([f'extern "C" YK_API {header} {{', f"  return {call};", "}"])
+    names = ", ".join(p.name for p in f.params)
+    gate = collective_gate(f)
+    body_after = after_out + ([f.opts["post"] + ";"] if "post" in f.opts else []) + after_free
+    prep = [d.strip() + ";" for d in split_top(f.opts.get("prep", ""), ",") if d.strip()]
+    uses_single_writer = any("yk_single_writer" in x for x in prep + body_after)
+
+    if prep and gate:
+        # Collectives look their handles up after the gate (a checkpoint may happen there).
+        raise SystemExit(f"{f.name}: prep= cannot be combined with a collective gate")
+    if prep and any("std::vector" in x or "RealArray" in x for x in pre):
+        # The fast path translates before its scope opens: nothing may allocate (pitfall 7).
+        raise SystemExit(f"{f.name}: prep= needs allocation-free handle translation")
+
+    def call_and_hooks(single_writer, looked_up=False):
+        out = []
+        if uses_single_writer and not looked_up:
+            out.append(f"constexpr bool yk_single_writer = {'true' if single_writer else 'false'};")
+        if gate:
+            # Before anything is looked up: a checkpoint may happen at the gate (cut_protocol.hpp).
+            out.append(f"yk::collective_gate({gate});")
+        if "pre" in f.opts:
+            out.append(f"{f.opts['pre']};")
+        if not looked_up:
+            out += pre + prep
+        out.append(f"const int yk_rc = {call};")
+        if gate:
+            out.append("yk::collective_done();")
+        if body_after:
+            # [[likely]]: keeps the hooks on the straight-line path after the library returns.
+            out.append("if (yk_rc == MPI_SUCCESS) [[likely]] {")
+            out += ["  " + x for x in body_after]
+            out.append("}")
+        out.append("return yk_rc;")
+        return out
+
+    special = [o for o in ("interruptible", "redeliver", "refuse_drained") if o in f.opts]
+    if special and (gate or f.has("nocount")):
+        # The slow wrapper runs these checks before call_and_hooks() (the gate, pre=): keep them apart.
+        raise SystemExit(f"{f.name}: {', '.join(special)} cannot be combined with a collective gate or nocount")
+    if f.has("nocount"):
+        lines = [f'extern "C" YK_API {header} {{']
+        lines += ["  " + x for x in call_and_hooks(False)]
         lines.append("}")
         return "\n".join(lines)
-    if not f.has("nocount"):
-        lines.append(f"  yk::CallScope yk_scope(yk::Fn::{f.name});")
+
+    # The full wrapper, for whenever something special is going on (call_scope.hpp, g_slow_path):
+    # cold and out of line, so that the fast path below saves no registers for it.
+    slow = f"yk_slow_{f.name}"
+    lines = [f"[[gnu::cold, gnu::noinline]] static int {slow}({f.c_params()}) {{",
+             f"  yk::CallScope yk_scope(yk::Fn::{f.name});"]
     if "interruptible" in f.opts:
         # With checkpoints on, a blocking call polls, so that a checkpoint can stop it.
-        names = ", ".join(p.name for p in f.params)
         lines.append(f"  if (yk::g_interruptible) [[unlikely]] return {f.opts['interruptible']}({names});")
-    gate = collective_gate(f)
-    if gate:
-        # Before anything is looked up: a checkpoint may happen at the gate (cut_protocol.hpp).
-        lines.append(f"  yk::collective_gate({gate});")
     if "redeliver" in f.opts:
         # Messages drained at a checkpoint are delivered before anything from the library.
-        names = ", ".join(p.name for p in f.params)
         lines.append("  if (yk::g_drained_pending != 0) [[unlikely]] {")
         lines.append(f"    if (const int yk_r = {f.opts['redeliver']}({names}); yk_r != yk::kNotDrained) return yk_r;")
         lines.append("  }")
     if "refuse_drained" in f.opts:
         lines.append("  if (yk::g_drained_pending != 0) [[unlikely]]")
         lines.append(f'    yk::refuse_if_drained(comm, "{f.name}");')
-    if "pre" in f.opts:
-        lines.append(f"  {f.opts['pre']};")
-    lines += ["  " + x for x in pre]
-    lines.append(f"  const int yk_rc = {call};")
-    if gate:
-        lines.append("  yk::collective_done();")
-    body = after_out + ([f.opts["post"] + ";"] if "post" in f.opts else []) + after_free
-    if body:
-        # [[likely]]: keeps the hooks on the straight-line path after the library returns.
-        lines.append("  if (yk_rc == MPI_SUCCESS) [[likely]] {")
-        lines += ["    " + x for x in body]
-        lines.append("  }")
-    lines.append("  return yk_rc;")
+    lines += ["  " + x for x in call_and_hooks(False)]
     lines.append("}")
-    del status_var
+    # The fast path: the outermost call, no cut requested, checkpoints off (no polling), no
+    # drained messages, one writer. Everything else is the slow wrapper's business: a tail call
+    # taken before anything has happened, with the arguments still in their registers.
+    lines.append(f'extern "C" YK_API {header} {{')
+    lines.append(f"  if (!yk::fast_path_open()) [[unlikely]] return {slow}({names});")
+    if prep:
+        # Translate and prepare the hooks first, so that a tally needing the library (a datatype
+        # size not cached yet) can still leave for the slow wrapper; then nothing but the library
+        # call remains, and no register has to survive a call other than the library's.
+        if uses_single_writer:
+            lines.append("  constexpr bool yk_single_writer = true;")
+        lines += ["  " + x for x in pre + prep]
+        tallies = [d.split("=")[0].split()[-1] for d in prep]
+        lines.append(f"  if (yk::needs_slow_path({', '.join(tallies)})) [[unlikely]] return {slow}({names});")
+    lines.append(f"  yk::FastCallScope yk_scope(yk::Fn::{f.name});")
+    lines += ["  " + x for x in call_and_hooks(True, looked_up=bool(prep))]
+    lines.append("}")
     return "\n".join(lines)
 
 

@@ -27,11 +27,17 @@ class CommChannels {
         channels_(world_rank_of_peer_.size()) {}
 
   // Out-of-range peers (MPI_PROC_NULL, bad user input the library will reject) are ignored.
-  YK_HOT void on_send(int peer, std::uint64_t bytes) {
-    if (Channel* c = find(peer)) Counter::add_pair(c->messages_sent, 1, c->bytes_sent, bytes);
+  // `single_writer`: the caller knows there is one writer (see Counter::add_pair).
+  YK_HOT void on_send(int peer, std::uint64_t bytes, bool single_writer = false) {
+    if (Channel* c = find(peer)) Counter::add_pair(c->messages_sent, 1, c->bytes_sent, bytes, single_writer);
   }
-  YK_HOT void on_receive(int peer, std::uint64_t bytes) {
-    if (Channel* c = find(peer)) Counter::add_pair(c->messages_received, 1, c->bytes_received, bytes);
+  YK_HOT void on_receive(int peer, std::uint64_t bytes, bool single_writer = false) {
+    if (Channel* c = find(peer)) Counter::add_pair(c->messages_received, 1, c->bytes_received, bytes, single_writer);
+  }
+  // The channel of `peer`, or null for an out-of-range peer: the wrappers look it up before the
+  // library call and count into it after (wrapper_support.hpp, SendTally).
+  YK_HOT Channel* find(int peer) {
+    return (peer >= 0 && static_cast<std::size_t>(peer) < channels_.size()) ? &channels_[peer] : nullptr;
   }
 
   void add_counts(int peer, const Channel& from) {
@@ -49,10 +55,6 @@ class CommChannels {
   int world_rank_of(std::size_t peer) const { return world_rank_of_peer_[peer]; }
 
  private:
-  YK_HOT Channel* find(int peer) {
-    return (peer >= 0 && static_cast<std::size_t>(peer) < channels_.size()) ? &channels_[peer] : nullptr;
-  }
-
   std::uint32_t comm_id_ = 0;
   std::vector<int> world_rank_of_peer_;
   std::vector<Channel> channels_;

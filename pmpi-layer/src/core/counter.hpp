@@ -31,11 +31,16 @@ class Counter {
       v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
   std::uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+  // For callers that already know there is one writer (the wrappers' fast path, call_scope.hpp).
+  YK_HOT void add_single_writer(std::uint64_t n) {
+    v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
 
   // The two counters of one event (a message and its bytes) under a single test of
   // g_many_writers: the channel hooks run on the receive path right after the library returns.
-  YK_HOT static void add_pair(Counter& a, std::uint64_t na, Counter& b, std::uint64_t nb) {
-    if (g_many_writers) [[unlikely]] {
+  // `single_writer` (a constant at the call site): the caller already knows there is one writer.
+  YK_HOT static void add_pair(Counter& a, std::uint64_t na, Counter& b, std::uint64_t nb, bool single_writer = false) {
+    if (!single_writer && g_many_writers) [[unlikely]] {
       a.v_.fetch_add(na, std::memory_order_relaxed);
       b.v_.fetch_add(nb, std::memory_order_relaxed);
     } else {

@@ -2,6 +2,7 @@
 
 #include "control/protocol.hpp"
 #include "memory/memory.h"
+#include "mpi/call_scope.hpp"
 #include "mpi/checkpoint_taker.hpp"
 #include "mpi/control_link.hpp"
 #include "mpi/virtual_handles.hpp"
@@ -97,6 +98,7 @@ void on_message(const ctl::Message& m) {
     g_view.go = false;
     g_view.resumed = false;
     g_cut_requested.store(true, std::memory_order_seq_cst);
+    set_slow_path(kSlowCutRequested, true);  // the wrappers' fast path skips the boundary check
     // A rank blocked inside a collective (or in MPI_Finalize) cannot answer itself.
     if (g_finalizing.load(std::memory_order_seq_cst))
       report(g_view, ctl::CutState::finalizing, 0, {});
@@ -121,6 +123,7 @@ void end_cut(std::unique_lock<std::mutex>&) {
   g_view.go = false;
   g_view.resumed = false;
   g_cut_requested.store(false, std::memory_order_seq_cst);
+  set_slow_path(kSlowCutRequested, false);
 }
 
 enum class Stop { run_on, done };

@@ -50,7 +50,7 @@ int unpack(const DrainedMessage& m, void* buf, int count, MPI_Datatype datatype,
 
 void take(std::deque<DrainedMessage>::iterator it) {
   g_drained.erase(it);
-  --g_drained_pending;
+  if (--g_drained_pending == 0) set_slow_path(kSlowDrained, false);  // wrappers: fast path again
 }
 
 // Receives that the library already matched into a pending request are not in flight any more:
@@ -96,7 +96,7 @@ bool drain_one_round() {
     PMPI_Recv(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, e.real, &st);
     on_receive(&e, st.MPI_SOURCE, &st);
     g_drained.push_back(std::move(m));
-    ++g_drained_pending;
+    if (g_drained_pending++ == 0) set_slow_path(kSlowDrained, true);  // receive wrappers look here first
     ++g_drained_total;
     progressed = true;
   });

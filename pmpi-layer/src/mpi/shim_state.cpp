@@ -135,6 +135,7 @@ void install(ShimState& s) {
   g_retired_channels.restore(std::move(s.retired), static_cast<std::size_t>(s.retired_communicators));
   drained_messages() = std::move(s.drained);
   g_drained_pending = drained_messages().size();
+  set_slow_path(kSlowDrained, g_drained_pending != 0);
   g_drained_total = s.drained_total;
   std::size_t completed = 0;
   registry<ReqK>().table.for_each([&](std::uint32_t, ReqK::entry& e) { completed += e.record.completed_by_shim; });

@@ -106,6 +106,7 @@ void check_abi_or_die() {
 
 void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
   g_many_writers = (thread_level == MPI_THREAD_MULTIPLE);
+  set_slow_path(kSlowManyWriters, g_many_writers);  // the fast path's counters assume one writer
   int real_rank = 0, size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &real_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -130,6 +131,7 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
   // Checkpoints need the memory layer (on when YADOKARI_CKPT_DIR or YADOKARI_RESTORE is set)
   // and a coordinator to agree with.
   g_interruptible = yk_mem_enabled() && control_link_up();
+  set_slow_path(kSlowInterruptible, g_interruptible);  // blocking calls must poll: the slow wrappers
 }
 
 void before_library_finalize() {

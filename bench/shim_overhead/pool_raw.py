@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Pools the --raw files of several run.sh invocations, to compare two shim builds measured in the
+same period:   pool_raw.py 'before=/tmp/b-*.jsonl' 'after=/tmp/a-*.jsonl'
+
+Per label and flavour, over every rep of the matching files: the in-process ping-pong +ns (shim run's
+median of MPI_ minus PMPI_ block times), +% = that / the paired native run's best-block half round trip
+(as in run.sh's verdict), the native A/A control and the in-process allreduce +ns; medians and IQRs.
+One invocation of run.sh is 10 reps at most; pooling alternating invocations of two builds is what
+makes a difference of about 1 ns visible on a shared 2-core machine."""
+import json, statistics, sys, glob
+from collections import defaultdict
+def q(v):
+    if len(v) < 2: return (v[0], v[0])
+    qs = statistics.quantiles(v, n=4, method="inclusive"); return qs[0], qs[2]
+for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
+    runs = defaultdict(dict)
+    for f in sorted(glob.glob(pattern)):
+        for line in open(f):
+            r = json.loads(line)
+            runs[(r["flavour"], r["side"])][(f, r["rep"])] = r["result"]
+    for fl in ("openmpi", "mpich"):
+        nat, shim = runs.get((fl, "native"), {}), runs.get((fl, "shim"), {})
+        keys = sorted(set(nat) & set(shim))
+        if not keys: continue
+        ns = [shim[k]["inproc"]["pingpong_diff_ns"]["median"] for k in keys]
+        aa = [nat[k]["inproc"]["pingpong_diff_ns"]["median"] for k in keys]
+        pct = [100 * shim[k]["inproc"]["pingpong_diff_ns"]["median"] / (1000 * nat[k]["pingpong_half_rtt"]["min"]) for k in keys]
+        ar = [shim[k]["inproc"]["allreduce_diff_ns"]["median"] for k in keys]
+        base = [nat[k]["pingpong_half_rtt"]["min"] * 1000 for k in keys]
+        print(f"{label:5} {fl:8} n={len(keys):2}  ping-pong +ns median {statistics.median(ns):5.2f} IQR {q(ns)[0]:5.2f}..{q(ns)[1]:5.2f}"
+              f"  +% median {statistics.median(pct):4.2f} IQR {q(pct)[0]:4.2f}..{q(pct)[1]:4.2f}"
+              f"  (native best half-RTT median {statistics.median(base):5.1f} ns; A/A {statistics.median(aa):+.2f} ns)"
+              f"  allreduce +ns {statistics.median(ar):5.2f} IQR {q(ar)[0]:5.2f}..{q(ar)[1]:5.2f}")
