@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -80,8 +81,10 @@ ImageWritten write_image(const fs::path& epoch_dir, std::uint64_t epoch, int ran
   return w;
 }
 
-// Runs one epoch in which every rank parks at once with `counts`; returns the last step.
-OrchestratorStep run_simple_epoch(Harness& h, int world, bool fail_rank_1 = false) {
+// Runs one epoch in which every rank parks at once with `counts`; `adjust` edits what each rank
+// reports with its image (traffic, compute time); returns the last step.
+OrchestratorStep run_simple_epoch(Harness& h, int world, bool fail_rank_1 = false,
+                                  const std::function<void(ImageWritten&)>& adjust = {}) {
   const auto start = h.orchestrator.start();
   const auto* prepare = only<CheckpointPrepare>(start);
   REQUIRE(prepare);
@@ -97,6 +100,7 @@ OrchestratorStep run_simple_epoch(Harness& h, int world, bool fail_rank_1 = fals
   fs::create_directories(prepare->epoch_dir);  // node-local storage: the ranks make it
   for (int r = 0; r < world; ++r) {
     auto w = write_image(prepare->epoch_dir, epoch, r);
+    if (adjust) adjust(w);
     if (fail_rank_1 && r == 1) {
       w.ok = false;
       w.error = "No space left on device";
@@ -369,20 +373,10 @@ TEST_CASE("the traffic the ranks report with their images is kept per committed 
   // Runs an epoch in which rank 0 reports `to_1` bytes sent to rank 1 and rank 1 `to_0` to rank 0
   // (one message per 100 bytes).
   const auto epoch_with = [&](std::uint64_t to_1, std::uint64_t to_0) {
-    const auto start = h.orchestrator.start();
-    const auto* prepare = only<CheckpointPrepare>(start);
-    REQUIRE(prepare);
-    for (int r = 0; r < 2; ++r)
-      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
-    for (int r = 0; r < 2; ++r)
-      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::parked, 1, 2, {{1, 4}}));
-    OrchestratorStep last;
-    for (int r = 0; r < 2; ++r) {
-      auto w = write_image(prepare->epoch_dir, prepare->epoch, r);
-      w.bytes_to = r == 0 ? std::vector<std::uint64_t>{0, to_1} : std::vector<std::uint64_t>{to_0, 0};
+    const auto last = run_simple_epoch(h, 2, false, [&](ImageWritten& w) {
+      w.bytes_to = w.logical_rank == 0 ? std::vector<std::uint64_t>{0, to_1} : std::vector<std::uint64_t>{to_0, 0};
       w.messages_to = {w.bytes_to[0] / 100, w.bytes_to[1] / 100};
-      last = h.orchestrator.on_image_written(w);
-    }
+    });
     REQUIRE(last.ended);
     REQUIRE(last.ended->committed);
   };
@@ -400,24 +394,10 @@ TEST_CASE("compute seconds per rank are those of the interval ending at the last
   // One epoch in which rank 0 on n1 and rank 1 on n2 report what they computed since they
   // started (< 0: rank 1 does not measure); `fail` makes rank 1's image write fail.
   const auto epoch_with = [&](double rank_0, double rank_1, bool fail = false) {
-    const auto start = h.orchestrator.start();
-    const auto* prepare = only<CheckpointPrepare>(start);
-    REQUIRE(prepare);
-    for (int r = 0; r < 2; ++r)
-      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
-    for (int r = 0; r < 2; ++r)
-      h.orchestrator.on_cut_report(report(prepare->epoch, r, CutState::parked, 1, 2, {{1, 4}}));
-    OrchestratorStep last;
-    for (int r = 0; r < 2; ++r) {
-      auto w = write_image(prepare->epoch_dir, prepare->epoch, r);
-      w.compute_seconds = r == 0 ? rank_0 : rank_1;
-      w.hostname = r == 0 ? "n1" : "n2";
-      if (fail && r == 1) {
-        w.ok = false;
-        w.error = "No space left on device";
-      }
-      last = h.orchestrator.on_image_written(w);
-    }
+    const auto last = run_simple_epoch(h, 2, fail, [&](ImageWritten& w) {
+      w.compute_seconds = w.logical_rank == 0 ? rank_0 : rank_1;
+      w.hostname = w.logical_rank == 0 ? "n1" : "n2";
+    });
     REQUIRE(last.ended);
     CHECK(last.ended->committed == !fail);
   };

@@ -47,6 +47,19 @@ without_launcher_banner() {
 }
 
 # wait_job PID OUT [GRACE]: waits for the background job PID and returns its exit code. MPICH over
+# wait_for SECONDS COMMAND...: true once COMMAND succeeds within SECONDS; once the job ($job) has
+# ended, COMMAND decides at once.
+wait_for() {
+    local tries=$(($1 * 20))
+    shift
+    for _ in $(seq $tries); do
+        "$@" && return 0
+        kill -0 "$job" 2>/dev/null || { "$@"; return; }
+        sleep 0.05
+    done
+    return 1
+}
+
 # TCP may hang in MPI_Finalize after all output (PLATFORM_NOTES): once OUT has the program's
 # `final` line and the job still runs GRACE (20) s later, it is stopped (SIGTERM through `timeout`
 # and the front end to the launcher) and 124 is returned, as if its watchdog had fired.

@@ -16,14 +16,6 @@ H="yk$NAME"
 timeout -k 5 400 "$Y" run --sim "$NAME" -n 4 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 1 -- "$@" \
     >run.out 2>run.err </dev/null &
 job=$!
-wait_for() {  # wait_for SECONDS COMMAND...
-    for _ in $(seq $(($1 * 10))); do
-        "${@:2}" && return 0
-        kill -0 "$job" 2>/dev/null || { "${@:2}"; return; }
-        sleep 0.1
-    done
-    return 1
-}
 committed() { ls "$ckpt"/*/MANIFEST >/dev/null 2>&1; }
 logged() { grep -q "$1" run.err; }
 

@@ -23,16 +23,6 @@ ckpt="$WORK/ckpt"
 export YADOKARI_STATE_DIR="$WORK/jobs"
 [[ "$SCENARIO" == mid-write ]] && export YADOKARI_FAULT_SLOW_WRITE=2:4000
 
-wait_for() {  # wait_for SECONDS COMMAND...: true once COMMAND succeeds
-    local tries=$(($1 * 20))
-    shift
-    for _ in $(seq $tries); do
-        "$@" && return 0
-        kill -0 "$job" 2>/dev/null || { "$@"; return; }
-        sleep 0.05
-    done
-    return 1
-}
 committed() { ls "$ckpt/$1/MANIFEST" >/dev/null 2>&1; }
 newest_committed() { ls "$ckpt"/*/MANIFEST 2>/dev/null | awk -F/ '{ print $(NF-1) }' | sort -n | tail -1; }
 being_written() { [[ -d "$ckpt/$1" && ! -e "$ckpt/$1/MANIFEST" ]] && ls "$ckpt/$1"/rank-* >/dev/null 2>&1; }

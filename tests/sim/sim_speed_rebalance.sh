@@ -22,14 +22,6 @@ H="yk$NAME"
 timeout -k 5 500 "$Y" run --sim "$NAME" --hosts n1:2,n2:2 -n 4 --mpi "$FLAVOUR" --policy speed \
     --ckpt-dir "$ckpt" --interval 1 -- "$@" >run.out 2>run.err </dev/null &
 job=$!
-wait_for() {  # wait_for SECONDS COMMAND...
-    for _ in $(seq $(($1 * 10))); do
-        "${@:2}" && return 0
-        kill -0 "$job" 2>/dev/null || { "${@:2}"; return; }
-        sleep 0.1
-    done
-    return 1
-}
 # Two commits: the compute times are then those of one whole interval between commits.
 two_committed() { (($(ls "$ckpt"/*/MANIFEST 2>/dev/null | wc -l) >= 2)); }
 logged() { grep -q "$1" run.err; }
