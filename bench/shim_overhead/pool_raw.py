@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Pools the --raw files of several run.sh invocations, to compare two shim builds measured in the
-same period:   pool_raw.py 'before=/tmp/b-*.jsonl' 'after=/tmp/a-*.jsonl'
+same period:   pool_raw.py 'before=raw/before-*.jsonl' 'after=raw/after-*.jsonl'
 
 Per label and flavour, over every rep of the matching files: the in-process ping-pong +ns (shim run's
 median of MPI_ minus PMPI_ block times), +% = that / the paired native run's best-block half round trip
