@@ -16,7 +16,7 @@ TEST_CASE("the compute clock counts spans seen outside MPI at both ends", "[comp
   CHECK(clock.seconds() == Approx(0.020));
 }
 
-TEST_CASE("spans inside MPI do not count; a span crossing a call boundary counts half", "[compute]") {
+TEST_CASE("spans inside MPI do not count, a span crossing a call boundary counts half", "[compute]") {
   yk::ComputeClock clock;
   clock.observe(0, true);
   clock.observe(10 * kMs, false);  // entered MPI somewhere in the first 10 ms: 5 ms

@@ -17,7 +17,7 @@ TEST_CASE("checkpointing is off by default", "[checkpoint-options]") {
   CHECK(settings.compression == 0);
 }
 
-TEST_CASE("the variables apply when no flag is given; flags win", "[checkpoint-options]") {
+TEST_CASE("the variables apply when no flag is given, flags win", "[checkpoint-options]") {
   const auto env = fake_env({{"YADOKARI_CKPT_DIR", "/env/ckpt"},
                              {"YADOKARI_CKPT_INTERVAL", "2.5"},
                              {"YADOKARI_STOP_AFTER_EPOCH", "3"},
@@ -39,7 +39,7 @@ TEST_CASE("the variables apply when no flag is given; flags win", "[checkpoint-o
   CHECK(from_flags.compression == 0);
 }
 
-TEST_CASE("interval flags need a checkpoint directory; stray variables do not",
+TEST_CASE("interval flags need a checkpoint directory, stray variables do not",
           "[checkpoint-options]") {
   CheckpointFlags flags;
   flags.interval = "5";

@@ -17,7 +17,7 @@ std::string events_text(const std::vector<NodeEvent>& events) {
 
 }  // namespace
 
-TEST_CASE("heartbeats keep a node alive; silence makes it suspect, then lost") {
+TEST_CASE("heartbeats keep a node alive, silence makes it suspect, then lost") {
   HeartbeatTracker tracker({200ms, 3});
   tracker.joined("n1", t0);
   tracker.joined("n2", t0);

@@ -38,7 +38,7 @@ std::string hostname() {
 
 }  // namespace
 
-TEST_CASE("agents reach other hosts over ssh, YADOKARI_RSH or srun; this host directly", "[host-agents]") {
+TEST_CASE("agents reach other hosts over ssh, YADOKARI_RSH or srun, this host directly", "[host-agents]") {
   ScopedEnv rsh("YADOKARI_RSH", nullptr);
   ScopedEnv slurm("SLURM_JOB_ID", nullptr);
   const auto ssh = host_agent_launch("node7");

@@ -36,7 +36,7 @@ TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keep
   CHECK(has(env.launcher_env, "LD_PRELOAD=/usr/lib/libother.so"));
 }
 
-TEST_CASE("the user's YADOKARI_STATS is kept and forwarded; stale job variables are replaced",
+TEST_CASE("the user's YADOKARI_STATS is kept and forwarded, stale job variables are replaced",
           "[environment]") {
   const auto env = make_job_environment(
       {"YADOKARI_STATS=/data/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"},

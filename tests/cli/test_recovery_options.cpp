@@ -18,7 +18,7 @@ TEST_CASE("recovery defaults: balanced, 3 restarts, 2 ranks per slot, 200 ms x 3
   CHECK(settings.control_port == 0);
 }
 
-TEST_CASE("the control port (--port) is a TCP port; the flag wins over YADOKARI_PORT", "[recovery-options]") {
+TEST_CASE("the control port (--port) is a TCP port, the flag wins over YADOKARI_PORT", "[recovery-options]") {
   RecoveryFlags flags;
   CHECK(resolve_recovery_settings(flags, fake_env({{"YADOKARI_PORT", "5000"}})).control_port == 5000);
   flags.port = "6000";
