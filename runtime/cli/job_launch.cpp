@@ -120,6 +120,14 @@ int launch_job(const LaunchRequest& request) {
         stop_now = true;
       if (rebalance.wanted && end.committed) rebalance.ready = true;
       if (rebalance.wanted && !end.committed) {
+        // A cut that cannot complete now (e.g. a rank hung in the library) would fail every time:
+        // after a few tries the job goes on where it runs rather than checkpointing in a loop.
+        if (++rebalance.failed_epochs >= RebalanceState::kAttempts) {
+          std::fprintf(stderr, "yadokari: rebalance given up: %d checkpoints in a row did not commit; the job goes on where it runs\n",
+                       rebalance.failed_epochs);
+          rebalance = RebalanceState{};
+          return;
+        }
         std::fprintf(stderr, "yadokari: rebalance: epoch %llu failed (%s); trying another\n",
                      static_cast<unsigned long long>(end.epoch), end.message.c_str());
         coordinator_ptr->request_checkpoint();

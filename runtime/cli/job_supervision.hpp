@@ -28,8 +28,10 @@ struct Outcome {
 
 // `yadokari rebalance`, from the request to the committed epoch it waits for.
 struct RebalanceState {
+  static constexpr int kAttempts = 3;  // checkpoints tried before a rebalance is given up
   bool wanted = false;
   bool ready = false;
+  int failed_epochs = 0;
 };
 
 // Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):

@@ -98,6 +98,41 @@ OrchestratorStep CheckpointOrchestrator::abandon_if_unreported(long waited_secon
   return {};
 }
 
+OrchestratorStep CheckpointOrchestrator::abandon_if_stalled(long quiet_seconds) {
+  if (phase_ != Phase::cutting || !everyone_waiting()) return {};
+  return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: the cut stalled (no rank moved for " +
+                 std::to_string(quiet_seconds) + " s, round " + std::to_string(round_) + "): " + cut_picture());
+}
+
+bool CheckpointOrchestrator::everyone_waiting() const {
+  if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
+  return std::all_of(reports_.begin(), reports_.end(), [](const auto& entry) {
+    const CutState state = entry.second.state;
+    return state == CutState::parked || state == CutState::at_gate || state == CutState::inside;
+  });
+}
+
+std::string CheckpointOrchestrator::cut_picture() const {
+  std::string text;
+  for (const auto& [rank, report] : reports_) {
+    if (!text.empty()) text += "; ";
+    text += "rank " + std::to_string(rank) + " ";
+    switch (report.state) {
+      case CutState::parked: text += "parked"; break;
+      case CutState::at_gate: text += "at the gate of a collective on communicator " + std::to_string(report.gate_key); break;
+      case CutState::inside: text += "inside a collective on communicator " + std::to_string(report.gate_key); break;
+      case CutState::finalizing: text += "in MPI_Finalize"; break;
+      case CutState::unreached: text += "running"; break;
+    }
+    if (report.round != round_) text += " (as of round " + std::to_string(report.round) + ")";
+    for (const auto& count : report.counts)
+      if (const std::uint64_t target = target_of(targets_, count.key, count.entered); target != count.entered)
+        text += ", communicator " + std::to_string(count.key) + " at " + std::to_string(count.entered) + " of " +
+                std::to_string(target);
+  }
+  return text;
+}
+
 std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets() const {
   // Never below what was sent already: a rank may have acted on it.
   std::map<std::uint64_t, std::uint64_t> targets = targets_;

@@ -97,6 +97,14 @@ class CheckpointOrchestrator {
   // so the epoch is abandoned. Nothing happens once every rank has reported.
   OrchestratorStep abandon_if_unreported(long waited_seconds);
 
+  // A cut in which every rank has answered and every rank waits for the others (parked, stopped at
+  // a collective's gate, blocked inside a collective) can only move on a new round of targets or
+  // GO, and both come from here as soon as the reports allow them: if the last report came
+  // `quiet_seconds` ago, nothing will change any more and the epoch is abandoned, with each rank's
+  // state in the message. A rank that runs (computes, or is between boundaries) keeps the cut
+  // alive however long it takes. Nothing happens outside the cutting phase.
+  OrchestratorStep abandon_if_stalled(long quiet_seconds);
+
   // Traffic between the ranks from the next-to-last to the last committed epoch of this
   // incarnation (since the job started, when only one is committed); empty before any commit.
   const TrafficCounts& committed_traffic() const { return committed_traffic_; }
@@ -116,6 +124,8 @@ class CheckpointOrchestrator {
   OrchestratorStep advance_cut();
   std::map<std::uint64_t, std::uint64_t> compute_targets() const;
   bool everyone_parked_at_targets() const;
+  bool everyone_waiting() const;
+  std::string cut_picture() const;  // "rank 0 parked; rank 1 at a gate on ..., behind on ..."
   OrchestratorStep finish_epoch();
   // Ends the epoch without a MANIFEST: removes its directory, logs `line`, resumes the ranks.
   OrchestratorStep give_up(const std::string& line);

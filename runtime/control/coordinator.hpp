@@ -55,6 +55,9 @@ struct CoordinatorConfig {
   // How long after CheckpointPrepare every rank must have reported once (CheckpointOrchestrator::
   // abandon_if_unreported).
   std::chrono::milliseconds first_report_timeout{10000};
+  // How long a cut in which every rank waits for the others may go without a report before it is
+  // abandoned (CheckpointOrchestrator::abandon_if_stalled).
+  std::chrono::milliseconds cut_stall_timeout{10000};
 
   // Node agents (coordinator_membership.cpp); absent = no agents are accepted. Each expected
   // node's agent says hello with the job id and secret, then sends heartbeats.
@@ -204,6 +207,7 @@ class Coordinator {
   std::chrono::steady_clock::time_point next_interval_checkpoint_;
   bool interval_armed_ = false;
   std::chrono::steady_clock::time_point epoch_started_;
+  std::chrono::steady_clock::time_point last_cut_report_;  // of the epoch in progress (its start if none)
   // A CheckpointRequest waiting for its epoch. The REP socket takes no new request until it is
   // answered (exactly one reply per request), so status requests wait meanwhile.
   std::optional<PendingRequest> pending_request_;

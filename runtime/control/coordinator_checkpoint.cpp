@@ -46,8 +46,10 @@ void Coordinator::serve_checkpoint_message(const Message& message) {
     return;
   }
   if (!orchestrator_) return;
-  if (const auto* report = std::get_if<CutReport>(&message))
+  if (const auto* report = std::get_if<CutReport>(&message)) {
+    last_cut_report_ = std::chrono::steady_clock::now();
     apply(orchestrator_->on_cut_report(*report));
+  }
   else if (const auto* written = std::get_if<ImageWritten>(&message))
     apply(orchestrator_->on_image_written(*written));
 }
@@ -77,6 +79,10 @@ void Coordinator::run_checkpoint_timers() {
         std::chrono::duration_cast<std::chrono::seconds>(config_.first_report_timeout);
     apply(orchestrator_->abandon_if_unreported(static_cast<long>(waited.count())));
   }
+  if (orchestrator_->in_progress() && now - last_cut_report_ >= config_.cut_stall_timeout) {
+    const auto quiet = std::chrono::duration_cast<std::chrono::seconds>(now - last_cut_report_);
+    apply(orchestrator_->abandon_if_stalled(static_cast<long>(quiet.count())));
+  }
   // The interval counts from when the last rank registered: start-up (launch, MPI_Init) is no
   // progress worth a checkpoint.
   const bool all_registered = ranks_.size() == static_cast<std::size_t>(config_.world_size);
@@ -89,7 +95,7 @@ void Coordinator::run_checkpoint_timers() {
   if (checkpoint_wanted_ && !orchestrator_->in_progress() && all_registered) {
     checkpoint_wanted_ = false;
     next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();
-    epoch_started_ = now;
+    epoch_started_ = last_cut_report_ = now;
     apply(orchestrator_->start());
   }
 }

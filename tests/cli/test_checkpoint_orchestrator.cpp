@@ -212,7 +212,7 @@ TEST_CASE("parked at an older round is not enough for GO", "[checkpoint]") {
   CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 3, {{1, 2}}))));
 }
 
-TEST_CASE("reports are ordered by serial; other epochs are ignored", "[checkpoint]") {
+TEST_CASE("reports are ordered by serial, other epochs are ignored", "[checkpoint]") {
   Harness h;
   h.orchestrator.start();
   h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 5, {{1, 2}}));
@@ -306,7 +306,7 @@ TEST_CASE("an image whose size does not match fails the epoch without a MANIFEST
   CHECK(h.store().committed_epochs().empty());
 }
 
-TEST_CASE("a rank silent after the prepare abandons the epoch; not once all reported",
+TEST_CASE("a rank silent after the prepare abandons the epoch, not once all reported",
           "[checkpoint]") {
   Harness h(3);
   h.orchestrator.start();
@@ -318,6 +318,43 @@ TEST_CASE("a rank silent after the prepare abandons the epoch; not once all repo
   for (int r = 0; r < 3; ++r)
     h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 1}}));
   CHECK(h.orchestrator.abandon_if_unreported(10).broadcast.empty());
+  CHECK(h.orchestrator.in_progress());
+}
+
+TEST_CASE("a cut in which every rank waits and nobody reports is abandoned (a running rank keeps it open)",
+          "[checkpoint]") {
+  Harness h(2);
+  h.orchestrator.start();
+  h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 5}}));
+  CHECK(targets_of(h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 1, {{1, 5}}))) ==
+        std::vector<CommCount>{{1, 5}});
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 5}}));
+  // Rank 1 still runs: however quiet, the cut waits for it.
+  CHECK(h.orchestrator.abandon_if_stalled(600).broadcast.empty());
+  CHECK(h.orchestrator.in_progress());
+  // Now blocked inside a collective the others have not entered: round 2 asks rank 0 for one more.
+  CHECK(targets_of(h.orchestrator.on_cut_report(report(1, 1, CutState::inside, 1, 2, {{1, 6}}, 1))) ==
+        std::vector<CommCount>{{1, 6}});
+  const auto step = h.orchestrator.abandon_if_stalled(10);
+  REQUIRE(step.ended);
+  CHECK_FALSE(step.ended->committed);
+  CHECK(step.ended->message ==
+        "checkpoint epoch 1 abandoned: the cut stalled (no rank moved for 10 s, round 2): rank 0 parked (as of "
+        "round 1), communicator 1 at 5 of 6; rank 1 inside a collective on communicator 1 (as of round 1)");
+  CHECK(h.log.back() == "yadokari: " + step.ended->message);
+  REQUIRE(only<CheckpointResume>(step));
+  CHECK_FALSE(only<CheckpointResume>(step)->committed);
+  CHECK_FALSE(fs::exists(h.store().epoch_dir(1)));
+  CHECK_FALSE(h.orchestrator.in_progress());
+}
+
+TEST_CASE("only the cut can stall: once GO is sent, a quiet epoch is left to finish", "[checkpoint]") {
+  Harness h(2);
+  h.orchestrator.start();
+  for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 4}}));
+  h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 4}}));
+  REQUIRE(only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 4}}))));
+  CHECK(h.orchestrator.abandon_if_stalled(600).broadcast.empty());
   CHECK(h.orchestrator.in_progress());
 }
 

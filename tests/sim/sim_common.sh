@@ -20,6 +20,11 @@ pass() { echo "ok: $*"; }
 
 cleanup() {
     local status=$?
+    # A failed test shows the front end's own lines: what the runtime said before things went wrong.
+    if ((status != 0 || FAILURES > 0)) && [[ -s "$WORK/run.err" ]]; then
+        echo "--- last 40 lines of the job's stderr (run.err) ---" >&2
+        tail -n 40 "$WORK/run.err" >&2
+    fi
     "$Y" sim down --name "$NAME" >/dev/null 2>&1 || { echo "FAIL: sim down failed in cleanup" >&2; status=1; }
     if pgrep -f "^yadokari-sim:$YADOKARI_SIM_DIR/" >/dev/null; then
         echo "FAIL: holder processes left behind: $(pgrep -af "^yadokari-sim:$YADOKARI_SIM_DIR/")" >&2

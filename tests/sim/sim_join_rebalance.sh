@@ -34,7 +34,8 @@ reply=$("$Y" rebalance 2>&1)
 [[ "$reply" == "yadokari: rebalance of job "*" started: a checkpoint, then a restart placed anew on the nodes alive now" ]] \
     && pass "rebalance accepted" || fail "rebalance: $reply"
 wait_for 60 logged "^yadokari: restart 2 (rebalance): detect -, " && pass "restart 2 (rebalance)" \
-    || fail "no rebalance restart: $(grep '^yadokari' run.err | tail -3)"
+    || fail "no rebalance restart: $(grep '^yadokari' run.err | tail -3)
+$("$Y" status 2>&1)"
 grep -q "^yadokari: rebalance; restarting from epoch [0-9]* on $H-n1:2,$H-n3:2 " run.err \
     && pass "rebalanced onto n1 and n3, 2 ranks each" || fail "placement: $(grep 'rebalance; restarting' run.err)"
 
