@@ -54,6 +54,7 @@ enum SlowPathBits : std::uint32_t {
   kSlowInterruptible = 1u << 1,  // g_interruptible
   kSlowDrained = 1u << 2,        // g_drained_pending != 0
   kSlowManyWriters = 1u << 3,    // g_many_writers
+  kSlowMemoryLayer = 1u << 4,    // the memory layer is on: MPI calls must be bracketed (pitfall 7)
 };
 inline std::atomic<std::uint32_t> g_slow_path{0};
 
@@ -72,20 +73,18 @@ YK_HOT bool fast_path_open() {
          g_slow_path.load(std::memory_order_relaxed) == 0;
 }
 
-// CallScope for the fast path: the outer call (fast_path_open() checked it), no cut request and a
-// single writer are known, so nothing is tested and nothing survives the library call but the
-// caller's own values. Same effects as CallScope: count, current call, library bracket.
+// CallScope for the fast path: the outer call (fast_path_open() checked it), no cut request, a
+// single writer and no memory layer are known, so nothing is tested and nothing survives the
+// library call but the caller's own values. Same effects as CallScope (count, current call) except
+// the library bracket, which only the memory layer's allocator looks at: with the layer off every
+// allocation goes to glibc anyway, and with it on the slow path brackets the call.
 class FastCallScope {
  public:
   YK_HOT explicit FastCallScope(Fn f) {
-    yadokari::memory::enter_library();  // pitfall 7: allocations inside MPI go to glibc
     g_call_counts[static_cast<std::size_t>(f)].add_single_writer(1);
     g_current_call.store(f, std::memory_order_relaxed);
   }
-  YK_HOT ~FastCallScope() {
-    g_current_call.store(Fn::none_, std::memory_order_relaxed);
-    yadokari::memory::leave_library();
-  }
+  YK_HOT ~FastCallScope() { g_current_call.store(Fn::none_, std::memory_order_relaxed); }
   FastCallScope(const FastCallScope&) = delete;
   FastCallScope& operator=(const FastCallScope&) = delete;
 };

@@ -37,11 +37,12 @@ RankIdentity g_identity;
 MPI_Group g_world_group = MPI_GROUP_NULL;
 MPI_Comm g_shim_comm = MPI_COMM_NULL;
 
-// Logical rank of this process. A restart launches the processes of logical ranks in whatever
-// order the placement needs; YADOKARI_RANK_MAP lists, by real rank, the logical rank hosted.
-int logical_rank_for(int real_rank, int size) {
+// A restart launches the processes of logical ranks in whatever order the placement needs;
+// YADOKARI_RANK_MAP (the same on every rank) lists, by real rank, the logical rank hosted. Empty:
+// logical rank = real rank.
+std::vector<int> rank_map(int size) {
   const char* map = std::getenv("YADOKARI_RANK_MAP");
-  if (!map || !*map) return real_rank;
+  if (!map || !*map) return {};
   std::vector<int> logical;
   for (const char* p = map; *p;) {
     char* end = nullptr;
@@ -53,7 +54,13 @@ int logical_rank_for(int real_rank, int size) {
     print_line("yadokari: YADOKARI_RANK_MAP has %zu entries for %d ranks", logical.size(), size);
     PMPI_Abort(MPI_COMM_WORLD, 1);
   }
-  return logical[static_cast<std::size_t>(real_rank)];
+  return logical;
+}
+
+bool is_identity(const std::vector<int>& map) {
+  for (std::size_t i = 0; i < map.size(); ++i)
+    if (map[i] != static_cast<int>(i)) return false;
+  return true;
 }
 
 void register_world(MPI_Comm vworld_real) {
@@ -78,11 +85,24 @@ void register_world(MPI_Comm vworld_real) {
 }  // namespace
 
 const RankIdentity& identity() { return g_identity; }
-MPI_Comm shim_comm() { return g_shim_comm; }
+MPI_Comm shim_comm() {
+  // Made on first use, by the consistent cut, which every rank enters with the same collectives
+  // behind it on every communicator: a collective here cannot interleave with the application's.
+  if (g_shim_comm == MPI_COMM_NULL) PMPI_Comm_dup(g_world_entry->real, &g_shim_comm);
+  return g_shim_comm;
+}
 double seconds_since_init() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - g_identity.init_time).count();
 }
 MPI_Group world_group() { return g_world_group; }
+
+namespace {
+// Priority 102: after the memory layer's load-time constructor (101) has decided whether it is
+// on, and before the application can call any MPI function.
+__attribute__((constructor(102))) void note_memory_layer() {
+  set_slow_path(kSlowMemoryLayer, yk_mem_enabled() != 0);  // the fast path does not bracket calls
+}
+}  // namespace
 
 void check_abi_or_die() {
   void* init = dlsym(RTLD_DEFAULT, "PMPI_Init");
@@ -111,19 +131,24 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
   PMPI_Comm_rank(MPI_COMM_WORLD, &real_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   g_identity.world_size = size;
-  g_identity.logical_rank = logical_rank_for(real_rank, size);
+  const std::vector<int> map = rank_map(size);
+  g_identity.logical_rank = map.empty() ? real_rank : map[static_cast<std::size_t>(real_rank)];
   g_identity.thread_level = thread_level;
   g_identity.init_time = std::chrono::steady_clock::now();
   g_identity.library_init_seconds =
       std::chrono::duration<double>(g_identity.init_time - init_started).count();
   g_retired_channels.resize(static_cast<std::size_t>(size));
 
-  // The app's MPI_COMM_WORLD is a communicator of its own: ranks ordered by logical rank, and a
-  // separate context from anything the shim sends on the real world.
-  MPI_Comm vworld = MPI_COMM_NULL;
-  PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
+  // The app's MPI_COMM_WORLD ranks processes by logical rank. While that is the library's own order
+  // (every first launch, and restarts that keep it) it is the library's MPI_COMM_WORLD itself, and
+  // no communicator is made here: on Open MPI the first one made registers libnbc's progress
+  // callback for good (the new context id is agreed with a non-blocking allreduce), which then runs
+  // on every turn of every progress loop and adds several ns to each small message of an
+  // application that never made a communicator itself. The decision is the same on every rank
+  // (one map for all), as the split is collective.
+  MPI_Comm vworld = MPI_COMM_WORLD;
+  if (!is_identity(map)) PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
   register_world(vworld);
-  PMPI_Comm_dup(vworld, &g_shim_comm);
   start_cut_listener();
   start_control_link();
   // Compute time is only worth measuring for a front end to report it to.

@@ -29,7 +29,8 @@ MPI_Group world_group();  // real group of the virtual world (translating ranks 
 CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
 
 // The shim's own communicator: a duplicate of the virtual world (ranks = logical ranks), so its
-// protocol traffic never mixes with the application's.
+// protocol traffic never mixes with the application's. Collective on its first call (the
+// consistent cut's), made then, not at MPI_Init.
 MPI_Comm shim_comm();
 
 // Called by the MPI_Init/MPI_Init_thread wrappers once the library is up.
