@@ -4,7 +4,9 @@ same period:   pool_raw.py 'before=raw/before-*.jsonl' 'after=raw/after-*.jsonl'
 
 Per label and flavour, over every rep of the matching files: the in-process ping-pong +ns (shim run's
 median of MPI_ minus PMPI_ block times), +% = that / the paired native run's best-block half round trip
-(as in run.sh's verdict), the native A/A control and the in-process allreduce +ns; medians and IQRs.
+(as in run.sh's verdict), the native A/A control and the in-process allreduce +ns; then the process A/B
+(shim run / adjacent native run, block medians) and the shim run's PMPI_ blocks against the native run's
+(what preloading costs outside the wrappers); medians and IQRs.
 One invocation of run.sh is 10 reps at most; pooling alternating invocations of two builds is what
 makes a difference of about 1 ns visible on a shared 2-core machine."""
 import json, statistics, sys, glob
@@ -31,3 +33,11 @@ for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
               f"  +% median {statistics.median(pct):4.2f} IQR {q(pct)[0]:4.2f}..{q(pct)[1]:4.2f}"
               f"  (native best half-RTT median {statistics.median(base):5.1f} ns; A/A {statistics.median(aa):+.2f} ns)"
               f"  allreduce +ns {statistics.median(ar):5.2f} IQR {q(ar)[0]:5.2f}..{q(ar)[1]:5.2f}")
+        # Process A/B: each shim run against its adjacent native run (block medians), and how far
+        # the shim process's own PMPI_ blocks are from the native run's (a cost outside the wrappers).
+        wall = [100 * (shim[k]["pingpong_half_rtt"]["median"] / nat[k]["pingpong_half_rtt"]["median"] - 1) for k in keys]
+        pmpi = [100 * (shim[k]["inproc"]["pingpong_pmpi"]["median"] / nat[k]["inproc"]["pingpong_pmpi"]["median"] - 1)
+                for k in keys]
+        print(f"{'':5} {fl:8} n={len(keys):2}  process A/B ping-pong +% median {statistics.median(wall):5.2f}"
+              f" IQR {q(wall)[0]:5.2f}..{q(wall)[1]:5.2f}  shim run's PMPI_ blocks vs native's +% median"
+              f" {statistics.median(pmpi):5.2f} IQR {q(pmpi)[0]:5.2f}..{q(pmpi)[1]:5.2f}")
