@@ -50,7 +50,7 @@ struct Job {
   std::vector<Rank> ranks;
 
   Job(int world, std::optional<CoordinatorConfig::Checkpointing> checkpoint,
-      std::vector<int> failing = {}, std::vector<int> silent = {}) {
+      std::vector<int> failing = {}, std::vector<int> silent = {}, std::vector<int> stuck = {}) {
     static int count = 0;
     dir = fs::temp_directory_path() /
           ("yk-ckpt-" + std::to_string(getpid()) + "-" + std::to_string(count++));
@@ -67,6 +67,7 @@ struct Job {
     config.log = [this](const std::string& line) { log.push_back(line); };
     config.on_epoch_end = [this](const EpochEnd& end) { ends.push_back(end); };
     config.first_report_timeout = 1s;
+    config.cut_stall_timeout = 1s;
     coordinator = std::make_unique<Coordinator>(config);
     Environment env(coordinator->control_endpoint());
     for (int r = 0; r < world; ++r) {
@@ -76,6 +77,7 @@ struct Job {
       options.job_id = kJob;
       options.fail_image = std::find(failing.begin(), failing.end(), r) != failing.end();
       options.silent = std::find(silent.begin(), silent.end(), r) != silent.end();
+      options.stuck_inside = std::find(stuck.begin(), stuck.end(), r) != stuck.end();
       Rank rank;
       rank.fake = std::make_unique<FakeCheckpointRank>(options);
       RankIdentity id;
@@ -232,6 +234,19 @@ TEST_CASE("a rank that never answers the prepare makes the epoch be abandoned",
         "checkpoint epoch 1 abandoned: rank 1 did not answer within 1 s (it may have reached "
         "MPI_Finalize)");
   // Rank 0, which reported, is told to resume.
+  REQUIRE(job.serve_until([&] { return job.ranks[0].fake->not_committed() == 1; }));
+  CHECK(job.store().all_epochs().empty());
+  CHECK_FALSE(job.coordinator->checkpoint_in_progress());
+}
+
+TEST_CASE("a cut that stalls with every rank waiting is abandoned after the stall timeout",
+          "[checkpoint][control]") {
+  Job job(2, checkpointing(), {}, {}, {1});
+  const auto reply = job.ask_cli();
+  CHECK_FALSE(reply.ok);
+  CHECK(reply.message ==
+        "checkpoint epoch 1 abandoned: the cut stalled (no rank moved for 1 s, round 1): rank 0 parked; rank 1 "
+        "inside a collective on communicator 1");
   REQUIRE(job.serve_until([&] { return job.ranks[0].fake->not_committed() == 1; }));
   CHECK(job.store().all_epochs().empty());
   CHECK_FALSE(job.coordinator->checkpoint_in_progress());

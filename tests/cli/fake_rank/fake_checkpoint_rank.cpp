@@ -27,9 +27,9 @@ void FakeCheckpointRank::on_message(const Message& message) {
     epoch_ = prepare->epoch;
     epoch_dir_ = prepare->epoch_dir;
     compression_ = prepare->compression;
-    report(CutState::unreached, 0);
+    report(options_.stuck_inside ? CutState::inside : CutState::unreached, 0);
   } else if (const auto* targets = std::get_if<CutTargets>(&message)) {
-    if (targets->epoch == epoch_) report(CutState::parked, targets->round);
+    if (targets->epoch == epoch_) report(options_.stuck_inside ? CutState::inside : CutState::parked, targets->round);
   } else if (const auto* go = std::get_if<CutGo>(&message)) {
     if (go->epoch == epoch_) write_image();
   } else if (const auto* resume = std::get_if<CheckpointResume>(&message)) {
@@ -45,6 +45,7 @@ void FakeCheckpointRank::report(CutState state, std::uint64_t round) {
   report.round = round;
   report.serial = ++serial_;
   report.counts = options_.counts;
+  if (state == CutState::inside) report.gate_key = options_.counts.at(0).key;
   send(report);
 }
 

@@ -27,6 +27,9 @@ class FakeCheckpointRank {
     std::vector<control::CommCount> counts{{1, 3}};  // collectives entered, per communicator
     bool fail_image = false;                         // answer ImageWritten{ok = false}
     bool silent = false;  // ignore every checkpoint message, like a rank past MPI_Finalize
+    // Blocked inside a collective on the first of `counts` that never completes (a hung library):
+    // reports `inside` on the prepare and on every round, never `parked`.
+    bool stuck_inside = false;
   };
 
   explicit FakeCheckpointRank(Options options);
