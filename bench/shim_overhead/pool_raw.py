@@ -25,6 +25,10 @@ def median_ci(v, draws=4000):
     rng = random.Random(20261124)  # fixed: the same files give the same interval
     meds = sorted(statistics.median(rng.choices(v, k=len(v))) for _ in range(draws))
     return meds[int(0.025 * draws)], meds[int(0.975 * draws) - 1]
+def spread_and_ci(v):  # "median M IQR a..b 95% CI of the median c..d", and the interval
+    ci = median_ci(v)
+    return (f"median {statistics.median(v):5.2f} IQR {q(v)[0]:5.2f}..{q(v)[1]:5.2f}"
+            f" 95% CI of the median {ci[0]:5.2f}..{ci[1]:5.2f}"), ci
 def verdict(ci, target=3.0):
     return "within target" if ci[1] <= target else "ABOVE target" if ci[0] > target else "inconclusive"
 for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
@@ -51,18 +55,15 @@ for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
         wall = [100 * (shim[k]["pingpong_half_rtt"]["median"] / nat[k]["pingpong_half_rtt"]["median"] - 1) for k in keys]
         pmpi = [100 * (shim[k]["inproc"]["pingpong_pmpi"]["median"] / nat[k]["inproc"]["pingpong_pmpi"]["median"] - 1)
                 for k in keys]
-        ci = median_ci(wall)
-        print(f"{'':5} {fl:8} n={len(keys):2}  process A/B ping-pong +% median {statistics.median(wall):5.2f}"
-              f" IQR {q(wall)[0]:5.2f}..{q(wall)[1]:5.2f} 95% CI of the median {ci[0]:5.2f}..{ci[1]:5.2f}"
-              f" -> {verdict(ci)}  shim run's PMPI_ blocks vs native's +% median"
+        text, ci = spread_and_ci(wall)
+        print(f"{'':5} {fl:8} n={len(keys):2}  process A/B ping-pong +% {text} -> {verdict(ci)}"
+              f"  shim run's PMPI_ blocks vs native's +% median"
               f" {statistics.median(pmpi):5.2f} IQR {q(pmpi)[0]:5.2f}..{q(pmpi)[1]:5.2f}")
-        aa = []
+        native_pairs = []  # each native run against the previous native run of the same file
         for f in sorted({k[0] for k in nat}):
             reps = sorted(k[1] for k in nat if k[0] == f)
-            aa += [100 * (nat[(f, b)]["pingpong_half_rtt"]["median"] / nat[(f, a)]["pingpong_half_rtt"]["median"] - 1)
-                   for a, b in zip(reps, reps[1:])]
-        if len(aa) >= 2:
-            aci = median_ci(aa)
-            print(f"{'':5} {fl:8} n={len(aa):2}  A/A control (native run / the previous native run) +% median"
-                  f" {statistics.median(aa):5.2f} IQR {q(aa)[0]:5.2f}..{q(aa)[1]:5.2f} 95% CI of the median"
-                  f" {aci[0]:5.2f}..{aci[1]:5.2f}")
+            native_pairs += [100 * (nat[(f, b)]["pingpong_half_rtt"]["median"] / nat[(f, a)]["pingpong_half_rtt"]["median"] - 1)
+                             for a, b in zip(reps, reps[1:])]
+        if len(native_pairs) >= 2:
+            print(f"{'':5} {fl:8} n={len(native_pairs):2}  A/A control (native run / the previous native run) +%"
+                  f" {spread_and_ci(native_pairs)[0]}")

@@ -49,8 +49,7 @@ void Coordinator::serve_checkpoint_message(const Message& message) {
   if (const auto* report = std::get_if<CutReport>(&message)) {
     last_cut_report_ = std::chrono::steady_clock::now();
     apply(orchestrator_->on_cut_report(*report));
-  }
-  else if (const auto* written = std::get_if<ImageWritten>(&message))
+  } else if (const auto* written = std::get_if<ImageWritten>(&message))
     apply(orchestrator_->on_image_written(*written));
 }
 

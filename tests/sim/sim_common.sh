@@ -51,7 +51,6 @@ without_launcher_banner() {
          END { last = cut ? cut - 1 : NR; for (i = 1; i <= last; i++) print line[i] }' "$1"
 }
 
-# wait_job PID OUT [GRACE]: waits for the background job PID and returns its exit code. MPICH over
 # wait_for SECONDS COMMAND...: true once COMMAND succeeds within SECONDS; once the job ($job) has
 # ended, COMMAND decides at once.
 wait_for() {
@@ -65,6 +64,7 @@ wait_for() {
     return 1
 }
 
+# wait_job PID OUT [GRACE]: waits for the background job PID and returns its exit code. MPICH over
 # TCP may hang in MPI_Finalize after all output (PLATFORM_NOTES): once OUT has the program's
 # `final` line and the job still runs GRACE (20) s later, it is stopped (SIGTERM through `timeout`
 # and the front end to the launcher) and 124 is returned, as if its watchdog had fired.
