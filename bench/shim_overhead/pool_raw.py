@@ -2,7 +2,7 @@
 """Pools the --raw files of several run.sh invocations, to compare two shim builds measured in the
 same period:   pool_raw.py 'before=raw/before-*.jsonl' 'after=raw/after-*.jsonl'
 
-Per label and flavour, over every rep of the matching files: the in-process ping-pong +ns (shim run's
+Per label, flavour and comparison (run.sh's pair: shim-preload, shim-cli, minimal-interposer), over every rep of the matching files: the in-process ping-pong +ns (shim run's
 median of MPI_ minus PMPI_ block times), +% = that / the paired native run's best-block half round trip
 (as in run.sh's verdict), the native A/A control and the in-process allreduce +ns; then the process A/B
 (shim run / adjacent native run, block medians) and the shim run's PMPI_ blocks against the native run's
@@ -36,11 +36,12 @@ for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
     for f in sorted(glob.glob(pattern)):
         for line in open(f):
             r = json.loads(line)
-            runs[(r["flavour"], r["side"])][(f, r["rep"])] = r["result"]
-    for fl in ("openmpi", "mpich"):
-        nat, shim = runs.get((fl, "native"), {}), runs.get((fl, "shim"), {})
+            runs[(r["flavour"], r["pair"], r["side"])][(f, r["rep"])] = r["result"]
+    for fl, pair in sorted({(k[0], k[1]) for k in runs}, key=lambda k: (k[0] != "openmpi", k[1])):
+        nat, shim = runs.get((fl, pair, "native"), {}), runs.get((fl, pair, "shim"), {})
         keys = sorted(set(nat) & set(shim))
         if not keys: continue
+        if pair != "shim-preload": fl = f"{fl} {pair}"  # the line names what was compared
         ns = [shim[k]["inproc"]["pingpong_diff_ns"]["median"] for k in keys]
         aa = [nat[k]["inproc"]["pingpong_diff_ns"]["median"] for k in keys]
         pct = [100 * shim[k]["inproc"]["pingpong_diff_ns"]["median"] / (1000 * nat[k]["pingpong_half_rtt"]["min"]) for k in keys]

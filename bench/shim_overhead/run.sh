@@ -2,7 +2,7 @@
 # Shim overhead on small messages: native runs and runs with the yadokari shim, interleaved in one
 # invocation, 2 ranks on this node over shared memory.
 #
-#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|both]
+#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|both|LIST]
 #          [--iters N] [--blocks B] [--warmup W] [--max-seconds S] [--raw FILE]
 #
 #   --mpi     flavours to measure (default both)
@@ -10,7 +10,10 @@
 #   --build   build tree holding bench/<flavour>/shim_overhead, lib/libyadokari-<flavour>.so and
 #             bin/yadokari (default: <repo>/build)
 #   --via     how the shim gets in: 'preload' = the launcher with LD_PRELOAD and YADOKARI_FLAVOUR for
-#             the ranks only; 'cli' = '<build>/bin/yadokari run -n 2 --'; 'both' (default: preload)
+#             the ranks only; 'cli' = '<build>/bin/yadokari run -n 2 --'; 'both' = preload,cli
+#             (default: preload). 'minimal' preloads bench/<flavour>/libminimal_interposer.so instead
+#             of the shim: the least a call-counting PMPI interposer can do, i.e. what interposition
+#             itself costs, against which the shim's own work is judged. A comma list runs several.
 #   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 1000 / 61 / 5000)
 #   --max-seconds  stop starting new reps once the timed part has taken S seconds (default 75; at
 #             least 2 reps always run); all comparisons run round-robin, so each gets the same reps
@@ -61,12 +64,14 @@ case "$mpi" in
   both) flavours=(openmpi mpich) ;;
   *) die "unknown --mpi '$mpi' (openmpi, mpich or both)" ;;
 esac
-case "$via" in
-  preload) vias=(preload) ;;
-  cli) vias=(cli) ;;
-  both) vias=(preload cli) ;;
-  *) die "unknown --via '$via' (preload, cli or both)" ;;
-esac
+[[ $via == both ]] && via=preload,cli
+IFS=',' read -r -a vias <<<"$via"
+for v in "${vias[@]}"; do
+  case "$v" in
+    preload|cli|minimal) ;;
+    *) die "unknown --via '$v' (preload, cli, minimal, both or a comma list of the first three)" ;;
+  esac
+done
 for v in "$reps" "$iters" "$blocks" "$warmup" "$max_seconds"; do
   [[ "$v" =~ ^[0-9]+$ ]] || die "numeric option expected, got '$v'"
 done
@@ -88,21 +93,23 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start_s=$SECONDS
 
 # launch <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
-# variant: native | preload | cli
+# variant: native | preload | cli | minimal
 launch() {
   local fl=$1 variant=$2 app=$3
   shift 3
   local cmd=()
   case "$variant" in
-    native|preload)
+    native|preload|minimal)
+      local env=()
+      [[ $variant == preload ]] && env=("LD_PRELOAD=$build/lib/libyadokari-$fl.so" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant == minimal ]] && env=("LD_PRELOAD=$build/bench/$fl/libminimal_interposer.so")
+      env+=("$@")
       if [[ $fl == openmpi ]]; then
         cmd=(mpirun.openmpi -n 2)
-        [[ $variant == preload ]] && cmd+=(-x "LD_PRELOAD=$build/lib/libyadokari-$fl.so" -x "YADOKARI_FLAVOUR=$fl")
-        for kv in "$@"; do cmd+=(-x "$kv"); done
+        for kv in "${env[@]}"; do cmd+=(-x "$kv"); done
       else
         cmd=(mpiexec.mpich -n 2 -bind-to core)
-        [[ $variant == preload ]] && cmd+=(-genv LD_PRELOAD "$build/lib/libyadokari-$fl.so" -genv YADOKARI_FLAVOUR "$fl")
-        for kv in "$@"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
+        for kv in "${env[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
       fi
       ;;
     cli)
@@ -144,7 +151,14 @@ for fl in "${flavours[@]}"; do
   for v in "${vias[@]}"; do
     label="shim-$v"
     variant=$v
-    if [[ $v == preload && ! -f "$lib" ]]; then
+    if [[ $v == minimal ]]; then
+      label="minimal-interposer"
+      if [[ ! -f "$build/bench/$fl/libminimal_interposer.so" ]]; then
+        echo "$prog: $build/bench/$fl/libminimal_interposer.so not built (target minimal_interposer-$fl); skipping --via minimal for $fl" >&2
+        status=1
+        continue
+      fi
+    elif [[ $v == preload && ! -f "$lib" ]]; then
       echo "$prog: $lib does not exist: measuring native vs native (noise floor) for $fl" >&2
       variant=native
       label="native-again"
@@ -165,9 +179,9 @@ for fl in "${flavours[@]}"; do
       fi
       n=$(find "$stats" -type f | wc -l)
       if (( n == 0 )); then
-        echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is the shim intercepting?" >&2
+        echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is it intercepting?" >&2
       else
-        echo "$fl $label: shim active ($n stats file(s) written in the check run)" >&2
+        echo "$fl $label: active ($n stats file(s) written in the check run)" >&2
       fi
     fi
     comparisons+=("$fl|$variant|$label")
@@ -238,7 +252,7 @@ metrics = [("pingpong_half_rtt", "median", "ping-pong 8B half-RTT us", "time"),
            ("allreduce", "min", "  best block", "time"),
            ("inproc.pingpong_diff_ns", "median", "in-proc ping-pong +ns", "diff"),
            ("inproc.allreduce_diff_ns", "median", "in-proc allreduce +ns", "diff")]
-head = (f"{'mpi':8} {'shim via':13} {'metric':26} {'native':>9} {'shim':>9} {'ratio':>6} "
+head = (f"{'mpi':8} {'compared':18} {'metric':26} {'native':>9} {'shim':>9} {'ratio':>6} "
         f"{'paired med [min-max]':>26} {'native min-max':>17} {'shim min-max':>17} {'n':>3}")
 print(head)
 print("-" * len(head))
@@ -265,7 +279,7 @@ for (fl, variant) in sorted({(k[0], k[1]) for k in runs}):
             pfmt = "{:+.1f}"
         pm = statistics.median(paired)
         ptxt = f"{pfmt.format(pm)} [{pfmt.format(min(paired))}..{pfmt.format(max(paired))}]"
-        print(f"{fl:8} {variant:13} {name:26} {mb:9.3f} {ms:9.3f} {ratio} {ptxt:>26} "
+        print(f"{fl:8} {variant:18} {name:26} {mb:9.3f} {ms:9.3f} {ratio} {ptxt:>26} "
               f"{min(b):8.3f}-{max(b):<8.3f} {min(s):8.3f}-{max(s):<8.3f} {len(reps):3}")
         if key == "pingpong_half_rtt":
             q1, q3 = iqr(paired)
@@ -297,7 +311,7 @@ for fl, variant, name, added, q1, q3, ns in verdicts:
         tag = "within target"
     else:
         tag = "inconclusive"
-    print(f"{fl:8} {variant:13} {name:22} added {added:+6.1f} % ({ns:+5.0f} ns per half round trip; "
+    print(f"{fl:8} {variant:18} {name:22} added {added:+6.1f} % ({ns:+5.0f} ns per half round trip; "
           f"IQR {q1:+.1f}..{q3:+.1f} %) -> {tag}")
 EOF
 exit $status

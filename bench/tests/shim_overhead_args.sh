@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# bench/shim_overhead/run.sh: --via values, and the reference interposer missing from a build tree
+# (checked before anything is launched, so no MPI run happens here).
+set -uo pipefail
+s=$(cd "$(dirname "$0")/.." && pwd)/shim_overhead/run.sh
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$s" --via preload,bogus 2>&1); rc=$?
+[[ $rc == 2 && "$out" == "run.sh: error: unknown --via 'bogus' (preload, cli, minimal, both or a comma list of the first three)" ]] ||
+  fail "bad --via: rc $rc '$out'"
+
+build=$(mktemp -d); trap 'rm -rf "$build"' EXIT
+mkdir -p "$build/bench/openmpi"
+printf '#!/bin/sh\nexit 0\n' >"$build/bench/openmpi/shim_overhead"
+chmod +x "$build/bench/openmpi/shim_overhead"
+out=$("$s" --mpi openmpi --via minimal --reps 1 --build "$build" 2>&1); rc=$?
+[[ $rc == 1 ]] || fail "missing interposer: rc $rc, expected 1: '$out'"
+grep -qxF "run.sh: $build/bench/openmpi/libminimal_interposer.so not built (target minimal_interposer-openmpi); skipping --via minimal for openmpi" <<<"$out" ||
+  fail "missing interposer: no skip line in '$out'"
+grep -qxF "timing 0 comparison(s): up to 1 interleaved reps each, stop after 75 s" <<<"$out" ||
+  fail "missing interposer: something was still timed: '$out'"
+echo ok
