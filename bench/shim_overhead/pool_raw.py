@@ -2,8 +2,9 @@
 """Pools the --raw files of several run.sh invocations, to compare two shim builds measured in the
 same period:   pool_raw.py 'before=raw/before-*.jsonl' 'after=raw/after-*.jsonl'
 
-Per label, flavour and comparison (run.sh's pair: shim-preload, shim-cli, minimal-interposer), over every rep of the matching files: the in-process ping-pong +ns (shim run's
-median of MPI_ minus PMPI_ block times), +% = that / the paired native run's best-block half round trip
+Per label, flavour and comparison (run.sh's pair: shim-preload, shim-cli, minimal-interposer), over
+every rep of the matching files: the in-process ping-pong +ns (shim run's median of MPI_ minus PMPI_
+block times), +% = that / the paired native run's best-block half round trip
 (as in run.sh's verdict), the native A/A control and the in-process allreduce +ns; then the process A/B
 (shim run / adjacent native run, block medians) and the shim run's PMPI_ blocks against the native run's
 (what preloading costs outside the wrappers); medians and IQRs.
@@ -41,13 +42,13 @@ for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
         nat, shim = runs.get((fl, pair, "native"), {}), runs.get((fl, pair, "shim"), {})
         keys = sorted(set(nat) & set(shim))
         if not keys: continue
-        if pair != "shim-preload": fl = f"{fl} {pair}"  # the line names what was compared
+        who = fl if pair == "shim-preload" else f"{fl} {pair}"  # each line names what was compared
         ns = [shim[k]["inproc"]["pingpong_diff_ns"]["median"] for k in keys]
         aa = [nat[k]["inproc"]["pingpong_diff_ns"]["median"] for k in keys]
         pct = [100 * shim[k]["inproc"]["pingpong_diff_ns"]["median"] / (1000 * nat[k]["pingpong_half_rtt"]["min"]) for k in keys]
         ar = [shim[k]["inproc"]["allreduce_diff_ns"]["median"] for k in keys]
         base = [nat[k]["pingpong_half_rtt"]["min"] * 1000 for k in keys]
-        print(f"{label:5} {fl:8} n={len(keys):2}  ping-pong +ns median {statistics.median(ns):5.2f} IQR {q(ns)[0]:5.2f}..{q(ns)[1]:5.2f}"
+        print(f"{label:5} {who:8} n={len(keys):2}  ping-pong +ns median {statistics.median(ns):5.2f} IQR {q(ns)[0]:5.2f}..{q(ns)[1]:5.2f}"
               f"  +% median {statistics.median(pct):4.2f} IQR {q(pct)[0]:4.2f}..{q(pct)[1]:4.2f}"
               f"  (native best half-RTT median {statistics.median(base):5.1f} ns; A/A {statistics.median(aa):+.2f} ns)"
               f"  allreduce +ns {statistics.median(ar):5.2f} IQR {q(ar)[0]:5.2f}..{q(ar)[1]:5.2f}")
@@ -57,7 +58,7 @@ for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
         pmpi = [100 * (shim[k]["inproc"]["pingpong_pmpi"]["median"] / nat[k]["inproc"]["pingpong_pmpi"]["median"] - 1)
                 for k in keys]
         text, ci = spread_and_ci(wall)
-        print(f"{'':5} {fl:8} n={len(keys):2}  process A/B ping-pong +% {text} -> {verdict(ci)}"
+        print(f"{'':5} {who:8} n={len(keys):2}  process A/B ping-pong +% {text} -> {verdict(ci)}"
               f"  shim run's PMPI_ blocks vs native's +% median"
               f" {statistics.median(pmpi):5.2f} IQR {q(pmpi)[0]:5.2f}..{q(pmpi)[1]:5.2f}")
         native_pairs = []  # each native run against the previous native run of the same file
@@ -66,5 +67,5 @@ for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
             native_pairs += [100 * (nat[(f, b)]["pingpong_half_rtt"]["median"] / nat[(f, a)]["pingpong_half_rtt"]["median"] - 1)
                              for a, b in zip(reps, reps[1:])]
         if len(native_pairs) >= 2:
-            print(f"{'':5} {fl:8} n={len(native_pairs):2}  A/A control (native run / the previous native run) +%"
+            print(f"{'':5} {who:8} n={len(native_pairs):2}  A/A control (native run / the previous native run) +%"
                   f" {spread_and_ci(native_pairs)[0]}")

@@ -92,6 +92,10 @@ bench_args=(--iters "$iters" --blocks "$blocks" --warmup "$warmup")
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start_s=$SECONDS
 
+# The library a variant preloads into the ranks: shim_lib <flavour>, minimal_lib <flavour>.
+shim_lib() { echo "$build/lib/libyadokari-$1.so"; }
+minimal_lib() { echo "$build/bench/$1/libminimal_interposer.so"; }
+
 # launch <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
 # variant: native | preload | cli | minimal
 launch() {
@@ -101,8 +105,8 @@ launch() {
   case "$variant" in
     native|preload|minimal)
       local env=()
-      [[ $variant == preload ]] && env=("LD_PRELOAD=$build/lib/libyadokari-$fl.so" "YADOKARI_FLAVOUR=$fl")
-      [[ $variant == minimal ]] && env=("LD_PRELOAD=$build/bench/$fl/libminimal_interposer.so")
+      [[ $variant == preload ]] && env=("LD_PRELOAD=$(shim_lib "$fl")" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant == minimal ]] && env=("LD_PRELOAD=$(minimal_lib "$fl")")
       env+=("$@")
       if [[ $fl == openmpi ]]; then
         cmd=(mpirun.openmpi -n 2)
@@ -147,14 +151,14 @@ for fl in "${flavours[@]}"; do
     status=1
     continue
   fi
-  lib="$build/lib/libyadokari-$fl.so"
+  lib=$(shim_lib "$fl")
   for v in "${vias[@]}"; do
     label="shim-$v"
     variant=$v
     if [[ $v == minimal ]]; then
       label="minimal-interposer"
-      if [[ ! -f "$build/bench/$fl/libminimal_interposer.so" ]]; then
-        echo "$prog: $build/bench/$fl/libminimal_interposer.so not built (target minimal_interposer-$fl); skipping --via minimal for $fl" >&2
+      if [[ ! -f "$(minimal_lib "$fl")" ]]; then
+        echo "$prog: $(minimal_lib "$fl") not built (target minimal_interposer-$fl); skipping --via minimal for $fl" >&2
         status=1
         continue
       fi
