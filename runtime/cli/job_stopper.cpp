@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/child_process.hpp"
+#include "launch/launcher_leftovers.hpp"
 
 namespace yadokari::cli {
 namespace {
@@ -72,7 +73,8 @@ void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids) {
   // prints a banner into the job's output and may still forward output the ranks wrote after
   // the commit. Killed outright it does neither. Its local descendants are killed with it; the
   // daemons/proxies on other hosts lose their parent and take their ranks down.
-  std::vector<pid_t> victims = launcher > 0 ? process_tree(launcher) : std::vector<pid_t>{};
+  const std::vector<pid_t> launcher_tree = launcher > 0 ? process_tree(launcher) : std::vector<pid_t>{};
+  std::vector<pid_t> victims = launcher_tree;
   victims.insert(victims.end(), rank_pids.begin(), rank_pids.end());
   for (const pid_t pid : victims)
     if (pid > 0 && running(pid)) kill(pid, SIGKILL);
@@ -81,6 +83,13 @@ void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids) {
   for (const pid_t pid : victims)
     while (pid > 0 && pid != launcher && running(pid) && Clock::now() < deadline)
       std::this_thread::sleep_for(kStep);
+  // What the killed launcher could not clean up itself (Open MPI's session directory with the
+  // ranks' shared-memory segments; named after mpirun's or an orted's pid, so the launcher's
+  // tree, not the ranks); the next incarnation gets its own.
+  std::vector<pid_t> dead;
+  for (const pid_t pid : launcher_tree)
+    if (pid > 0 && !running(pid)) dead.push_back(pid);
+  launch::remove_open_mpi_session_dirs(dead);
 }
 
 }  // namespace yadokari::cli

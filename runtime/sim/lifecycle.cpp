@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "launch/launcher_leftovers.hpp"
 #include "sim/agent_script.hpp"
 #include "sim/command.hpp"
 #include "sim/cpu_limit.hpp"
@@ -79,6 +80,9 @@ void remove_cluster_dir(const std::filesystem::path& dir) {
     for (const auto& node : cluster->nodes) kill_holder_and_members(dir, node.pid);
     kill_holder_and_members(dir, cluster->frontend.pid);
     kill_holder_and_members(dir, cluster->switch_holder.pid);
+    // The nodes share this host's /tmp; what their Open MPI daemons kept there goes with them.
+    for (const auto& node : cluster->nodes) launch::remove_open_mpi_host_dirs(node.hostname);
+    launch::remove_open_mpi_host_dirs(cluster->frontend.hostname);
   }
   remove_cpu_limits(dir);
   std::error_code error;
@@ -201,6 +205,8 @@ KillResult kill_node(const std::string& name, const std::string& what) {
   if (holder_running(*node) && process_argv0(node->pid).starts_with(holder_tag(cluster.dir, ""))) {
     result.processes = kill_netns_members(node->netns);
   }
+  // A lost node's disk is lost with it; here it is this host's /tmp (Open MPI's session directory).
+  launch::remove_open_mpi_host_dirs(node->hostname);
   node->alive = false;
   write_hostfiles(cluster);
   write_agent(cluster);

@@ -6,7 +6,8 @@ usage: checkpoint_job.py MODE YADOKARI SHIM_DIR APP FLAVOUR WORK_DIR [MAKE_CHECK
 APP is ckpt_app: each rank prints its checkpoint environment, then stays in the job until the
 file given as its argument exists.
 MODE:
-  stop-and-restart    run --interval --stop-after-epoch: exit 75, no rank left, epochs pruned;
+  stop-and-restart    run --interval --stop-after-epoch: exit 75, no rank left, nothing of the
+                      killed launcher left in TMPDIR, epochs pruned;
                       restart goes on numbering epochs; a last restart hands the ranks
                       YADOKARI_RESTORE of the newest epoch and --rank-map
   checkpoint-command  the app asks for an epoch (yadokari_checkpoint()), `yadokari checkpoint`
@@ -80,6 +81,12 @@ def sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def launcher_leftovers(env):
+    """What a killed launcher left in the job's TMPDIR: Open MPI's session directories
+    (ompi.<host>.<uid>/pid.<mpirun's pid>, with the ranks' shared-memory segments)."""
+    return sorted(e for e in os.listdir(env["TMPDIR"]) if e.startswith("ompi."))
+
+
 def stop_and_restart(y, env, app, work):
     ckpt = os.path.join(work, "ckpt")
     go = os.path.join(work, "go")
@@ -91,6 +98,8 @@ def stop_and_restart(y, env, app, work):
         fail(f"stop message: {first.stderr}")
     if processes_running(app, go):
         fail(f"ranks survived the stop: {processes_running(app, go)}")
+    if launcher_leftovers(env):
+        fail(f"the stopped launcher's session directory is left in TMPDIR: {launcher_leftovers(env)}")
     if committed(ckpt) != [2, 3] or epoch_dirs(ckpt) != [2, 3]:
         fail(f"after the first run: committed {committed(ckpt)}, directories {epoch_dirs(ckpt)}")
     with open(os.path.join(ckpt, "job.json")) as f:
@@ -111,6 +120,8 @@ def stop_and_restart(y, env, app, work):
             fail(f"rank environment of the restart: {line}")
     if processes_running(app, go):
         fail(f"ranks survived the second stop: {processes_running(app, go)}")
+    if launcher_leftovers(env):
+        fail(f"the second stop left a session directory in TMPDIR: {launcher_leftovers(env)}")
     with open(os.path.join(ckpt, "job.json")) as f:
         if json.load(f) != job:
             fail("restart rewrote job.json")
@@ -208,12 +219,14 @@ def main():
     mode, y, shim_dir, app, flavour, work = sys.argv[1:7]
     extra = sys.argv[7:]
     os.makedirs(work, exist_ok=True)
-    for name in ("ckpt", "go", "state"):
+    for name in ("ckpt", "go", "state", "tmp"):
         path = os.path.join(work, name)
         shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else None
         if os.path.isfile(path):
             os.remove(path)
-    env = dict(os.environ, YADOKARI_STATE_DIR=os.path.join(work, "state"),
+    # A TMPDIR of its own: what the launchers leave there is this test's alone (ctest -j).
+    os.makedirs(os.path.join(work, "tmp"))
+    env = dict(os.environ, YADOKARI_STATE_DIR=os.path.join(work, "state"), TMPDIR=os.path.join(work, "tmp"),
                YADOKARI_SHIM_DIR=shim_dir, OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     for name in ("YADOKARI_CKPT_DIR", "YADOKARI_CKPT_INTERVAL", "YADOKARI_STOP_AFTER_EPOCH",
