@@ -10,13 +10,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The top session directories under the base whose names satisfy `wanted`. Errors (no base, a
 // directory that vanished meanwhile) mean there is nothing to clean, never a failure of the job.
 template <class Wanted>
@@ -25,7 +18,7 @@ std::vector<fs::path> top_dirs(Wanted wanted) {
   std::error_code error;
   for (fs::directory_iterator it(open_mpi_session_base(), error), end; !error && it != end; it.increment(error)) {
     const std::string name = it->path().filename().string();
-    if (starts_with(name, "ompi.") && wanted(name) && it->is_directory(error)) found.push_back(it->path());
+    if (name.starts_with("ompi.") && wanted(name) && it->is_directory(error)) found.push_back(it->path());
   }
   return found;
 }
@@ -41,7 +34,7 @@ fs::path open_mpi_session_base() {
 int remove_open_mpi_session_dirs(const std::vector<pid_t>& pids) {
   const std::string user_suffix = "." + std::to_string(getuid());
   int removed = 0;
-  for (const fs::path& top : top_dirs([&](const std::string& name) { return ends_with(name, user_suffix); })) {
+  for (const fs::path& top : top_dirs([&](const std::string& name) { return name.ends_with(user_suffix); })) {
     for (const pid_t pid : pids) {
       std::error_code error;
       if (pid > 0 && fs::remove_all(top / ("pid." + std::to_string(pid)), error) > 0 && !error) ++removed;
@@ -54,8 +47,9 @@ int remove_open_mpi_session_dirs(const std::vector<pid_t>& pids) {
 
 int remove_open_mpi_host_dirs(const std::string& hostname) {
   if (hostname.empty()) return 0;
+  const std::string prefix = "ompi." + hostname + ".";
   int removed = 0;
-  for (const fs::path& top : top_dirs([&](const std::string& name) { return starts_with(name, "ompi." + hostname + "."); })) {
+  for (const fs::path& top : top_dirs([&](const std::string& name) { return name.starts_with(prefix); })) {
     std::error_code error;
     if (fs::remove_all(top, error) > 0 && !error) ++removed;
   }
