@@ -103,8 +103,11 @@ command -v make >/dev/null || die "make not found"
 # gfortran >= 10 rejects NPB's mixed-type MPI buffer arguments and its X'..' hex constants
 # (common/randi8.f) unless told to allow them. MPICH's wrapper adds both flags itself; Open MPI's doesn't.
 fortran_extra=""
+# Captured, not piped into `head | grep -q`: under pipefail the compiler may die of SIGPIPE when
+# they stop reading, and the test would then fail by chance.
 gf_major=$(mpifort."${flavours[0]}" -dumpversion 2>/dev/null | cut -d. -f1 || true)
-if "mpifort.${flavours[0]}" --version 2>/dev/null | head -1 | grep -qi 'GNU Fortran' &&
+gf_banner=$("mpifort.${flavours[0]}" --version 2>/dev/null || true)
+if [[ "${gf_banner%%$'\n'*}" == *"GNU Fortran"* ]] &&
    [[ "$gf_major" =~ ^[0-9]+$ ]] && (( gf_major >= 10 )); then
   fortran_extra="-fallow-argument-mismatch -fallow-invalid-boz"
 fi

@@ -186,7 +186,6 @@ def corrupt_fallback(y, env, app, work, make):
 def changed_binary(y, env, app, work, make, other_app):
     ckpt = os.path.join(work, "changed")
     copy = os.path.join(work, "changed-app")
-    os.makedirs(work, exist_ok=True)
     shutil.copy(app, copy)
     subprocess.run([make, ckpt, copy, "2", "--replace-app", other_app], check=True)
     result = run([y, "restart", "--ckpt-dir", ckpt], env)

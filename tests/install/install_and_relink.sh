@@ -3,6 +3,8 @@
 # package (relinking instead of LD_PRELOAD), run it with plain mpirun and check the shim ran
 # (its stats files exist and count the ring's messages).
 set -euo pipefail
+# A step that fails without its own message (set -e) still names itself in the test's output.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited with $?" >&2' ERR
 build_dir=$1 source_dir=$2  # $3: an MPI program for the installed CLI to run
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -13,7 +15,9 @@ hello=$(timeout 120 "$work/prefix/bin/yadokari" run -n 2 -- "$3" | tail -n 1)
 [ -n "$hello" ] || { echo "FAIL: installed yadokari run printed nothing"; exit 1; }
 cmake -S "$source_dir/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
-ldd "$work/consumer/relinked_ring" | grep -q libyadokari-openmpi.so || { echo "FAIL: not linked with the shim"; exit 1; }
+# Captured first: `ldd | grep -q` under pipefail fails by chance when ldd dies of SIGPIPE.
+libs=$(ldd "$work/consumer/relinked_ring")
+[[ "$libs" == *libyadokari-openmpi.so* ]] || { echo "FAIL: not linked with the shim"; exit 1; }
 out=$(LD_LIBRARY_PATH="$work/prefix/lib" YADOKARI_STATS="$work/stats" \
   timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -x LD_LIBRARY_PATH -x YADOKARI_STATS -n 3 "$work/consumer/relinked_ring")
 [ "$out" = "token 3" ] || { echo "FAIL: unexpected output: $out"; exit 1; }
