@@ -11,27 +11,19 @@ block times), +% = that / the paired native run's best-block half round trip
 One invocation of run.sh is 10 reps at most; pooling alternating invocations of two builds is what
 makes a difference of about 1 ns visible on a shared 2-core machine.
 
-Verdict on the <= 3 % target from the process A/B: a bootstrap 95 % confidence interval of the median
-per-rep +% ("within" if its upper end is at most 3 %, "ABOVE" if its lower end is above, else
-"inconclusive"). run.sh's per-invocation verdict reads the IQR of the reps instead, which is the
-machine's run-to-run spread rather than the shim's cost: the A/A control line (each native run
-against the next native run of the same file) shows that spread, and where its IQR reaches past
-+/-3 % no shim, however cheap, could be "within" by that rule. The interval narrows with more reps."""
-import json, random, statistics, sys, glob
+Verdict on the <= 3 % target from the process A/B, by target_verdict.py's rule (as run.sh): a
+bootstrap 95 % confidence interval of the median per-rep +% ("within" if its upper end is at most
+3 %, "ABOVE" if its lower end is above, else "inconclusive"). The A/A control line (each native run
+against the next native run of the same file) shows the machine's run-to-run spread, which is why
+the rule reads the interval and not the reps' IQR. The interval narrows with more reps."""
+import glob, json, statistics, sys
 from collections import defaultdict
-def q(v):
-    if len(v) < 2: return (v[0], v[0])
-    qs = statistics.quantiles(v, n=4, method="inclusive"); return qs[0], qs[2]
-def median_ci(v, draws=4000):
-    rng = random.Random(20261124)  # fixed: the same files give the same interval
-    meds = sorted(statistics.median(rng.choices(v, k=len(v))) for _ in range(draws))
-    return meds[int(0.025 * draws)], meds[int(0.975 * draws) - 1]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from target_verdict import iqr as q, median_ci, verdict  # this script's own directory
 def spread_and_ci(v):  # "median M IQR a..b 95% CI of the median c..d", and the interval
     ci = median_ci(v)
     return (f"median {statistics.median(v):5.2f} IQR {q(v)[0]:5.2f}..{q(v)[1]:5.2f}"
             f" 95% CI of the median {ci[0]:5.2f}..{ci[1]:5.2f}"), ci
-def verdict(ci, target=3.0):
-    return "within target" if ci[1] <= target else "ABOVE target" if ci[0] > target else "inconclusive"
 for label, pattern in [a.split("=", 1) for a in sys.argv[1:]]:
     runs = defaultdict(dict)
     for f in sorted(glob.glob(pattern)):

@@ -224,9 +224,12 @@ if awk -v l="$load1" 'BEGIN { exit !(l > 1.0) }'; then
   echo "WARNING: load average $load1 before the run: other work shares the CPUs; expect noise-dominated results" >&2
 fi
 echo "reps: $done_reps; load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg) (2 ranks on $(nproc) CPUs); $((SECONDS - start_s)) s"
-python3 - "$results" <<'EOF'
+python3 - "$results" "$here" <<'EOF'
 import json, statistics, sys
 from collections import defaultdict
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, sys.argv[2])
+from target_verdict import iqr, median_ci, verdict
 
 runs = defaultdict(dict)  # (flavour, pair, side) -> rep -> result
 for line in open(sys.argv[1]):
@@ -241,12 +244,6 @@ def get(result, key, stat="median"):
     for part in key.split("."):
         node = node.get(part) if isinstance(node, dict) else None
     return None if node is None else node[stat]
-
-def iqr(values):
-    if len(values) < 2:
-        return values[0], values[0]
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return q[0], q[2]
 
 # (key, stat, label, kind): 'time' rows compare two processes (native run vs shim run, in us);
 # 'diff' rows are in-process MPI_-minus-PMPI_ differences (ns), ~0 in native runs.
@@ -286,16 +283,14 @@ for (fl, variant) in sorted({(k[0], k[1]) for k in runs}):
         print(f"{fl:8} {variant:18} {name:26} {mb:9.3f} {ms:9.3f} {ratio} {ptxt:>26} "
               f"{min(b):8.3f}-{max(b):<8.3f} {min(s):8.3f}-{max(s):<8.3f} {len(reps):3}")
         if key == "pingpong_half_rtt":
-            q1, q3 = iqr(paired)
             diff_ns = statistics.median([(y - x) * 1000 for x, y in zip(b, s)])
             label = "ping-pong " + ("block median" if stat == "median" else "best block")
-            verdicts.append((fl, variant, label, (pm - 1) * 100, (q1 - 1) * 100, (q3 - 1) * 100, diff_ns))
+            verdicts.append((fl, variant, label, [(p - 1) * 100 for p in paired], diff_ns))
         elif key == "inproc.pingpong_diff_ns":
             # Added ns per half round trip (shim run's MPI-PMPI minus the native run's, an A/A control),
             # as a share of the native run's best-block latency (the latency of an undisturbed machine).
             pct = [(y - x) / (base[r]["pingpong_half_rtt"]["min"] * 1000) * 100 for r, x, y in zip(reps, b, s)]
-            q1, q3 = iqr(pct)
-            verdicts.append((fl, variant, "ping-pong in-process", statistics.median(pct), q1, q3, pm))
+            verdicts.append((fl, variant, "ping-pong in-process", pct, pm))
 print()
 print("time rows: each value is one run's median over its blocks ('best block': its fastest block, least")
 print("disturbed by other load); native/shim = median over reps; ratio = shim/native; paired = per rep,")
@@ -304,18 +299,15 @@ print("in-proc rows: within each run, blocks through MPI_* (the shim's wrappers 
 print("with blocks through PMPI_* (the library itself); value = median over block pairs of MPI_ - PMPI_ in")
 print("ns (~0 in native runs: A/A control); paired = shim run - native run. Least sensitive to noise.")
 print()
-print("target: <= 3 % added ping-pong latency. Verdict from the interquartile range (IQR) over reps:")
-print("ABOVE if even its lower quartile is above +3 %, within if its upper quartile is at most +3 %, else")
-print("inconclusive (machine too noisy: rerun when it is quiet, or raise --reps). In-process % = added ns /")
-print("the native run's best-block half round trip.")
-for fl, variant, name, added, q1, q3, ns in verdicts:
-    if q1 > 3.0:
-        tag = "ABOVE target"
-    elif q3 <= 3.0:
-        tag = "within target"
-    else:
-        tag = "inconclusive"
-    print(f"{fl:8} {variant:18} {name:22} added {added:+6.1f} % ({ns:+5.0f} ns per half round trip; "
-          f"IQR {q1:+.1f}..{q3:+.1f} %) -> {tag}")
+print("target: <= 3 % added ping-pong latency. Verdict from a bootstrap 95 % confidence interval (CI) of")
+print("the median added % over reps (target_verdict.py): ABOVE if its lower end is above +3 %, within if")
+print("its upper end is at most +3 %, else inconclusive (too few reps for this much noise: raise --reps,")
+print("or rerun when the machine is quiet). IQR = the reps' spread, for reading the noise. In-process % =")
+print("added ns / the native run's best-block half round trip.")
+for fl, variant, name, added, ns in verdicts:
+    q1, q3 = iqr(added)
+    ci = median_ci(added)
+    print(f"{fl:8} {variant:18} {name:22} added {statistics.median(added):+6.1f} % ({ns:+5.0f} ns per half "
+          f"round trip; CI {ci[0]:+.1f}..{ci[1]:+.1f} %, IQR {q1:+.1f}..{q3:+.1f} %) -> {verdict(ci)}")
 EOF
 exit $status
