@@ -30,6 +30,33 @@ pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std:
   return spawn(argv, env, nullptr);
 }
 
+bool write_to_child(int stdin_fd, std::string_view text) {
+  // Blocked in this thread only (a SIGPIPE from write() goes to the writing thread), and consumed
+  // if the write raised it, so nothing of it is left pending; ignoring SIGPIPE process-wide instead
+  // would be inherited by the launcher and the application.
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  bool written = true;
+  while (!text.empty()) {
+    const ssize_t n = write(stdin_fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      written = false;
+      break;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  if (!written && errno == EPIPE && !sigismember(&previous, SIGPIPE)) {
+    const timespec no_wait{};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return written;
+}
+
 pid_t spawn_process_with_pipe(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                               int& stdin_fd) {
   int ends[2];

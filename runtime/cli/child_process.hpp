@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace yadokari::cli {
@@ -17,6 +18,11 @@ pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std:
 // takes its credentials from it and ends when it closes).
 pid_t spawn_process_with_pipe(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                               int& stdin_fd);
+
+// Writes all of `text` to a child's stdin pipe; false if the child has closed it (it has ended,
+// e.g. a remote shell that could not reach its host). SIGPIPE is held back for the write: it
+// would end the front end itself, which must go on to report the child's exit code.
+bool write_to_child(int stdin_fd, std::string_view text);
 
 // The child's exit code if it has ended (128+N if killed by signal N), without blocking.
 std::optional<int> try_reap(pid_t child);

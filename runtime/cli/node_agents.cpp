@@ -46,9 +46,9 @@ void NodeAgents::start(const AgentLaunch& node) {
   int stdin_fd = -1;
   const pid_t pid = spawn_process_with_pipe(argv, env_, stdin_fd);
   agents_.push_back(Agent{node.node, pid, false, stdin_fd});
-  const std::string line = job_id_ + " " + secret_ + "\n";
-  // A pipe takes a line this short at once; a failed write shows as an agent that never connects.
-  (void)!write(stdin_fd, line.data(), line.size());
+  // An agent that has already ended (its remote shell could not reach the host) gets nothing;
+  // wait_until_connected() then reports its exit code.
+  write_to_child(stdin_fd, job_id_ + " " + secret_ + "\n");
 }
 
 NodeAgents::~NodeAgents() {

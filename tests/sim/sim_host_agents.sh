@@ -7,7 +7,7 @@
 # The job: 4 ranks on n1 and n2 (2 slots each), a checkpoint every second, coordinator on a fixed
 # --port; n3 joins; once an epoch is committed, n2 is killed. Checked:
 #   - an unknown host stops the job before anything starts, saying which (remote shell exit 255);
-#   - --hostfile with a bad line is refused with the file and line;
+#   - --hostfile with a bad line is refused with the file and line; neither refusal leaves a job record;
 #   - the agents get their credentials over stdin: the job secret is on no command line;
 #   - the join is logged; the loss is detected; the job restarts once, on n1 and the joined n3, by
 #     itself and ends with the uninterrupted run's final line; the joined agent ends with the job
@@ -41,6 +41,10 @@ out=$("$Y" run --hostfile hosts.bad -n 4 --mpi "$FLAVOUR" -- "$@" 2>&1 </dev/nul
 code=$?
 [[ $code == 2 && "$out" == "yadokari: hosts.bad:2: expected 'host', 'host slots=N' or 'host:N', not '$h-n2 slots=two'" ]] \
     && pass "bad hostfile line refused" || fail "bad hostfile: exit $code, '$out'"
+# A refused run cleans up after itself (a front end killed by SIGPIPE from the dead remote shell's
+# stdin once left its job record, and the join below then read that job's secret).
+records=$(ls "$YADOKARI_STATE_DIR"/jobs/*.json 2>/dev/null)
+[[ -z "$records" ]] && pass "the refused runs left no job record" || fail "job records left by the refused runs: $records"
 
 printf '%s-n1 slots=2\n%s-n2:2  # comment\n' "$h" "$h" >hosts
 ckpt="$WORK/ckpt"
