@@ -5,6 +5,8 @@
 #             that epoch stays committed and verifies, and a restart from it completes the run.
 #   bitflip   one byte of the newest epoch's image is flipped: the restart says which epoch it
 #             skips and why, restarts from the previous one and completes the run.
+# The checkpointed runs hold their ranks at MPI_Finalize (YADOKARI_FAULT_HOLD_FINALIZE) until the
+# epochs the case needs are there, so they cannot end first however fast the machine.
 # Needs root (mounts a small tmpfs on its work directory, unmounted at exit).
 #
 # usage: ckpt_damage.sh full|bitflip --yadokari PATH --flavour openmpi|mpich -- PROGRAM [ARGS...]
@@ -45,16 +47,23 @@ mkdir -p "$ckpt"
 
 if [[ $case == full ]]; then
     mount -t tmpfs -o size=80m tmpfs "$ckpt" || fail "cannot mount a tmpfs"
-    # Fill the directory as soon as epoch 1 is committed.
+    # Fill the directory as soon as epoch 1 is committed; let the job end once an epoch failed.
+    # (The loops are capped only to turn a hang into a failure.)
+    release="$work/release"
     (
-        for _ in $(seq 600); do
+        for _ in $(seq 3000); do
             [[ -f "$ckpt/1/MANIFEST" ]] && break
-            sleep 0.05
+            sleep 0.1
         done
         dd if=/dev/zero of="$ckpt/filler" bs=1M count=100 2>/dev/null
+        for _ in $(seq 3000); do
+            grep -q "No space left on device" "$work/run.err" 2>/dev/null && break
+            sleep 0.1
+        done
+        touch "$release"
     ) &
     filler=$!
-    timeout -k 10 300 "$yadokari" run -n 4 --mpi "$flavour" --ckpt-dir "$ckpt" --interval 0.1 -- "${program[@]}" \
+    YADOKARI_FAULT_HOLD_FINALIZE="$release" timeout -k 10 300 "$yadokari" run -n 4 --mpi "$flavour" --ckpt-dir "$ckpt" --interval 0.1 -- "${program[@]}" \
         >"$work/run.out" 2>"$work/run.err"
     rc=$?
     wait "$filler"
@@ -70,7 +79,8 @@ if [[ $case == full ]]; then
     rm -f "$ckpt/filler"
     expected_epoch=$committed
 else
-    timeout -k 10 300 "$yadokari" run -n 4 --mpi "$flavour" --ckpt-dir "$ckpt" --interval 0.1 --stop-after-epoch 2 \
+    YADOKARI_FAULT_HOLD_FINALIZE="$work/never-created" \
+        timeout -k 10 300 "$yadokari" run -n 4 --mpi "$flavour" --ckpt-dir "$ckpt" --interval 0.1 --stop-after-epoch 2 \
         -- "${program[@]}" >"$work/run.out" 2>"$work/run.err"
     rc=$?
     [[ $rc == 75 ]] || fail "the checkpointed run exited $rc, expected 75"

@@ -9,7 +9,6 @@ source "$(dirname "$0")/sim_common.sh"
 "$Y" sim up --nodes 3 --slots 2 --name "$NAME" >/dev/null || { fail "sim up"; finish; }
 cd "$WORK"
 ckpt="$WORK/ckpt"
-export YADOKARI_STATE_DIR="$WORK/jobs"
 H="yk$NAME"
 
 expect() {  # expect CODE LINE COMMAND...: exit CODE and LINE as the last line of stderr

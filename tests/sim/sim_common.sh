@@ -11,6 +11,12 @@ NAME="t$$"
 NAME=${NAME:0:12}
 DIR="$YADOKARI_SIM_DIR/$NAME"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/yk-sim-work.XXXXXX")
+export YADOKARI_STATE_DIR="$WORK/jobs"  # this test's jobs only, for status/checkpoint/rebalance
+# Every job of these tests holds its ranks at MPI_Finalize until wait_job releases it, so that no
+# job can end before the epochs, losses and restarts its test waits for, however fast the machine
+# (YADOKARI_FAULT_HOLD_FINALIZE, docs/CONTRACTS.md). The ranks still take part in checkpoints there.
+RELEASE="$WORK/release"
+export YADOKARI_FAULT_HOLD_FINALIZE="$RELEASE"
 ROOT_LINKS_BEFORE=$(ip -o link show | awk -F': ' '{print $2}' | sort)
 ROOT_NETNS_BEFORE=$(ip netns list 2>/dev/null | sort)
 FAILURES=0
@@ -64,12 +70,28 @@ wait_for() {
     return 1
 }
 
-# wait_job PID OUT [GRACE]: waits for the background job PID and returns its exit code. MPICH over
+# ask_checkpoint: asks the running job ($job) for an epoch now (`yadokari checkpoint`, retried
+# until the job is registered) and prints the committed epoch's number; fails with the reason.
+ask_checkpoint() {
+    local out
+    for _ in $(seq 600); do
+        out=$("$Y" checkpoint 2>&1) && { sed -n 's/^yadokari: epoch \([0-9]*\) committed$/\1/p' <<<"$out"; return 0; }
+        [[ "$out" == "yadokari: no running job found" ]] || { echo "$out" >&2; return 1; }
+        kill -0 "$job" 2>/dev/null || { echo "the job ended" >&2; return 1; }
+        sleep 0.1
+    done
+    echo "the job never registered" >&2
+    return 1
+}
+
+# wait_job PID OUT [GRACE]: releases the job (RELEASE), waits for the background job PID and
+# returns its exit code. MPICH over
 # TCP may hang in MPI_Finalize after all output (PLATFORM_NOTES): once OUT has the program's
 # `final` line and the job still runs GRACE (20) s later, it is stopped (SIGTERM through `timeout`
 # and the front end to the launcher) and 124 is returned, as if its watchdog had fired.
 wait_job() {
     local pid="$1" out="$2" grace="${3:-20}" since=""
+    touch "$RELEASE"
     while kill -0 "$pid" 2>/dev/null; do
         [[ -z "$since" ]] && grep -q '^final' "$out" 2>/dev/null && since=$SECONDS
         if [[ -n "$since" ]] && ((SECONDS - since >= grace)); then

@@ -11,7 +11,6 @@ source "$(dirname "$0")/sim_common.sh"
 "$Y" sim up --nodes 2 --slots 2 --name "$NAME" >/dev/null || { fail "sim up"; finish; }
 cd "$WORK"
 ckpt="$WORK/ckpt"
-export YADOKARI_STATE_DIR="$WORK/jobs"
 H="yk$NAME"
 timeout -k 5 400 "$Y" run --sim "$NAME" -n 4 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --interval 1 -- "$@" \
     >run.out 2>run.err </dev/null &

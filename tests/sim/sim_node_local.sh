@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Node-local images with replicas on a partner node (--node-dir; issue 4). Every simulated node has
 # a private tmpfs at /run/yadokari/node-disk, gone when the node is killed. 3 nodes x 2 slots,
-# 6 ranks, a checkpoint every second; each image is replicated to the next node (n1->n2->n3->n1).
+# 6 ranks, checkpoints when the test asks for them (`yadokari checkpoint`: no interval, so no epoch
+# the test reads is pruned under it); each image is replicated to the next node (n1->n2->n3->n1).
 #   loss      once an epoch is committed, n2 is killed: its own images and the replicas of n1's
 #             are gone with it. Checked: every MANIFEST entry names two nodes; the job restarts
 #             once, the images of n2's ranks are staged from n3 (their replica) to wherever they
-#             go, n1's come from n1 itself; the job finishes with the uninterrupted run's final
-#             line on the survivors' layout; later epochs are replicated between n1 and n3.
+#             go, n1's come from n1 itself; an epoch taken after the restart is replicated between
+#             n1 and n3; the job finishes with the uninterrupted run's final line on the
+#             survivors' layout.
 #   both      n2 and n3 are killed together: the images of n2's ranks are on no live node, so the
 #             job stops (exit 1) with the one-line reason, never restarting from a partial set.
 # usage: sim_node_local.sh YADOKARI openmpi|mpich loss|both PROGRAM [ARGS...]
@@ -18,19 +20,18 @@ source "$(dirname "$0")/sim_common.sh"
 cd "$WORK"
 ckpt="$WORK/ckpt"
 disk=/run/yadokari/node-disk
-timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --node-dir "$disk" --interval 1 \
+timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --node-dir "$disk" \
     -- "$@" >run.out 2>run.err </dev/null &
 job=$!
-for _ in $(seq 1200); do
-    ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && break
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.05
-done
-manifest=$(ls "$ckpt"/*/MANIFEST 2>/dev/null | head -n 1)
-if [[ -n "$manifest" ]]; then
-    pairs=$(python3 -c 'import json,sys; print(" ".join(",".join(i["nodes"]) for i in json.load(open(sys.argv[1]))["images"]))' "$manifest")
-    [[ "$pairs" == "n1,n2 n1,n2 n2,n3 n2,n3 n3,n1 n3,n1" ]] && pass "committed with replicas: $pairs" \
-        || fail "MANIFEST nodes: '$pairs'"
+# nodes_of EPOCH: the nodes each image of EPOCH's MANIFEST names, "a,b" per rank.
+nodes_of() {
+    python3 -c 'import json,sys; print(" ".join(",".join(i["nodes"]) for i in json.load(open(sys.argv[1]))["images"]))' \
+        "$ckpt/$1/MANIFEST"
+}
+if epoch=$(ask_checkpoint); then
+    pairs=$(nodes_of "$epoch")
+    [[ "$pairs" == "n1,n2 n1,n2 n2,n3 n2,n3 n3,n1 n3,n1" ]] && pass "epoch $epoch committed with replicas: $pairs" \
+        || fail "MANIFEST nodes of epoch $epoch: '$pairs'"
 else
     fail "no epoch committed: $(tail -3 run.err)"
 fi
@@ -41,6 +42,15 @@ ls "$ckpt"/*/rank-*.img >/dev/null 2>&1 && fail "images in the checkpoint direct
 case "$MODE" in
 loss)
     "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+    wait_for 60 grep -q "^yadokari: restart 1 (" run.err && pass "restart 1" || fail "no restart 1: $(tail -3 run.err)"
+    # An epoch of the restarted job is replicated between the survivors.
+    if after=$(ask_checkpoint); then
+        nodes=$(nodes_of "$after" | tr ' ,' '\n\n' | sort -u | paste -sd' ')
+        [[ "$nodes" == "n1 n3" ]] && pass "epoch $after (after the restart) is kept on n1 and n3" \
+            || fail "epoch $after is on '$nodes'"
+    else
+        fail "no epoch after the restart"
+    fi
     wait_job "$job" run.out
     code=$?
     expect_finished "$code"
@@ -51,10 +61,6 @@ loss)
     bad=$(grep -v -E "^yadokari: staged rank [23]'s image of epoch [0-9]+ from n3 to n1$" <<<"$staged")
     [[ -n "$staged" && -z "$bad" ]] && pass "staged from the replicas: $(paste -sd';' <<<"$staged")" \
         || fail "staging: '$staged'"
-    # Epochs after the restart are replicated between the survivors.
-    last=$(ls -d "$ckpt"/*/MANIFEST | sort -V | tail -n 1)
-    nodes=$(python3 -c 'import json,sys; print(" ".join(sorted({n for i in json.load(open(sys.argv[1]))["images"] for n in i["nodes"]})))' "$last")
-    [[ "$nodes" == "n1 n3" ]] && pass "the last epoch is kept on n1 and n3" || fail "the last epoch is on '$nodes'"
     expect_reference_final 6 "$@"
     ;;
 both)

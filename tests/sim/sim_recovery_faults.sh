@@ -20,7 +20,6 @@ esac
 "$Y" sim up --nodes $nodes --slots 2 --name "$NAME" >/dev/null || { fail "sim up"; finish; }
 cd "$WORK"
 ckpt="$WORK/ckpt"
-export YADOKARI_STATE_DIR="$WORK/jobs"
 [[ "$SCENARIO" == mid-write ]] && export YADOKARI_FAULT_SLOW_WRITE=2:4000
 
 committed() { ls "$ckpt/$1/MANIFEST" >/dev/null 2>&1; }

@@ -17,7 +17,6 @@ added=$("$Y" sim add --slots 3 --cpu-per-slot 0.03 --name "$NAME") || { fail "si
 [[ "$added" == *", 3 slots, 0.03 CPU per slot)" ]] && pass "n2 added with its own CPU limit" || fail "sim add: $added"
 cd "$WORK"
 ckpt="$WORK/ckpt"
-export YADOKARI_STATE_DIR="$WORK/jobs"
 H="yk$NAME"
 timeout -k 5 500 "$Y" run --sim "$NAME" --hosts n1:2,n2:2 -n 4 --mpi "$FLAVOUR" --policy speed \
     --ckpt-dir "$ckpt" --interval 1 -- "$@" >run.out 2>run.err </dev/null &

@@ -34,6 +34,10 @@ struct CutView {
   std::unordered_map<std::uint64_t, std::uint64_t> targets;
   bool go = false;
   bool resumed = false;
+  // The last epoch whose CheckpointResume arrived. A rank that wrote its image waits for its own
+  // epoch's resume by number: `resumed` belongs to the cut in progress, and the next epoch's
+  // prepare (which may come before this thread wakes up) clears it.
+  std::uint64_t resumed_epoch = 0;
 };
 CutView g_view;
 
@@ -114,6 +118,7 @@ void on_message(const ctl::Message& m) {
     if (g_view.active && g->epoch == g_view.epoch) g_view.go = true;
   } else if (const auto* r = std::get_if<ctl::CheckpointResume>(&m)) {
     if (g_view.active && r->epoch == g_view.epoch) g_view.resumed = true;
+    if (r->epoch > g_view.resumed_epoch) g_view.resumed_epoch = r->epoch;
   }
   g_view.changed.notify_all();
 }
@@ -189,8 +194,11 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
       lock.unlock();
       if (take_checkpoint(target) == CheckpointOutcome::restarted) return Stop::done;
       lock.lock();
-      g_view.changed.wait(lock, [] { return g_view.resumed || !g_view.active; });
-      end_cut(lock);
+      const std::uint64_t epoch = target.epoch;
+      g_view.changed.wait(lock, [epoch] { return g_view.resumed_epoch >= epoch || !g_view.active; });
+      // The next epoch's prepare may already be here: that cut is not this one to end; this
+      // thread takes part in it at its next boundary.
+      if (g_view.active && g_view.epoch == epoch) end_cut(lock);
       return Stop::done;
     }
     g_view.changed.wait_for(lock, std::chrono::milliseconds(50));

@@ -9,6 +9,7 @@
 #include "mpi/cut_protocol.hpp"
 #include "mpi/stats_writer.hpp"
 #include "mpi/diagnostics.hpp"
+#include "mpi/fault_injection.hpp"
 #include "mpi/wrapper_support.hpp"
 
 #include <dlfcn.h>
@@ -193,6 +194,7 @@ extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int
 
 extern "C" YK_API int MPI_Finalize(void) {
   yk::CallScope scope(yk::Fn::MPI_Finalize);
+  yk::hold_before_finalize();
   yk::cut_at_finalize();
   yk::before_library_finalize();
   return PMPI_Finalize();
