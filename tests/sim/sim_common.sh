@@ -135,7 +135,8 @@ expect_reference_final() {
     local final got
     final=$(reference_final "$@")
     got=$(grep '^final' run.out | tail -n 1)
-    [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" || fail "final result '$got', expected '$final'"
+    [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" ||
+        fail "final result '$got', expected '$final' (the reference run's stderr: $(tail -n 5 reference.err))"
 }
 
 finish() {
