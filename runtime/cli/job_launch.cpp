@@ -22,6 +22,7 @@
 #include "control/coordinator.hpp"
 #include "control/job_registry.hpp"
 #include "control/secret.hpp"
+#include "launch/shared_memory_dir.hpp"
 
 namespace yadokari::cli {
 namespace {
@@ -44,13 +45,15 @@ struct LaunchCommand {
 LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::path& launcher,
                           const std::filesystem::path& shim, const std::string& control_endpoint,
                           const std::string& secret, const std::optional<SimPlacement>& sim,
-                          const Incarnation& incarnation, const std::string& path) {
+                          const Incarnation& incarnation, const std::string& path,
+                          const std::filesystem::path& vader_dir) {
   const std::string flavour(launch::flavour_name(request.flavour));
   JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, secret, incarnation.rank_env};
   if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
   JobEnvironment env = make_job_environment(current_environment(), settings);
   if (sim)
     for (const auto& [name, value] : sim->environment) env.launcher_env.push_back(name + "=" + value);
+  if (!vader_dir.empty()) env.launcher_env.push_back("OMPI_MCA_btl_vader_backing_directory=" + vader_dir.string());
 
   launch::LaunchPlan plan;
   plan.flavour = request.flavour;
@@ -141,6 +144,12 @@ int launch_job(const LaunchRequest& request) {
   // A job on hosts (--hosts/--hostfile) has an agent on each, started over a remote shell.
   const bool host_agents = !request.sim && !request.hosts.empty();
   if (request.sim) sim = sim_placement(*request.sim, request.flavour);
+  // A local Open MPI job's shared-memory segments, removed when this function returns however
+  // the job ended (a user's own backing directory is left as it is).
+  std::optional<launch::SharedMemoryDir> vader_dir;
+  if (request.flavour == launch::MpiFlavour::openmpi && !sim && !host_agents &&
+      !std::getenv("OMPI_MCA_btl_vader_backing_directory"))
+    vader_dir.emplace("/dev/shm", request.job_id);
   if (sim)
     config.bind_host = sim->bind_address;
   else if (host_agents)
@@ -241,7 +250,7 @@ int launch_job(const LaunchRequest& request) {
   Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
     const LaunchCommand command = command_for(request, *launcher, shim, coordinator.control_endpoint(), secret,
-                                              sim, incarnation, path);
+                                              sim, incarnation, path, vader_dir ? vader_dir->path() : std::filesystem::path());
     const pid_t child = spawn_process(command.argv, command.env);
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();

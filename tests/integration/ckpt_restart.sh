@@ -98,7 +98,12 @@ PY
         return
     fi
     [[ $rc == "$expected" ]] || fail "$name exited $rc, expected $expected"
+    # A stopped job leaves no shared memory behind (Open MPI's vader segments once stayed).
+    local shm_left
+    shm_left=$(comm -13 <(printf '%s\n' "$shm_before") <(ls /dev/shm 2>/dev/null | sort) | paste -sd' ')
+    [[ -z "$shm_left" ]] || fail "$name left shared memory in /dev/shm: $shm_left"
 }
+shm_before=$(ls /dev/shm 2>/dev/null | sort)
 
 last=part2
 [[ $chain == 1 ]] && last=part3
