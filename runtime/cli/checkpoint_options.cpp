@@ -20,8 +20,19 @@ EnvLookup process_environment() {
   };
 }
 
+void check_ckpt_dir_flag(const CheckpointFlags& flags) {
+  // An empty value ("$UNSET_VARIABLE") must not mean "no checkpoints", and CLI11 takes the next
+  // word as the value of an empty "--ckpt-dir=": "--ckpt-dir= -- app" would checkpoint into "--".
+  if (flags.ckpt_dir_given && flags.ckpt_dir.empty())
+    throw CliError(exit_code::usage, "--ckpt-dir needs a directory, not ''");
+  if (flags.ckpt_dir.starts_with('-'))
+    throw CliError(exit_code::usage, "--ckpt-dir needs a directory, not '" + flags.ckpt_dir + "' (write ./" +
+                                         flags.ckpt_dir + " for a name that starts with '-')");
+}
+
 CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env) {
   CheckpointSettings settings;
+  check_ckpt_dir_flag(flags);
   if (auto dir = pick_option(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env))
     settings.dir = dir->value;
 

@@ -20,7 +20,13 @@ struct CheckpointFlags {
   std::string keep;              // --keep            YADOKARI_KEEP (default 2)
   std::string compress;          // --compress        YADOKARI_CKPT_COMPRESS (zstd level, 0 = off)
   std::string node_dir{};        // --node-dir        YADOKARI_NODE_DIR (node-local images + replicas)
+  // --ckpt-dir was on the command line, even with an empty value ("$UNSET_VARIABLE"), which must
+  // not mean "no checkpoints": the job would run unprotected.
+  bool ckpt_dir_given = false;
 };
+
+// Throws CliError(usage) for a --ckpt-dir given empty or named like an option.
+void check_ckpt_dir_flag(const CheckpointFlags& flags);
 
 struct CheckpointSettings {
   std::optional<std::filesystem::path> dir;  // none: checkpointing is off; else as given

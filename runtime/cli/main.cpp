@@ -26,8 +26,9 @@ using namespace yadokari::cli;
 
 // --interval, --stop-after-epoch, --keep, --compress (and --ckpt-dir), shared by run and restart.
 void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
-  command->add_option("--ckpt-dir", flags.ckpt_dir,
-                      "Checkpoint directory (env YADOKARI_CKPT_DIR); created if missing");
+  CLI::Option* ckpt_dir = command->add_option("--ckpt-dir", flags.ckpt_dir,
+                                              "Checkpoint directory (env YADOKARI_CKPT_DIR); created if missing");
+  command->parse_complete_callback([&flags, ckpt_dir] { flags.ckpt_dir_given = ckpt_dir->count() > 0; });
   command->add_option("--interval", flags.interval,
                       "Seconds between checkpoints, e.g. 30 or 0.5 (env YADOKARI_CKPT_INTERVAL; "
                       "0 = only when asked)");

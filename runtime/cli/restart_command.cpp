@@ -14,9 +14,10 @@ namespace yadokari::cli {
 namespace fs = std::filesystem;
 
 int restart_job(const RestartOptions& options) {
+  check_ckpt_dir_flag(options.checkpoint);
   if (options.checkpoint.ckpt_dir.empty())
     throw CliError(exit_code::usage, "restart needs --ckpt-dir");
-  if (options.ranks < 0) throw CliError(exit_code::usage, "-n must be at least 1");
+  if (options.ranks && *options.ranks < 1) throw CliError(exit_code::usage, "-n must be at least 1");
   // The directory as typed, for messages; absolute for everything else.
   const fs::path typed = options.checkpoint.ckpt_dir;
   const fs::path dir = fs::absolute(typed).lexically_normal();
@@ -35,7 +36,7 @@ int restart_job(const RestartOptions& options) {
   const char* path = std::getenv("PATH");
   request.app = resolve_app(job.app, path ? path : "");
   const RestartChoice choice = choose_restart(
-      dir, job, request.app, options.ranks > 0 ? std::optional<int>(options.ranks) : std::nullopt);
+      dir, job, request.app, options.ranks);
   // Only now, when nothing more can refuse the restart: keep checkpointing into D.
   request.checkpoint.dir = prepare_checkpoint_dir(dir);
 

@@ -13,7 +13,7 @@ namespace yadokari::cli {
 struct RestartOptions {
   CheckpointFlags checkpoint;           // ckpt_dir is required
   RecoveryFlags recovery;  // --policy, --max-restarts, --max-oversubscribe (with --sim)
-  int ranks = 0;                        // -n; 0 = not given
+  std::optional<int> ranks;             // -n
   std::optional<std::string> hosts;     // overrides job.json's when given
   std::optional<std::string> mpi_args;  // likewise
   std::string rank_map;                 // --rank-map 2,0,1

@@ -78,3 +78,17 @@ TEST_CASE("the node directory (--node-dir) is absolute and needs a checkpoint di
   CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
                     "--node-dir needs --ckpt-dir (the MANIFESTs stay there)");
 }
+
+TEST_CASE("a --ckpt-dir given empty or named like an option is refused, not taken as off",
+          "[checkpoint-options]") {
+  CheckpointFlags empty;
+  empty.ckpt_dir_given = true;  // --ckpt-dir "$UNSET_VARIABLE"
+  CHECK_THROWS_WITH(resolve_checkpoint_settings(empty, fake_env({})), "--ckpt-dir needs a directory, not ''");
+  CheckpointFlags dashes;
+  dashes.ckpt_dir = "--";  // what CLI11 makes of "--ckpt-dir= -- app"
+  dashes.ckpt_dir_given = true;
+  CHECK_THROWS_WITH(resolve_checkpoint_settings(dashes, fake_env({})),
+                    "--ckpt-dir needs a directory, not '--' (write ./-- for a name that starts with '-')");
+  // An empty variable is an unset one, as usual for the environment.
+  CHECK_FALSE(resolve_checkpoint_settings({}, fake_env({{"YADOKARI_CKPT_DIR", ""}})).dir);
+}
