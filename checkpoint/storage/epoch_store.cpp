@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -144,7 +145,11 @@ std::vector<std::uint64_t> EpochStore::committed_epochs() const {
 
 std::uint64_t EpochStore::next_epoch() const {
   const auto epochs = all_epochs();
-  return epochs.empty() ? 1 : epochs.back() + 1;
+  if (epochs.empty()) return 1;
+  // Wrapping to 0 would number the next epoch below every committed one: it would never be used.
+  if (epochs.back() == std::numeric_limits<std::uint64_t>::max())
+    throw StorageError("no epoch number is left after " + std::to_string(epochs.back()) + " in " + dir_.string());
+  return epochs.back() + 1;
 }
 
 std::optional<std::string> EpochStore::problem_with(std::uint64_t epoch, const ImageVerifier& verify,

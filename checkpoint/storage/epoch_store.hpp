@@ -50,7 +50,8 @@ class EpochStore {
 
   std::vector<std::uint64_t> committed_epochs() const;  // ascending
   std::vector<std::uint64_t> all_epochs() const;        // ascending, committed or not
-  std::uint64_t next_epoch() const;                     // 1 + the highest epoch directory (1 if none)
+  // 1 + the highest epoch directory (1 if none); StorageError when that would wrap.
+  std::uint64_t next_epoch() const;
 
   // The newest committed epoch whose images all exist, have the listed sizes and pass `verify`.
   EpochChoice newest_good_epoch(const ImageVerifier& verify = verify_image) const;

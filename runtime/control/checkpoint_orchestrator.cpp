@@ -51,7 +51,13 @@ std::optional<std::uint64_t> CheckpointOrchestrator::current_epoch() const {
 OrchestratorStep CheckpointOrchestrator::start() {
   if (phase_ != Phase::idle) return {};  // merged into the epoch in progress
   const storage::EpochStore store(config_.ckpt_dir);
-  epoch_ = store.next_epoch();
+  try {
+    epoch_ = store.next_epoch();
+  } catch (const storage::StorageError& e) {
+    const std::string message = std::string("checkpoint failed: ") + e.what() + "; " + last_committed_text();
+    log_("yadokari: " + message);
+    return {{}, EpochEnd{0, false, message}};
+  }
   round_ = 0;
   targets_sent_ = false;
   targets_.clear();

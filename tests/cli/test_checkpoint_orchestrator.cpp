@@ -476,3 +476,15 @@ TEST_CASE("the compute ledger counts afresh when a rank's process or node change
   images[7].compute_seconds = 1.0;
   CHECK(ledger.on_commit(3, images).seconds.size() == 2);
 }
+
+TEST_CASE("no epoch number left: the checkpoint fails with the reason, nothing is sent", "[checkpoint]") {
+  Harness h;
+  fs::create_directories(h.dir.path / "18446744073709551615");
+  const auto start = h.orchestrator.start();
+  CHECK(start.broadcast.empty());
+  REQUIRE(start.ended);
+  CHECK_FALSE(start.ended->committed);
+  CHECK(start.ended->message == "checkpoint failed: no epoch number is left after 18446744073709551615 in " +
+                                    h.dir.path.string() + "; no epoch is committed yet");
+  CHECK_FALSE(h.orchestrator.in_progress());
+}

@@ -133,3 +133,11 @@ TEST_CASE("check_writable explains what is wrong in one line", "[storage]") {
         "checkpoint directory " + mount.path().string() + " has only 1 MiB free (at least 16 MiB needed)");
   }
 }
+
+TEST_CASE("the epoch after the highest possible number is an error, never a wrap to 0", "[storage]") {
+  TempDir dir;
+  const EpochStore store(dir.path());
+  fs::create_directories(dir.path() / "18446744073709551615");
+  CHECK_THROWS_WITH(store.next_epoch(),
+                    "no epoch number is left after 18446744073709551615 in " + dir.path().string());
+}
