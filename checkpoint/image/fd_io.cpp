@@ -10,6 +10,40 @@
 #include "image/image_error.hpp"
 
 namespace yadokari::image::io {
+
+int open_regular_file(const std::string& path, std::string& why) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    why = std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+    ::close(fd);
+    return -1;
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string read_regular_file(const std::string& path) {
+  std::string why;
+  const int fd = open_regular_file(path, why);
+  if (fd < 0) throw ImageError(ImageErrorKind::io, path, "cannot open: " + why);
+  try {
+    std::string text(file_size(fd, path), '\0');
+    text.resize(read_at(fd, 0, text.data(), text.size(), path));
+    ::close(fd);
+    return text;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
 namespace {
 
 constexpr std::size_t kBufferSize = 1u << 20;

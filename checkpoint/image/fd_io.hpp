@@ -8,6 +8,14 @@
 
 namespace yadokari::image::io {
 
+// Opens a regular file for reading. A FIFO or device named where an image, a MANIFEST or
+// job.json should be would block the reader for ever: it is refused without waiting for a writer.
+// Returns -1 with `why` ("No such file or directory", "not a regular file") on failure.
+int open_regular_file(const std::string& path, std::string& why);
+
+// The whole content of a regular file (open_regular_file); ImageError(io) naming it otherwise.
+std::string read_regular_file(const std::string& path);
+
 // Reads up to `size` bytes at `offset`; returns fewer only at end of file.
 std::size_t read_at(int fd, std::uint64_t offset, void* data, std::size_t size, const std::string& file);
 

@@ -30,8 +30,9 @@ std::uint64_t xxh64_of_fd(int fd, const std::string& file) {
 }
 
 std::uint64_t xxh64_of_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error(path, "opening", errno);
+  std::string why;
+  const int fd = io::open_regular_file(path, why);
+  if (fd < 0) throw ImageError(ImageErrorKind::io, path, "cannot open: " + why);
   try {
     const std::uint64_t hash = xxh64_of_fd(fd, path);
     ::close(fd);

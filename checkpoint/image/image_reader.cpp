@@ -88,9 +88,9 @@ bool read_run_list(int fd, const std::string& file, const AreaRecord& area, std:
 }  // namespace
 
 ImageReader::ImageReader(std::string path) : path_(std::move(path)) {
-  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0)
-    throw ImageError(ImageErrorKind::io, path_, std::string("cannot open: ") + std::strerror(errno));
+  std::string why;
+  fd_ = io::open_regular_file(path_, why);
+  if (fd_ < 0) throw ImageError(ImageErrorKind::io, path_, "cannot open: " + why);
   try {
     file_size_ = io::file_size(fd_, path_);
     std::byte prefix[format::kPrefixSize];

@@ -58,11 +58,11 @@ void write_durably(const fs::path& path, const std::string& text) {
 }
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw StorageError("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return image::io::read_regular_file(path.string());
+  } catch (const image::ImageError& e) {
+    throw StorageError(e.what());
+  }
 }
 
 }  // namespace

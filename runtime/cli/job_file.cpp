@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "cli/cli_error.hpp"
+#include "image/fd_io.hpp"
+#include "image/image_error.hpp"
 
 namespace yadokari::cli {
 namespace fs = std::filesystem;
@@ -48,15 +50,19 @@ void write_job_file(const fs::path& ckpt_dir, const JobFile& job) {
 
 JobFile read_job_file(const fs::path& ckpt_dir) {
   const fs::path path = job_file_path(ckpt_dir);
-  std::ifstream in(path);
-  if (!in)
+  std::error_code missing;
+  if (!fs::exists(path, missing))
     throw CliError(exit_code::failure, ckpt_dir.string() +
                                            " has no job.json (not a checkpoint directory of "
                                            "yadokari run)");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
   try {
-    const auto json = nlohmann::json::parse(text.str());
+    text = image::io::read_regular_file(path.string());
+  } catch (const image::ImageError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
+  try {
+    const auto json = nlohmann::json::parse(text);
     if (json.at("format").get<int>() != kJobFileFormat)
       throw std::runtime_error("format " + json.at("format").dump() + " is not " +
                                std::to_string(kJobFileFormat));

@@ -15,6 +15,8 @@ MODE:
   corrupt-fallback    restart skips a newest epoch with a damaged image, says so, and uses the
                       previous one; nothing committed is touched
   changed-binary      restart refuses an executable that changed since the checkpoint
+  fifo-files          a FIFO as MANIFEST (skipped with the reason), image (inspect) or job.json is
+                      refused at once instead of blocking
   read-only-dir       run refuses a checkpoint directory on a read-only file system (needs root
                       for a private mount namespace; exit 77 = skipped)
 Loops are capped only to turn a hang into a failure.
@@ -183,6 +185,36 @@ def corrupt_fallback(y, env, app, work, make):
         fail("the restart touched a committed epoch")
 
 
+def fifo_files(y, env, app, work, make):
+    """A FIFO where an image, a MANIFEST or job.json should be is refused at once (it used to
+    block the reader for ever, waiting for a writer)."""
+    ckpt = os.path.join(work, "fifo")
+    subprocess.run([make, ckpt, app, "2", "--epochs", "2"], check=True)
+    manifest = os.path.join(ckpt, "2", "MANIFEST")
+    os.remove(manifest)
+    os.mkfifo(manifest)
+    result = run([y, "restart", "--ckpt-dir", ckpt], env, timeout=60)
+    expect(result, 0, "restart past a FIFO MANIFEST")
+    first = result.stderr.splitlines()[0] if result.stderr else ""
+    wanted = f"yadokari: epoch 2 is not usable ({manifest}: cannot open: not a regular file); using epoch 1"
+    if first != wanted:
+        fail(f"stderr: {result.stderr!r}, expected first line {wanted!r}")
+    image = os.path.join(ckpt, "1", "rank-0.img")
+    os.remove(image)
+    os.mkfifo(image)
+    result = run([y, "inspect", image], env, timeout=60)
+    expect(result, 1, "inspect of a FIFO")
+    if result.stderr != f"yadokari: {image}: cannot open: not a regular file\n":
+        fail(f"inspect stderr: {result.stderr!r}")
+    job = os.path.join(ckpt, "job.json")
+    os.remove(job)
+    os.mkfifo(job)
+    result = run([y, "restart", "--ckpt-dir", ckpt], env, timeout=60)
+    expect(result, 1, "restart with a FIFO job.json")
+    if result.stderr != f"yadokari: {job}: cannot open: not a regular file\n":
+        fail(f"restart stderr: {result.stderr!r}")
+
+
 def changed_binary(y, env, app, work, make, other_app):
     ckpt = os.path.join(work, "changed")
     copy = os.path.join(work, "changed-app")
@@ -237,6 +269,8 @@ def main():
         checkpoint_command(y, env, app, work)
     elif mode == "corrupt-fallback":
         corrupt_fallback(y, env, app, work, extra[0])
+    elif mode == "fifo-files":
+        fifo_files(y, env, app, work, extra[0])
     elif mode == "changed-binary":
         changed_binary(y, env, app, work, extra[0], extra[1])
     elif mode == "read-only-dir":
