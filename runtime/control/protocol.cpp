@@ -79,6 +79,44 @@ Message load_payload(MessageType type, cereal::PortableBinaryInputArchive& archi
   }
 }
 
+// Strings a peer sends end up in the front end's log lines and in status tables: a newline or
+// an escape sequence could forge a log line ("yadokari: epoch 9 committed") or drive the reader's
+// terminal, and a megabyte hostname would flood the log. Names (hosts, nodes, job ids) are short
+// printable ASCII words; texts (errors, paths) are one line of bounded length.
+constexpr std::size_t kMaxNameBytes = 255;
+constexpr std::size_t kMaxLineBytes = 4096;
+
+void check_name(const std::string& value, const char* field) {
+  if (value.size() > kMaxNameBytes) throw ProtocolError(std::string(field) + " is longer than 255 bytes");
+  for (const unsigned char c : value)
+    if (c <= 0x20 || c >= 0x7f) throw ProtocolError(std::string(field) + " is not a printable name");
+}
+
+void check_line(const std::string& value, const char* field) {
+  if (value.size() > kMaxLineBytes) throw ProtocolError(std::string(field) + " is longer than 4096 bytes");
+  for (const unsigned char c : value)
+    if (c < 0x20 || c == 0x7f) throw ProtocolError(std::string(field) + " contains a control character");
+}
+
+void check_strings(const RegisterRank& m) {
+  check_name(m.job_id, "job_id");
+  check_name(m.hostname, "hostname");
+  check_name(m.flavour, "flavour");
+}
+void check_strings(const RankStatus& m) { check_name(m.hostname, "hostname"); }
+void check_strings(const ImageWritten& m) {
+  check_line(m.error, "error");
+  check_line(m.path, "path");
+  check_name(m.hostname, "hostname");
+}
+void check_strings(const AgentHello& m) {
+  check_name(m.job_id, "job_id");
+  check_name(m.node, "node");
+  check_name(m.hostname, "hostname");
+}
+template <class T>
+void check_strings(const T&) {}
+
 }  // namespace
 
 std::string_view message_type_name(MessageType type) {
@@ -188,6 +226,11 @@ Message decode(std::string_view bytes) {
   }
   if (in.peek() != std::char_traits<char>::eof())
     throw ProtocolError("trailing bytes after control message " + name);
+  try {
+    std::visit([](const auto& m) { check_strings(m); }, message);
+  } catch (const ProtocolError& e) {
+    throw ProtocolError("malformed control message " + name + ": " + e.what());
+  }
   return message;
 }
 

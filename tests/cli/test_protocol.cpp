@@ -191,3 +191,24 @@ TEST_CASE("decode_as names both types on a mismatch", "[protocol]") {
   CHECK_THROWS_WITH(decode_as<RegisterAck>(encode(QueryStatus{1})),
                     "expected control message RegisterAck, got QueryStatus");
 }
+
+TEST_CASE("peer-supplied names and texts must be printable and bounded, or the message is refused", "[protocol]") {
+  RegisterRank forged;
+  forged.job_id = "yk-1";
+  forged.hostname = "n1\nyadokari: checkpoint epoch 9 committed";  // would forge a log line
+  CHECK_THROWS_WITH(decode(encode(forged)), "malformed control message RegisterRank: hostname is not a printable name");
+  forged.hostname = std::string(1 << 20, 'h');
+  CHECK_THROWS_WITH(decode(encode(forged)), "malformed control message RegisterRank: hostname is longer than 255 bytes");
+
+  AgentHello hello;
+  hello.job_id = "yk-1";
+  hello.node = "n1\x1b[2J";  // an escape sequence for the reader's terminal
+  CHECK_THROWS_WITH(decode(encode(hello)), "malformed control message AgentHello: node is not a printable name");
+
+  ImageWritten written;
+  written.error = "disk full\r\nyadokari: forged";
+  CHECK_THROWS_WITH(decode(encode(written)), "malformed control message ImageWritten: error contains a control character");
+  written.error = "cannot write /ckpt/1/rank-0.img: No space left on device";  // a real one passes
+  written.hostname = "node-1.example";
+  CHECK(std::get<ImageWritten>(decode(encode(written))).error == written.error);
+}
