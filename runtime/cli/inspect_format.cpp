@@ -26,6 +26,19 @@ std::string address_text(std::uint64_t address) {
 
 std::string compression_text(const image::AreaRecord& area) { return area.compressed() ? "zstd" : "none"; }
 
+// Strings from the image (area names are the mapped files' paths, job ids, binaries' paths)
+// printed as they are could drive the reader's terminal: control bytes are shown as \xNN.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (const unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
+
 std::string zero_pages_text(const image::AreaRecord& area) {
   return fmt::format("{}/{}", area.zero_pages, area.pages());
 }
@@ -35,22 +48,22 @@ std::string zero_pages_text(const image::AreaRecord& area) {
 std::string inspect_text(const image::ImageReader& image, const bool verified) {
   const auto& header = image.header();
   std::string out;
-  out += fmt::format("image     {}\n", image.path());
+  out += fmt::format("image     {}\n", shown(image.path()));
   out += fmt::format("format    version {}, {} bytes\n", header.version, image.file_size());
-  out += fmt::format("job       {}\n", header.job_id);
+  out += fmt::format("job       {}\n", shown(header.job_id));
   out += fmt::format("rank      {} of {}\n", header.rank, header.world_size);
   out += fmt::format("epoch     {}\n", header.epoch);
-  out += fmt::format("flavour   {}\n", header.flavour);
+  out += fmt::format("flavour   {}\n", shown(header.flavour));
   out += fmt::format("created   {}\n", utc_time(header.created_unix_ns));
   out += fmt::format("binaries  {}\n", header.binaries.size());
   std::size_t path_width = 0;
   std::size_t identity_width = 0;
   for (const auto& binary : header.binaries) {
-    path_width = std::max(path_width, binary.path.size());
+    path_width = std::max(path_width, shown(binary.path).size());
     identity_width = std::max(identity_width, image::describe_identity(binary).size());
   }
   for (const auto& binary : header.binaries)
-    out += fmt::format("  {:<{}}  {:<{}}  {} bytes\n", binary.path, path_width,
+    out += fmt::format("  {:<{}}  {:<{}}  {} bytes\n", shown(binary.path), path_width,
                        image::describe_identity(binary), identity_width, binary.size);
 
   std::uint64_t in_memory = 0;
@@ -71,7 +84,7 @@ std::string inspect_text(const image::ImageReader& image, const bool verified) {
                    "checksum"}});
   for (const auto& area : image.areas())
     rows.push_back({{std::to_string(area.index), address_text(area.address), std::to_string(area.length),
-                     image::protection_string(area.protection), image::to_string(area.kind), area.name,
+                     image::protection_string(area.protection), image::to_string(area.kind), shown(area.name),
                      std::to_string(area.stored_length), compression_text(area), zero_pages_text(area),
                      image::hex64(area.checksum)}});
   std::size_t widths[10] = {};

@@ -3,6 +3,7 @@
 
 usage: check_inspect.py table|verify YADOKARI IMAGE EXPECTED   (EXPECTED has @IMAGE@ for the path)
        check_inspect.py json YADOKARI IMAGE
+       check_inspect.py escapes YADOKARI IMAGE   (control bytes in names are shown as \\xNN)
 """
 import json
 import subprocess
@@ -33,6 +34,14 @@ def main():
         else:
             compare(run(yadokari, "inspect", "--verify", image),
                     expected + "verified  all 5 area checksums match\n")
+        return
+    if mode == "escapes":
+        out = run(yadokari, "inspect", image)
+        controls = sorted({hex(ord(c)) for c in out if ord(c) < 0x20 and c != "\n"})
+        if controls:
+            sys.exit(f"raw control characters in the listing: {controls}\n{out!r}")
+        if "/tmp/evil\\x1b[2J\\x0a.so" not in out:
+            sys.exit(f"the area name is not shown escaped:\n{out}")
         return
     listing = json.loads(run(yadokari, "inspect", "--json", "--verify", image))
     checks = {

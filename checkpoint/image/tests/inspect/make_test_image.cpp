@@ -3,6 +3,7 @@
 //   zstd.img       the same areas, compressed
 //   corrupt.img    good.img with one bit flipped inside the data of area 'heap'
 //   truncated.img  good.img cut off inside the data of area 'heap'
+//   escapes.img    an area whose name (a mapped file's path) holds an escape sequence and a newline
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -75,6 +76,15 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     write(dir + "/good.img", 0);
     write(dir + "/zstd.img", 3);
+    {
+      ImageHeader header;
+      header.job_id = "yk-escapes";
+      header.world_size = 1;
+      header.flavour = "openmpi";
+      ImageWriter writer(dir + "/escapes.img", header, {0, true});
+      writer.add_area({AreaKind::data_bss, "/tmp/evil\x1b[2J\n.so", 0x555555558000, kProtRead}, pages(1, 0, {}, 5));
+      writer.finish();
+    }
     const ImageReader good(dir + "/good.img");
     const auto* heap = good.find("heap");
     auto bytes = read(dir + "/good.img");
