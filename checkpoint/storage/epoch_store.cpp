@@ -15,6 +15,7 @@
 
 #include "image/fd_io.hpp"
 #include "image/image_error.hpp"
+#include "storage/durable_file.hpp"
 #include "storage/storage_error.hpp"
 
 namespace yadokari::storage {
@@ -30,31 +31,6 @@ std::optional<std::uint64_t> epoch_of(const std::string& name) {
   if (error != std::errc() || end != name.data() + name.size() || std::to_string(epoch) != name)
     return std::nullopt;
   return epoch;
-}
-
-// tmp + fsync + rename + fsync of the directory: the file appears whole or not at all.
-void write_durably(const fs::path& path, const std::string& text) {
-  const std::string tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw StorageError("cannot create " + tmp + ": " + std::strerror(errno));
-  try {
-    image::io::write_all_at(fd, 0, text.data(), text.size(), tmp);
-    image::io::sync(fd, tmp);
-  } catch (const image::ImageError& e) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw StorageError(e.what());
-  }
-  if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(tmp.c_str());
-    throw StorageError("cannot write " + path.string() + ": " + std::strerror(saved));
-  }
-  try {
-    image::io::sync_directory(path.parent_path().string());
-  } catch (const image::ImageError& e) {
-    throw StorageError(e.what());
-  }
 }
 
 std::string read_text(const fs::path& path) {
@@ -110,7 +86,7 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
     throw StorageError(what + std::to_string(ranks.size()) + " images for " +
                        std::to_string(manifest.world_size) + " ranks");
   if (manifest.commit_time.empty()) manifest.commit_time = utc_now_iso8601();
-  write_durably(manifest_path(epoch), to_json_text(manifest));
+  write_file_durably(manifest_path(epoch), to_json_text(manifest));
 }
 
 std::optional<Manifest> EpochStore::read_manifest(std::uint64_t epoch) const {

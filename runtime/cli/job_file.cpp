@@ -12,6 +12,8 @@
 #include "cli/cli_error.hpp"
 #include "image/fd_io.hpp"
 #include "image/image_error.hpp"
+#include "storage/durable_file.hpp"
+#include "storage/storage_error.hpp"
 
 namespace yadokari::cli {
 namespace fs = std::filesystem;
@@ -30,21 +32,11 @@ void write_job_file(const fs::path& ckpt_dir, const JobFile& job) {
                                {"job_id", job.job_id},
                                {"mpi_args", job.mpi_args},
                                {"hosts", job.hosts}};
-  const fs::path path = job_file_path(ckpt_dir);
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << json.dump(2) << "\n";
-    out.flush();
-    if (!out)
-      throw CliError(exit_code::failure,
-                     "cannot write " + tmp.string() + ": " + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(tmp.c_str());
-    throw CliError(exit_code::failure,
-                   "cannot write " + path.string() + ": " + std::strerror(saved));
+  // Durable like the MANIFEST: a restart needs job.json as much as the epochs.
+  try {
+    storage::write_file_durably(job_file_path(ckpt_dir), json.dump(2) + "\n");
+  } catch (const storage::StorageError& e) {
+    throw CliError(exit_code::failure, e.what());
   }
 }
 
