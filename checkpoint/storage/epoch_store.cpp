@@ -1,6 +1,7 @@
 #include "storage/epoch_store.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,8 +60,12 @@ fs::path EpochStore::manifest_path(std::uint64_t epoch) const { return epoch_dir
 
 void EpochStore::create_epoch_dir(std::uint64_t epoch) const {
   std::error_code error;
-  fs::create_directories(epoch_dir(epoch), error);
-  if (error) throw StorageError("cannot create " + epoch_dir(epoch).string() + ": " + error.message());
+  fs::create_directories(dir_, error);
+  if (error) throw StorageError("cannot create " + dir_.string() + ": " + error.message());
+  // A new epoch's directory is new: one that exists already (or a symlink planted under its
+  // name) is not this epoch's to write into.
+  const std::string path = epoch_dir(epoch).string();
+  if (::mkdir(path.c_str(), 0700) != 0) throw StorageError("cannot create " + path + ": " + std::strerror(errno));
 }
 
 void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {

@@ -1,10 +1,12 @@
 #include "storage/writable_check.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -18,6 +20,23 @@ std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " Mi
 
 }  // namespace
 
+void check_private(const std::filesystem::path& directory) {
+  const std::string name = "checkpoint directory " + directory.string();
+  struct stat st {};
+  if (::stat(directory.c_str(), &st) != 0) throw StorageError(name + " cannot be examined: " + std::strerror(errno));
+  // Whoever else can write here could swap an epoch directory for a symlink and have the ranks
+  // (root, often) write their images over any file, or replace a MANIFEST or job.json.
+  if (st.st_uid != ::geteuid())
+    throw StorageError(name + " belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+                       std::to_string(::geteuid()) + "); use a directory of your own");
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw StorageError(name + " is writable by other users (mode " + mode + "); make it private (chmod go-w " +
+                       directory.string() + ")");
+  }
+}
+
 void check_writable(const std::filesystem::path& directory, std::uint64_t min_free_bytes) {
   const std::string name = "checkpoint directory " + directory.string();
   std::error_code error;
@@ -25,6 +44,7 @@ void check_writable(const std::filesystem::path& directory, std::uint64_t min_fr
     throw StorageError(name + " is not a directory");
   std::filesystem::create_directories(directory, error);
   if (error) throw StorageError(name + " cannot be created: " + error.message());
+  check_private(directory);
 
   // access(W_OK) would say yes to root on a read-only mount; creating a file tells the truth.
   const std::string probe = (directory / (".yadokari-write-probe-" + std::to_string(::getpid()))).string();

@@ -234,7 +234,7 @@ def read_only_dir(y, env, app, work):
         sys.exit(77)
     mount = os.path.join(work, "read-only")
     os.makedirs(mount, exist_ok=True)
-    script = ('mount -t tmpfs -o ro tmpfs "$1" || exit 77; shift; exec "$@"')
+    script = ('mount -t tmpfs -o ro,mode=0700 tmpfs "$1" || exit 77; shift; exec "$@"')
     result = run(["unshare", "-m", "sh", "-c", script, "sh", mount, y, "run", "-n", "2",
                   "--ckpt-dir", mount, "--", app, os.path.join(work, "go")], env)
     if result.returncode == 77:

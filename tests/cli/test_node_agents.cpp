@@ -29,7 +29,7 @@ TEST_CASE("an agent with the job's secret joins and stays alive while it beats",
 }
 
 TEST_CASE("a silent agent's node is declared lost, once, with the silence it had", "[agents]") {
-  Cluster cluster;
+  Cluster cluster(3);
   {
     AgentThread n1(cluster.coordinator.control_endpoint(), "n1", kSecret);
     REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n1") == "alive"; }));

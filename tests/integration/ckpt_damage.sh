@@ -46,7 +46,7 @@ ckpt="$work/ckpt"
 mkdir -p "$ckpt"
 
 if [[ $case == full ]]; then
-    mount -t tmpfs -o size=80m tmpfs "$ckpt" || fail "cannot mount a tmpfs"
+    mount -t tmpfs -o size=80m,mode=0700 tmpfs "$ckpt" || fail "cannot mount a tmpfs"
     # Fill the directory as soon as epoch 1 is committed; let the job end once an epoch failed.
     # (The loops are capped only to turn a hang into a failure.)
     release="$work/release"

@@ -32,7 +32,9 @@ Manifest commit_sample_epoch(const EpochStore& store, std::uint64_t epoch, std::
 
 TmpfsMount::TmpfsMount(const std::filesystem::path& path, const std::string& options) : path_(path) {
   std::filesystem::create_directories(path_);
-  if (::mount("tmpfs", path_.c_str(), "tmpfs", 0, options.c_str()) != 0)
+  // mode=0700: a checkpoint directory must be private (a tmpfs root is 1777 otherwise).
+  const std::string with_mode = options + (options.empty() ? "" : ",") + "mode=0700";
+  if (::mount("tmpfs", path_.c_str(), "tmpfs", 0, with_mode.c_str()) != 0)
     throw std::runtime_error("cannot mount a tmpfs (" + options + ") on " + path_.string() +
                              " (this test needs root): " + std::strerror(errno));
 }

@@ -1,4 +1,6 @@
 // Layout and commit protocol of the checkpoint directory.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -140,4 +142,30 @@ TEST_CASE("the epoch after the highest possible number is an error, never a wrap
   fs::create_directories(dir.path() / "18446744073709551615");
   CHECK_THROWS_WITH(store.next_epoch(),
                     "no epoch number is left after 18446744073709551615 in " + dir.path().string());
+}
+
+TEST_CASE("a checkpoint directory others can write, or someone else's, is refused with the reason", "[storage]") {
+  TempDir dir;
+  const fs::path open_dir = dir.path() / "shared";
+  fs::create_directories(open_dir);
+  fs::permissions(open_dir, fs::perms::all);
+  CHECK_THROWS_WITH(EpochStore(open_dir).check_writable(0),
+                    "checkpoint directory " + open_dir.string() + " is writable by other users (mode 0777); " +
+                        "make it private (chmod go-w " + open_dir.string() + ")");
+  if (::geteuid() == 0) {  // only root can give a directory away
+    const fs::path theirs = dir.path() / "theirs";
+    fs::create_directories(theirs);
+    REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
+    CHECK_THROWS_WITH(EpochStore(theirs).check_writable(0),
+                      "checkpoint directory " + theirs.string() +
+                          " belongs to uid 65534, not to this user (uid 0); use a directory of your own");
+  }
+}
+
+TEST_CASE("an epoch directory that exists already is not written into", "[storage]") {
+  TempDir dir;
+  const EpochStore store(dir.path());
+  fs::create_directories(dir.path() / "victim");
+  fs::create_directory_symlink(dir.path() / "victim", dir.path() / "5");
+  CHECK_THROWS_WITH(store.create_epoch_dir(5), "cannot create " + (dir.path() / "5").string() + ": File exists");
 }
