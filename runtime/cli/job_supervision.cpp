@@ -63,6 +63,13 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
         if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, false};
       if (rebalance.ready && stopped_by == 0) return Outcome{std::nullopt, {}, false, true};
       if (auto code = try_reap(launcher)) {
+        // What the ranks said just before they ended may still be on its way (a restarted job
+        // that had nothing left to do restores and ends at once): read it, so that the
+        // restart's timeline and the last reports are not lost with the job.
+        for (int i = 0; i < 5; ++i) {
+          coordinator.poll(std::chrono::milliseconds(20));
+          each_turn();
+        }
         if (watch_nodes && *code != 0 && stopped_by == 0) {
           const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
           while (std::chrono::steady_clock::now() < deadline) {

@@ -1,5 +1,7 @@
 #include "membership/heartbeat_tracker.hpp"
 
+#include <algorithm>
+
 namespace yadokari::membership {
 
 const char* state_name(NodeState state) {
@@ -33,6 +35,11 @@ void HeartbeatTracker::heard(const std::string& node, Clock::time_point now) {
 }
 
 std::vector<NodeEvent> HeartbeatTracker::advance(Clock::time_point now) {
+  if (last_advance_ && now - *last_advance_ > policy_.interval) {
+    const Clock::duration stalled = now - *last_advance_;
+    for (auto& [node, entry] : nodes_) entry.last = std::min(entry.last + stalled, now);
+  }
+  last_advance_ = now;
   std::vector<NodeEvent> events;
   for (auto& [node, entry] : nodes_) {
     if (entry.state == NodeState::lost) continue;

@@ -17,7 +17,9 @@ using Clock = std::chrono::steady_clock;
 
 struct HeartbeatPolicy {
   std::chrono::milliseconds interval{200};  // YADOKARI_HEARTBEAT_MS
-  int misses = 3;                           // YADOKARI_HEARTBEAT_MISSES: lost after this many
+  // YADOKARI_HEARTBEAT_MISSES: lost after this many. 6 x 200 ms keeps detection near a second
+  // while a node whose agent waits 1 s for a CPU (6 busy ranks on 2 cores) is not lost.
+  int misses = 6;
 };
 
 enum class NodeState { alive, suspect, lost };
@@ -37,7 +39,9 @@ class HeartbeatTracker {
   void joined(const std::string& node, Clock::time_point now);
   // A heartbeat; ignored for unknown or lost nodes. A suspect node becomes alive again.
   void heard(const std::string& node, Clock::time_point now);
-  // State changes since the last call, in node order.
+  // State changes since the last call, in node order. When this observer itself did not run for
+  // more than an interval (its process descheduled, a long step in its loop), the heartbeats that
+  // arrived meanwhile may not have been read yet: that stretch is not held against the nodes.
   std::vector<NodeEvent> advance(Clock::time_point now);
 
   std::optional<NodeState> state(const std::string& node) const;
@@ -55,6 +59,7 @@ class HeartbeatTracker {
   };
   HeartbeatPolicy policy_;
   std::map<std::string, Entry> nodes_;
+  std::optional<Clock::time_point> last_advance_;
 };
 
 }  // namespace yadokari::membership

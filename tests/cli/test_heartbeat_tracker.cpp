@@ -74,3 +74,26 @@ TEST_CASE("heartbeats from a node that never said hello are ignored") {
   CHECK(tracker.nodes().empty());
   CHECK(tracker.advance(t0 + 10s).empty());
 }
+
+TEST_CASE("a stall of the observer itself is not held against the nodes") {
+  HeartbeatTracker tracker({200ms, 3});
+  tracker.joined("n1", t0);
+  CHECK(tracker.advance(t0 + 100ms).empty());
+  // The front end did not run for 900 ms: the heartbeats n1 sent meanwhile are not read yet.
+  CHECK(tracker.advance(t0 + 1000ms).empty());
+  CHECK(tracker.state("n1") == NodeState::alive);
+  // Silence after the observer runs again still counts, from where the stall ended.
+  CHECK(tracker.advance(t0 + 1100ms).empty());
+  CHECK(events_text(tracker.advance(t0 + 1200ms)) == "n1:suspect ");
+  CHECK(tracker.advance(t0 + 1400ms).empty());
+  CHECK(events_text(tracker.advance(t0 + 1500ms)) == "n1:lost ");
+}
+
+TEST_CASE("the default policy tolerates a second of silence and still detects within 1.5 s") {
+  HeartbeatTracker tracker(HeartbeatPolicy{});
+  tracker.joined("n1", t0);
+  for (auto t = 50ms; t <= 1150ms; t += 50ms) CHECK(events_text(tracker.advance(t0 + t)).find("lost") == std::string::npos);
+  bool lost = false;
+  for (auto t = 1200ms; t <= 1500ms && !lost; t += 50ms) lost = tracker.advance(t0 + t).size() == 1 && tracker.state("n1") == NodeState::lost;
+  CHECK(lost);
+}

@@ -14,7 +14,7 @@ TEST_CASE("recovery defaults: balanced, 3 restarts, 2 ranks per slot, 200 ms x 3
   CHECK(settings.max_restarts == 3);
   CHECK(settings.max_oversubscribe == 2.0);
   CHECK(settings.heartbeat.interval == std::chrono::milliseconds(200));
-  CHECK(settings.heartbeat.misses == 3);
+  CHECK(settings.heartbeat.misses == 6);
   CHECK(settings.control_port == 0);
 }
 
