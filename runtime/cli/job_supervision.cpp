@@ -77,9 +77,9 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
             if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, true};
           }
         }
-        // Hydra sometimes reports success for a job it tore down on SIGTERM; a job that was
-        // told to stop must not look like it finished.
-        return Outcome{*code == 0 && stopped_by != 0 ? 128 + stopped_by : *code, {}, true};
+        // A job told to stop by signal N ends with 128+N, as a shell reports it, whatever the
+        // launcher made of it: Open MPI's mpirun exits 1 on SIGTERM, Hydra 15 or even 0.
+        return Outcome{stopped_by != 0 ? 128 + stopped_by : *code, {}, true};
       }
     }
   } catch (...) {
