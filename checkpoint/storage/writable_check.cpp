@@ -42,8 +42,11 @@ void check_writable(const std::filesystem::path& directory, std::uint64_t min_fr
   std::error_code error;
   if (std::filesystem::exists(directory, error) && !std::filesystem::is_directory(directory, error))
     throw StorageError(name + " is not a directory");
+  const bool existed = std::filesystem::exists(directory, error);
   std::filesystem::create_directories(directory, error);
   if (error) throw StorageError(name + " cannot be created: " + error.message());
+  // One we create is private whatever the umask (a umask of 002 would make it group-writable).
+  if (!existed) std::filesystem::permissions(directory, std::filesystem::perms::owner_all, error);
   check_private(directory);
 
   // access(W_OK) would say yes to root on a read-only mount; creating a file tells the truth.

@@ -1,4 +1,5 @@
 // Layout and commit protocol of the checkpoint directory.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -168,4 +169,13 @@ TEST_CASE("an epoch directory that exists already is not written into", "[storag
   fs::create_directories(dir.path() / "victim");
   fs::create_directory_symlink(dir.path() / "victim", dir.path() / "5");
   CHECK_THROWS_WITH(store.create_epoch_dir(5), "cannot create " + (dir.path() / "5").string() + ": File exists");
+}
+
+TEST_CASE("a checkpoint directory made by the check is private whatever the umask", "[storage]") {
+  TempDir dir;
+  const mode_t before = ::umask(002);
+  const fs::path made = dir.path() / "made";
+  CHECK_NOTHROW(EpochStore(made).check_writable(0));
+  ::umask(before);
+  CHECK((fs::status(made).permissions() & (fs::perms::group_write | fs::perms::others_write)) == fs::perms::none);
 }
