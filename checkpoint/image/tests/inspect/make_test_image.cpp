@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
       header.world_size = 1;
       header.flavour = "openmpi";
       ImageWriter writer(dir + "/escapes.img", header, {0, true});
-      writer.add_area({AreaKind::data_bss, "/tmp/evil\x1b[2J\n.so", 0x555555558000, kProtRead}, pages(1, 0, {}, 5));
+      writer.add_area({AreaKind::data_bss, "/opt/app/evil\x1b[2J\n.so", 0x555555558000, kProtRead}, pages(1, 0, {}, 5));
       writer.finish();
     }
     const ImageReader good(dir + "/good.img");
