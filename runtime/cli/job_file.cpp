@@ -1,13 +1,6 @@
 #include "cli/job_file.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/cli_error.hpp"
 #include "image/fd_io.hpp"
