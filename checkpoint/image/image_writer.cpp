@@ -32,8 +32,11 @@ ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions opt
   const auto bytes = codec::encode_header(header, path_);
   header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
 
-  // O_RDWR: finish() reads the file back to hash it.
-  fd_ = ::open(tmp_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // O_RDWR: finish() reads the file back to hash it. A temporary left by an earlier attempt goes
+  // first; then the name must be new and never a symlink (O_EXCL|O_NOFOLLOW), so a rank (root,
+  // often) cannot be made to write its image over another file.
+  ::unlink(tmp_path_.c_str());
+  fd_ = ::open(tmp_path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) throw io_error(path_, "creating " + tmp_path_, errno);
   try {
     out_ = std::make_unique<io::BufferedOutput>(fd_, path_);

@@ -115,3 +115,16 @@ TEST_CASE("the writer fills in the creation time when it is not given", "[image]
   CHECK(created > now - 60'000'000'000LL);
   CHECK(created <= now);
 }
+
+TEST_CASE("a symlink planted as the temporary image is not followed", "[image][writer]") {
+  TempDir dir;
+  const std::string victim = dir.file("victim");
+  write_bytes(victim, {std::byte{'x'}, std::byte{'y'}});
+  const std::string path = dir.file("rank-0.img");
+  fs::create_symlink(victim, path + ".tmp");
+  const auto areas = sample_areas();
+  write_image(path, areas);
+  CHECK(read_bytes(victim) == std::vector<std::byte>{std::byte{'x'}, std::byte{'y'}});
+  CHECK_FALSE(fs::is_symlink(path));
+  CHECK_NOTHROW(ImageReader(path));
+}
