@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <ctime>
+#include <limits>
+#include <stdexcept>
 
 #include "image/file_hash.hpp"
 #include "storage/storage_error.hpp"
@@ -17,6 +19,21 @@ std::uint64_t parse_hex64(const std::string& text) {
   if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos)
     throw std::invalid_argument("xxh64 must be 16 lower-case hex digits, not '" + text + "'");
   return std::stoull(text, nullptr, 16);
+}
+
+// A whole number of type T, or an error naming the field: nlohmann's get<uint32_t>() would turn
+// -1 or 2^40 silently into another number (a world size of 0, a rank that looks valid).
+template <class T>
+T whole(const nlohmann::json& object, const char* field) {
+  const nlohmann::json& value = object.at(field);
+  const bool fits = value.is_number_unsigned()  ? value.get<std::uint64_t>() <= std::numeric_limits<T>::max()
+                    : value.is_number_integer() ? value.get<std::int64_t>() >= 0 &&
+                                                      static_cast<std::uint64_t>(value.get<std::int64_t>()) <=
+                                                          std::numeric_limits<T>::max()
+                                                : false;
+  if (!fits) throw std::invalid_argument(std::string(field) + " must be a whole number from 0 to " +
+                                         std::to_string(std::numeric_limits<T>::max()) + ", not " + value.dump());
+  return static_cast<T>(value.get<std::uint64_t>());
 }
 
 }  // namespace
@@ -58,16 +75,16 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
     if (json.at("format").get<int>() != kManifestFormat)
       throw std::invalid_argument("unsupported MANIFEST format " + json.at("format").dump());
     Manifest manifest;
-    manifest.epoch = json.at("epoch").get<std::uint64_t>();
+    manifest.epoch = whole<std::uint64_t>(json, "epoch");
     manifest.job_id = json.at("job_id").get<std::string>();
-    manifest.world_size = json.at("world_size").get<std::uint32_t>();
+    manifest.world_size = whole<std::uint32_t>(json, "world_size");
     manifest.flavour = json.at("flavour").get<std::string>();
     manifest.commit_time = json.at("commit_time").get<std::string>();
     for (const auto& image : json.at("images")) {
       ManifestImage entry;
-      entry.rank = image.at("rank").get<std::uint32_t>();
+      entry.rank = whole<std::uint32_t>(image, "rank");
       entry.file = image.at("file").get<std::string>();
-      entry.size = image.at("size").get<std::uint64_t>();
+      entry.size = whole<std::uint64_t>(image, "size");
       entry.xxh64 = parse_hex64(image.at("xxh64").get<std::string>());
       entry.nodes = image.value("nodes", std::vector<std::string>{});
       entry.drain_seconds = image.value("drain_seconds", 0.0);

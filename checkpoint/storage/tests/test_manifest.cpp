@@ -75,3 +75,18 @@ TEST_CASE("the commit time is ISO 8601 UTC", "[storage][manifest]") {
   CHECK(now[10] == 'T');
   CHECK(now.back() == 'Z');
 }
+
+TEST_CASE("numbers out of their field's range are refused, never narrowed", "[storage][manifest]") {
+  auto json = nlohmann::json::parse(to_json_text(sample()));
+  json["world_size"] = 4294967298ull;  // would narrow to 2
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
+                    "M: unreadable: world_size must be a whole number from 0 to 4294967295, not 4294967298");
+  json = nlohmann::json::parse(to_json_text(sample()));
+  json["images"][0]["rank"] = -1;
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
+                    "M: unreadable: rank must be a whole number from 0 to 4294967295, not -1");
+  json = nlohmann::json::parse(to_json_text(sample()));
+  json["epoch"] = 1.5;
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
+                    "M: unreadable: epoch must be a whole number from 0 to 18446744073709551615, not 1.5");
+}
