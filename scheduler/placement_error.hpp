@@ -2,11 +2,13 @@
 // Errors of the scheduler, each a complete sentence for a one-line `yadokari: ...`.
 #include <stdexcept>
 
+#include "common/error.hpp"
+
 namespace yadokari::scheduler {
 
-class PlacementError : public std::runtime_error {
+class PlacementError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 }  // namespace yadokari::scheduler

@@ -1,6 +1,6 @@
 #pragma once
-// Whole-buffer reads and writes on file descriptors, with EINTR and short transfers handled and
-// failures turned into ImageError(io) naming the file (internal, also used by storage/).
+// Whole-buffer reads and writes on file descriptors (common/posix_io.hpp) with failures turned into
+// ImageError(io) naming the file (internal, also used by storage/).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,12 +8,7 @@
 
 namespace yadokari::image::io {
 
-// Opens a regular file for reading. A FIFO or device named where an image, a MANIFEST or
-// job.json should be would block the reader for ever: it is refused without waiting for a writer.
-// Returns -1 with `why` ("No such file or directory", "not a regular file") on failure.
-int open_regular_file(const std::string& path, std::string& why);
-
-// The whole content of a regular file (open_regular_file); ImageError(io) naming it otherwise.
+// The whole content of a regular file (posix::open_regular_file); ImageError(io) naming it otherwise.
 std::string read_regular_file(const std::string& path);
 
 // Reads up to `size` bytes at `offset`; returns fewer only at end of file.
@@ -28,9 +23,6 @@ void sync(int fd, const std::string& file);
 
 // fsync of a directory, so that a rename or unlink in it is durable.
 void sync_directory(const std::string& directory);
-
-// The directory part of a path ("." if there is none).
-std::string parent_directory(const std::string& path);
 
 // Sequential writer with a 1 MiB buffer: few system calls for many small pieces.
 class BufferedOutput {

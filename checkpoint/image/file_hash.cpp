@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/posix_io.hpp"
 #include "image/fd_io.hpp"
 #include "image/image_error.hpp"
 
@@ -31,7 +32,7 @@ std::uint64_t xxh64_of_fd(int fd, const std::string& file) {
 
 std::uint64_t xxh64_of_file(const std::string& path) {
   std::string why;
-  const int fd = io::open_regular_file(path, why);
+  const int fd = posix::open_regular_file(path, why);
   if (fd < 0) throw ImageError(ImageErrorKind::io, path, "cannot open: " + why);
   try {
     const std::uint64_t hash = xxh64_of_fd(fd, path);

@@ -5,7 +5,7 @@
 namespace yadokari::image {
 
 ImageError::ImageError(ImageErrorKind kind, const std::string& file, const std::string& detail)
-    : std::runtime_error(file + ": " + detail), kind_(kind), file_(file), detail_(detail) {}
+    : yadokari::Error(file + ": " + detail), kind_(kind), file_(file), detail_(detail) {}
 
 ImageError io_error(const std::string& file, const std::string& doing, int error_number) {
   return ImageError(ImageErrorKind::io, file,

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error.hpp"
+
 namespace yadokari::image {
 
 enum class ImageErrorKind {
@@ -16,7 +18,7 @@ enum class ImageErrorKind {
   usage,                // the caller broke the API's rules (e.g. area name too long)
 };
 
-class ImageError : public std::runtime_error {
+class ImageError : public yadokari::Error {
  public:
   ImageError(ImageErrorKind kind, const std::string& file, const std::string& detail);
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/posix_io.hpp"
 #include "image/byte_codec.hpp"
 #include "image/fd_io.hpp"
 #include "image/format.hpp"
@@ -89,7 +90,7 @@ bool read_run_list(int fd, const std::string& file, const AreaRecord& area, std:
 
 ImageReader::ImageReader(std::string path) : path_(std::move(path)) {
   std::string why;
-  fd_ = io::open_regular_file(path_, why);
+  fd_ = posix::open_regular_file(path_, why);
   if (fd_ < 0) throw ImageError(ImageErrorKind::io, path_, "cannot open: " + why);
   try {
     file_size_ = io::file_size(fd_, path_);

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <limits>
 
+#include "common/posix_io.hpp"
 #include "image/file_hash.hpp"
 #include "image/header_codec.hpp"
 #include "image/image_error.hpp"
@@ -128,7 +129,7 @@ WrittenImage ImageWriter::finish() {
       throw io_error(path_, "renaming " + tmp_path_ + " to it", saved);
     }
     done_ = true;
-    io::sync_directory(io::parent_directory(path_));
+    io::sync_directory(posix::parent_directory(path_));
   } catch (...) {
     abandon();
     throw;

@@ -10,9 +10,10 @@
 #include <set>
 #include <system_error>
 
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
 #include "image/fd_io.hpp"
 #include "image/image_error.hpp"
-#include "storage/durable_file.hpp"
 #include "storage/storage_error.hpp"
 
 namespace yadokari::storage {
@@ -87,7 +88,11 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
     throw StorageError(what + std::to_string(ranks.size()) + " images for " +
                        std::to_string(manifest.world_size) + " ranks");
   if (manifest.commit_time.empty()) manifest.commit_time = utc_now_iso8601();
-  write_file_durably(manifest_path(epoch), to_json_text(manifest));
+  try {
+    write_file_atomically(manifest_path(epoch), to_json_text(manifest), Durability::survives_crash);
+  } catch (const IoError& e) {
+    throw StorageError(e.what());
+  }
 }
 
 std::optional<Manifest> EpochStore::read_manifest(std::uint64_t epoch) const {

@@ -2,11 +2,13 @@
 // Errors of the checkpoint storage, each a complete sentence for a one-line `yadokari: ...`.
 #include <stdexcept>
 
+#include "common/error.hpp"
+
 namespace yadokari::storage {
 
-class StorageError : public std::runtime_error {
+class StorageError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 }  // namespace yadokari::storage

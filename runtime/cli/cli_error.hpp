@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error.hpp"
+
 namespace yadokari::cli {
 
 namespace exit_code {
@@ -12,10 +14,10 @@ inline constexpr int not_executable = 126;  // as a shell reports it
 inline constexpr int not_found = 127;       // app or launcher missing, as a shell reports it
 }  // namespace exit_code
 
-class CliError : public std::runtime_error {
+class CliError : public yadokari::Error {
  public:
   CliError(int exit_code, const std::string& message)
-      : std::runtime_error(message), exit_code_(exit_code) {}
+      : yadokari::Error(message), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

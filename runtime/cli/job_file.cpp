@@ -5,7 +5,8 @@
 #include "cli/cli_error.hpp"
 #include "image/fd_io.hpp"
 #include "image/image_error.hpp"
-#include "storage/durable_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
 #include "storage/storage_error.hpp"
 
 namespace yadokari::cli {
@@ -27,8 +28,8 @@ void write_job_file(const fs::path& ckpt_dir, const JobFile& job) {
                                {"hosts", job.hosts}};
   // Durable like the MANIFEST: a restart needs job.json as much as the epochs.
   try {
-    storage::write_file_durably(job_file_path(ckpt_dir), json.dump(2) + "\n");
-  } catch (const storage::StorageError& e) {
+    write_file_atomically(job_file_path(ckpt_dir), json.dump(2) + "\n", Durability::survives_crash);
+  } catch (const IoError& e) {
     throw CliError(exit_code::failure, e.what());
   }
 }

@@ -18,6 +18,7 @@
 #include "control/checkpoint_orchestrator.hpp"
 #include "control/protocol.hpp"
 #include "membership/heartbeat_tracker.hpp"
+#include "common/error.hpp"
 
 namespace yadokari::control {
 
@@ -83,9 +84,9 @@ struct IncarnationProgress {
 
 // The coordinator cannot start: "cannot listen on 127.0.0.1:5000 for ranks and node agents:
 // Address already in use".
-class CoordinatorError : public std::runtime_error {
+class CoordinatorError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 class Coordinator {

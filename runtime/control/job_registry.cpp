@@ -13,6 +13,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+
 namespace yadokari::control {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -59,16 +62,6 @@ JobRecord from_json(const json& j) {
   return r;
 }
 
-void write_all(int fd, const std::string& text, const fs::path& path) {
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("cannot write", path, errno);
-    written += static_cast<std::size_t>(n);
-  }
-}
-
 }  // namespace
 
 fs::path state_dir() {
@@ -111,22 +104,11 @@ PublishedJob::PublishedJob(const fs::path& state_dir, const JobRecord& record) {
   const fs::path jobs = state_dir / "jobs";
   ensure_private_dir(jobs);
   file_ = jobs / (record.job_id + ".json");
-  // Write then rename, so readers never see half a record.
-  const fs::path partial = jobs / (record.job_id + ".json.partial");
-  const int fd = open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) fail("cannot create", partial, errno);
+  // Readers never see half a record; a record dies with the front end, so no fsync.
   try {
-    write_all(fd, to_json(record).dump(2) + "\n", partial);
-  } catch (...) {
-    close(fd);
-    unlink(partial.c_str());
-    throw;
-  }
-  close(fd);
-  if (rename(partial.c_str(), file_.c_str()) != 0) {
-    const int error = errno;
-    unlink(partial.c_str());
-    fail("cannot publish", file_, error);
+    write_file_atomically(file_, to_json(record).dump(2) + "\n", Durability::process_lifetime, 0600);
+  } catch (const IoError& e) {
+    throw RegistryError(e.what());
   }
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
+
 namespace yadokari::control {
 
 struct JobRecord {
@@ -24,9 +26,9 @@ struct JobRecord {
   std::int64_t netns_pid = 0;
 };
 
-class RegistryError : public std::runtime_error {
+class RegistryError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 // $YADOKARI_STATE_DIR, else /run/user/<uid>/yadokari, else /tmp/yadokari-<uid>.

@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "common/error.hpp"
+
 namespace yadokari::control {
 
 inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
@@ -514,9 +516,9 @@ using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus,
                              ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs, AgentBye>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
-class ProtocolError : public std::runtime_error {
+class ProtocolError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 std::string_view message_type_name(MessageType type);

@@ -5,12 +5,13 @@
 #include <string>
 
 #include "control/protocol.hpp"
+#include "common/error.hpp"
 
 namespace yadokari::control {
 
-class StatusError : public std::runtime_error {
+class StatusError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 // Throws StatusError if the front end does not answer within `timeout` or refuses the request.

@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "launch/mpi_flavour.hpp"
+#include "common/error.hpp"
 
 namespace yadokari::launch {
 
-class LaunchError : public std::runtime_error {
+class LaunchError : public yadokari::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using yadokari::Error::Error;
 };
 
 struct HostSlots {

@@ -4,12 +4,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error.hpp"
+
 namespace yadokari::sim {
 
-class SimError : public std::runtime_error {
+class SimError : public yadokari::Error {
  public:
   explicit SimError(const std::string& message, int exit_code = 1)
-      : std::runtime_error(message), exit_code_(exit_code) {}
+      : yadokari::Error(message), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
 #include "sim/sim_error.hpp"
 
 namespace yadokari::sim {
@@ -76,17 +78,11 @@ Cluster cluster_from_json(const nlohmann::json& state) {
 }
 
 void write_file(const std::filesystem::path& path, const std::string& content, unsigned mode) {
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << content;
-    out.close();
-    if (!out) throw SimError("cannot write " + tmp + ": " + std::strerror(errno));
+  try {
+    write_file_atomically(path, content, Durability::survives_crash, static_cast<mode_t>(mode));
+  } catch (const IoError& e) {
+    throw SimError(e.what());
   }
-  chmod(tmp.c_str(), mode);
-  std::error_code error;
-  std::filesystem::rename(tmp, path, error);
-  if (error) throw SimError("cannot write " + path.string() + ": " + error.message());
 }
 
 void save_state(const Cluster& cluster) { write_file(cluster.state_file(), to_json(cluster).dump(2) + "\n"); }
