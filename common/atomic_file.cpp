@@ -24,8 +24,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   if (error == 0) error = posix::write_all_at(fd, 0, text.data(), text.size());
   if (error == 0 && durability == Durability::survives_crash && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
+    ::unlink(tmp.c_str());
+    throw IoError(tmp, "cannot write " + tmp + ": " + std::strerror(error));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = errno;
     ::unlink(tmp.c_str());
     throw IoError(path.string(), "cannot write " + path.string() + ": " + std::strerror(error));
   }

@@ -15,7 +15,7 @@
 #include <zmq.hpp>
 
 #include "agent/node_images.hpp"
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 namespace yadokari::agent {
 namespace {
@@ -47,7 +47,7 @@ bool at_end_of_file(int fd) {
 
 // Receives one message within `timeout`; nullopt on timeout, a signal, or an undecodable frame.
 // Also watches `eof_fd` (if >= 0) and sets g_front_end_gone when it closes.
-std::optional<control::Message> receive(zmq::socket_t& socket, std::chrono::milliseconds timeout, int eof_fd) {
+std::optional<protocol::Message> receive(zmq::socket_t& socket, std::chrono::milliseconds timeout, int eof_fd) {
   std::array<zmq::pollitem_t, 2> items{{{socket.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, eof_fd, ZMQ_POLLIN, 0}}};
   try {
     zmq::poll(items.data(), eof_fd >= 0 ? 2 : 1, timeout);
@@ -60,44 +60,44 @@ std::optional<control::Message> receive(zmq::socket_t& socket, std::chrono::mill
   zmq::message_t frame;
   if (!socket.recv(frame, zmq::recv_flags::dontwait)) return std::nullopt;
   try {
-    return control::decode(frame.to_string_view());
-  } catch (const control::ProtocolError& e) {
+    return protocol::decode(frame.to_string_view());
+  } catch (const protocol::ProtocolError& e) {
     std::fprintf(stderr, "yadokari agent: ignored a control message: %s\n", e.what());
     return std::nullopt;
   }
 }
 
-void send(zmq::socket_t& socket, const control::Message& message) {
-  const std::string bytes = control::encode(message);
+void send(zmq::socket_t& socket, const protocol::Message& message) {
+  const std::string bytes = protocol::encode(message);
   (void)socket.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
 }
 
 // Image orders, copies and pruning (--node-dir); a node without storage answers orders with why.
 void serve_images(zmq::socket_t& socket, const AgentOptions& options, NodeImages* images,
-                  const control::Message& message) {
-  if (const auto* order = std::get_if<control::ImageOrder>(&message)) {
+                  const protocol::Message& message) {
+  if (const auto* order = std::get_if<protocol::ImageOrder>(&message)) {
     std::string problem = "node " + options.node + " keeps no images (its agent has no --node-dir)";
-    if (images && order->kind == control::ImageOrderKind::verify)
+    if (images && order->kind == protocol::ImageOrderKind::verify)
       problem = images->problem_with(order->epoch, order->rank, order->size, order->xxh64);
     else if (images)
-      problem = images->send_copy(*order, [&](const control::ImageChunk& chunk) { send(socket, chunk); });
+      problem = images->send_copy(*order, [&](const protocol::ImageChunk& chunk) { send(socket, chunk); });
     // A copy that went out is answered by the receiving agent.
-    if (!problem.empty() || order->kind == control::ImageOrderKind::verify)
-      send(socket, control::ImageOrderDone{order->order_id, problem.empty(), problem});
-  } else if (const auto* chunk = std::get_if<control::ImageChunk>(&message)) {
+    if (!problem.empty() || order->kind == protocol::ImageOrderKind::verify)
+      send(socket, protocol::ImageOrderDone{order->order_id, problem.empty(), problem});
+  } else if (const auto* chunk = std::get_if<protocol::ImageChunk>(&message)) {
     if (!images) {
       if (chunk->last || chunk->offset == 0)
-        send(socket, control::ImageOrderDone{chunk->order_id, false,
+        send(socket, protocol::ImageOrderDone{chunk->order_id, false,
                                              "node " + options.node + " keeps no images (its agent has no --node-dir)"});
       return;
     }
     if (const auto done = images->receive(*chunk)) send(socket, *done);
-  } else if (const auto* keep = std::get_if<control::KeepEpochs>(&message)) {
+  } else if (const auto* keep = std::get_if<protocol::KeepEpochs>(&message)) {
     if (images) images->keep_only(keep->epochs);
   }
 }
 
-void stop_processes(const control::StopProcesses& stop) {
+void stop_processes(const protocol::StopProcesses& stop) {
   for (const std::int64_t pid : stop.pids)
     if (pid > 1 && pid != getpid()) (void)kill(static_cast<pid_t>(pid), SIGKILL);
 }
@@ -136,7 +136,7 @@ int run_node_agent(const AgentOptions& options) {
     return fail(options, "cannot connect to " + options.coordinator + ": " + e.what());
   }
   const std::string hello =
-      control::encode(control::AgentHello{options.job_id, options.secret, options.node, this_host(),
+      protocol::encode(protocol::AgentHello{options.job_id, options.secret, options.node, this_host(),
                                           static_cast<std::int64_t>(getpid()), options.join_slots});
   (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
 
@@ -150,7 +150,7 @@ int run_node_agent(const AgentOptions& options) {
                                std::to_string(options.hello_timeout.count()) + " ms");
     const auto message = receive(socket, std::min(left, std::chrono::milliseconds(100)), options.end_on_eof_fd);
     if (!message) continue;
-    if (const auto* ack = std::get_if<control::AgentAck>(&*message)) {
+    if (const auto* ack = std::get_if<protocol::AgentAck>(&*message)) {
       if (!ack->accepted) return fail(options, "refused by the coordinator: " + ack->reason);
       interval = std::chrono::milliseconds(std::max(ack->heartbeat_ms, 1));
     }
@@ -163,7 +163,7 @@ int run_node_agent(const AgentOptions& options) {
   auto next_beat = Clock::now();
   while (!stopping()) {
     if (Clock::now() >= next_beat) {
-      const std::string beat = control::encode(control::Heartbeat{++sequence});
+      const std::string beat = protocol::encode(protocol::Heartbeat{++sequence});
       (void)socket.send(zmq::buffer(beat), zmq::send_flags::dontwait);
       next_beat += interval;
       if (next_beat < Clock::now()) next_beat = Clock::now() + interval;  // we were descheduled
@@ -171,9 +171,9 @@ int run_node_agent(const AgentOptions& options) {
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
     const auto message = receive(socket, std::max(wait, std::chrono::milliseconds(0)), options.end_on_eof_fd);
     if (!message) continue;
-    if (const auto* stop = std::get_if<control::StopProcesses>(&*message))
+    if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
       stop_processes(*stop);
-    else if (std::holds_alternative<control::AgentBye>(*message))
+    else if (std::holds_alternative<protocol::AgentBye>(*message))
       return 0;  // the job ended
     else
       serve_images(socket, options, images ? &*images : nullptr, *message);

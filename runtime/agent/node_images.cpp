@@ -58,14 +58,14 @@ std::string NodeImages::problem_with_file(const fs::path& path, std::uint64_t ep
   return {};
 }
 
-std::string NodeImages::send_copy(const control::ImageOrder& order,
-                                  const std::function<void(const control::ImageChunk&)>& send) const {
+std::string NodeImages::send_copy(const protocol::ImageOrder& order,
+                                  const std::function<void(const protocol::ImageChunk&)>& send) const {
   if (auto problem = problem_with(order.epoch, order.rank, order.size, order.xxh64); !problem.empty())
     return problem;
   const fs::path path = image_path(order.epoch, order.rank);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return where(order.epoch, order.rank) + ": cannot open: " + std::generic_category().message(errno);
-  control::ImageChunk chunk;
+  protocol::ImageChunk chunk;
   chunk.order_id = order.order_id;
   chunk.epoch = order.epoch;
   chunk.rank = order.rank;
@@ -76,7 +76,7 @@ std::string NodeImages::send_copy(const control::ImageOrder& order,
   try {
     // An empty image still sends one (last) chunk: the receiver answers on it.
     do {
-      chunk.bytes.resize(control::ImageChunk::kMaxBytes);
+      chunk.bytes.resize(protocol::ImageChunk::kMaxBytes);
       const std::size_t got = image::io::read_at(fd, chunk.offset, chunk.bytes.data(), chunk.bytes.size(), path.string());
       chunk.bytes.resize(got);
       chunk.last = chunk.offset + got >= order.size || got == 0;
@@ -90,13 +90,13 @@ std::string NodeImages::send_copy(const control::ImageOrder& order,
   return problem;
 }
 
-std::optional<control::ImageOrderDone> NodeImages::receive(const control::ImageChunk& chunk) {
+std::optional<protocol::ImageOrderDone> NodeImages::receive(const protocol::ImageChunk& chunk) {
   const auto fail = [&](const std::string& why) {
     if (auto it = incoming_.find(chunk.order_id); it != incoming_.end()) {
       drop(it->second);
       incoming_.erase(it);
     }
-    return control::ImageOrderDone{chunk.order_id, false, where(chunk.epoch, chunk.rank) + ": " + why};
+    return protocol::ImageOrderDone{chunk.order_id, false, where(chunk.epoch, chunk.rank) + ": " + why};
   };
   const fs::path path = image_path(chunk.epoch, chunk.rank);
   auto it = incoming_.find(chunk.order_id);
@@ -135,9 +135,9 @@ std::optional<control::ImageOrderDone> NodeImages::receive(const control::ImageC
   try {
     image::io::sync_directory(path.parent_path().string());
   } catch (const image::ImageError& e) {
-    return control::ImageOrderDone{chunk.order_id, false, where(chunk.epoch, chunk.rank) + ": " + e.detail()};
+    return protocol::ImageOrderDone{chunk.order_id, false, where(chunk.epoch, chunk.rank) + ": " + e.detail()};
   }
-  return control::ImageOrderDone{chunk.order_id, true, {}};
+  return protocol::ImageOrderDone{chunk.order_id, true, {}};
 }
 
 void NodeImages::keep_only(const std::vector<std::uint64_t>& epochs) {

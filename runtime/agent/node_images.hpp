@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 namespace yadokari::agent {
 
@@ -30,12 +30,12 @@ class NodeImages {
 
   // A copy order: verifies the image, then hands `send` its chunks in order. Returns the problem
   // ("" when every chunk went out); the order is then answered by the receiving agent.
-  std::string send_copy(const control::ImageOrder& order,
-                        const std::function<void(const control::ImageChunk&)>& send) const;
+  std::string send_copy(const protocol::ImageOrder& order,
+                        const std::function<void(const protocol::ImageChunk&)>& send) const;
 
   // A chunk of a copy to this node. Returns the order's answer once the copy is complete (durable
   // and verified, then renamed into place) or failed; nothing while more chunks are due.
-  std::optional<control::ImageOrderDone> receive(const control::ImageChunk& chunk);
+  std::optional<protocol::ImageOrderDone> receive(const protocol::ImageChunk& chunk);
 
   // Removes this job's epoch directories on this node that are not in `epochs`.
   void keep_only(const std::vector<std::uint64_t>& epochs);

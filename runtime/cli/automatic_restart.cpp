@@ -42,7 +42,7 @@ std::string host_list(const std::vector<launch::HostSlots>& hosts) {
 // real hosts only those running here: a remote pid means another process here). The launcher's
 // own tree is local anyway.
 void stop_everything(control::Coordinator& coordinator, pid_t launcher,
-                     const std::vector<control::RegisterRank>& registrations, const std::set<std::string>& lost,
+                     const std::vector<protocol::RegisterRank>& registrations, const std::set<std::string>& lost,
                      bool shared_pid_namespace) {
   std::vector<pid_t> pids;
   for (const auto& node : coordinator.nodes()) {
@@ -82,7 +82,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
 
   // stop
   auto phase = Clock::now();
-  const std::vector<control::RegisterRank> registrations = coordinator.registrations();
+  const std::vector<protocol::RegisterRank> registrations = coordinator.registrations();
   stop_everything(coordinator, launcher, registrations, lost_ids, !context.sim.empty());
   timeline.stop_s = seconds_since(phase);
 

@@ -21,7 +21,7 @@
 #include "cli/termination_signals.hpp"
 #include "control/coordinator.hpp"
 #include "control/job_registry.hpp"
-#include "control/secret.hpp"
+#include "protocol/secret.hpp"
 #include "launch/shared_memory_dir.hpp"
 
 namespace yadokari::cli {
@@ -85,7 +85,7 @@ LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::p
 
 }  // namespace
 
-std::string new_job_id() { return "yk-" + control::random_hex(4); }
+std::string new_job_id() { return "yk-" + protocol::random_hex(4); }
 
 int launch_job(const LaunchRequest& request) {
   const std::string path = path_variable();
@@ -99,7 +99,7 @@ int launch_job(const LaunchRequest& request) {
     write_job_file(*request.checkpoint.dir, *request.job_file);
 
   TerminationSignals signals;  // before ZeroMQ starts its threads
-  const std::string secret = control::random_hex(16);
+  const std::string secret = protocol::random_hex(16);
 
   control::CoordinatorConfig config;
   config.job_id = request.job_id;
@@ -163,7 +163,7 @@ int launch_job(const LaunchRequest& request) {
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
     if (ckpt.dir)
-      config.on_rebalance = [&rebalance, &coordinator_ptr, &request]() -> control::RebalanceReply {
+      config.on_rebalance = [&rebalance, &coordinator_ptr, &request]() -> protocol::RebalanceReply {
         if (rebalance.wanted) return {false, "a rebalance of job " + request.job_id + " is already under way"};
         rebalance.wanted = true;
         coordinator_ptr->request_checkpoint();
@@ -228,7 +228,7 @@ int launch_job(const LaunchRequest& request) {
   };
 
   std::vector<RestartTimeline> timelines;
-  coordinator.set_status_extras([&timelines](control::StatusReport& report) {
+  coordinator.set_status_extras([&timelines](protocol::StatusReport& report) {
     report.restarts = static_cast<std::uint32_t>(timelines.size());
     for (const auto& timeline : timelines) report.timeline.push_back(timeline_line(timeline));
   });

@@ -19,9 +19,9 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
 
 // Serves the coordinator (heartbeats, relayed chunks) until every order is answered; each order
 // has a deadline, so this ends.
-std::map<std::uint64_t, control::ImageOrderDone> wait_for(control::Coordinator& coordinator,
+std::map<std::uint64_t, protocol::ImageOrderDone> wait_for(control::Coordinator& coordinator,
                                                           const std::vector<std::uint64_t>& ids) {
-  std::map<std::uint64_t, control::ImageOrderDone> done;
+  std::map<std::uint64_t, protocol::ImageOrderDone> done;
   for (;;) {
     for (const auto id : ids)
       if (!done.count(id))
@@ -62,7 +62,7 @@ std::string check_epoch(const storage::Manifest& manifest, int world_size, const
       if (!live.count(node)) continue;
       any = true;
       const auto id = coordinator.order_image(
-          node, control::ImageOrder{0, control::ImageOrderKind::verify, manifest.epoch, rank, image.size, image.xxh64, {}});
+          node, protocol::ImageOrder{0, protocol::ImageOrderKind::verify, manifest.epoch, rank, image.size, image.xxh64, {}});
       orders.emplace(id, Verification{rank, node});
     }
     if (!any)
@@ -141,7 +141,7 @@ void stage_node_local_images(const NodeLocalEpoch& chosen, const std::vector<std
       const auto& image = chosen.images[rank];
       const auto id = coordinator.order_image(
           chosen.verified_on[rank][copy.source],
-          control::ImageOrder{0, control::ImageOrderKind::copy, chosen.epoch, copy.rank, image.size, image.xxh64,
+          protocol::ImageOrder{0, protocol::ImageOrderKind::copy, chosen.epoch, copy.rank, image.size, image.xxh64,
                               target_node[rank]});
       orders.emplace(id, copy);
     }

@@ -20,7 +20,7 @@ constexpr std::chrono::milliseconds kAnswerTimeout{5000};
 
 int show_status(const StatusOptions& options) {
   const control::JobRecord job = pick_job(options.job);
-  control::StatusReport report;
+  protocol::StatusReport report;
   try {
     // A job on a simulated cluster listens inside the cluster: ask from there.
     report = in_network_namespace_of_job(job, [&] {

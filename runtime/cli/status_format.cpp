@@ -6,7 +6,7 @@
 
 namespace yadokari::cli {
 
-std::string status_table(const control::StatusReport& report) {
+std::string status_table(const protocol::StatusReport& report) {
   std::string out = fmt::format("job {}  app {}  {}  {} ranks\n", report.job_id, report.app,
                                 report.flavour, report.world_size);
   std::size_t host_width = 4, call_width = 8;
@@ -43,7 +43,7 @@ std::string status_table(const control::StatusReport& report) {
   return out;
 }
 
-nlohmann::json status_json(const control::StatusReport& report) {
+nlohmann::json status_json(const protocol::StatusReport& report) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : report.ranks)
     ranks.push_back({{"rank", r.logical_rank},

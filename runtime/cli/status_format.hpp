@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 namespace yadokari::cli {
 
-std::string status_table(const control::StatusReport& report);
-nlohmann::json status_json(const control::StatusReport& report);
+std::string status_table(const protocol::StatusReport& report);
+nlohmann::json status_json(const protocol::StatusReport& report);
 
 }  // namespace yadokari::cli

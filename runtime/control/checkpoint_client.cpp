@@ -4,14 +4,14 @@
 
 namespace yadokari::control {
 
-CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
+protocol::CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
                                    const std::string& secret, std::chrono::milliseconds timeout) {
-  return ask_front_end<CheckpointReply>(endpoint, job_id, CheckpointRequest{job_id, secret}, "checkpoint", timeout);
+  return ask_front_end<protocol::CheckpointReply>(endpoint, job_id, protocol::CheckpointRequest{job_id, secret}, "checkpoint", timeout);
 }
 
-RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
+protocol::RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
                                  const std::string& secret, std::chrono::milliseconds timeout) {
-  return ask_front_end<RebalanceReply>(endpoint, job_id, RebalanceRequest{job_id, secret}, "rebalance", timeout);
+  return ask_front_end<protocol::RebalanceReply>(endpoint, job_id, protocol::RebalanceRequest{job_id, secret}, "rebalance", timeout);
 }
 
 }  // namespace yadokari::control

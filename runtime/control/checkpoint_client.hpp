@@ -5,16 +5,16 @@
 #include <chrono>
 #include <string>
 
-#include "control/protocol.hpp"
-#include "control/status_client.hpp"
+#include "protocol/codec.hpp"
+#include "control/client_error.hpp"
 
 namespace yadokari::control {
 
 // The front end's answer (ok or not). Throws StatusError if it does not answer within `timeout`,
 // refuses the request, or answers with something else.
-CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
+protocol::CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
                                    const std::string& secret, std::chrono::milliseconds timeout);
-RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
+protocol::RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
                                  const std::string& secret, std::chrono::milliseconds timeout);
 
 }  // namespace yadokari::control

@@ -17,20 +17,20 @@ std::uint64_t target_of(const std::map<std::uint64_t, std::uint64_t>& targets, s
 }
 
 // True when every count of `report` equals its target (keys without a target count as equal).
-bool at_targets(const CutReport& report, const std::map<std::uint64_t, std::uint64_t>& targets) {
-  return std::all_of(report.counts.begin(), report.counts.end(), [&](const CommCount& count) {
+bool at_targets(const protocol::CutReport& report, const std::map<std::uint64_t, std::uint64_t>& targets) {
+  return std::all_of(report.counts.begin(), report.counts.end(), [&](const protocol::CommCount& count) {
     return target_of(targets, count.key, count.entered) == count.entered;
   });
 }
 
-std::uint64_t entered_on(const CutReport& report, std::uint64_t key) {
+std::uint64_t entered_on(const protocol::CutReport& report, std::uint64_t key) {
   for (const auto& count : report.counts)
     if (count.key == key) return count.entered;
   return 0;
 }
 
-std::vector<CommCount> as_counts(const std::map<std::uint64_t, std::uint64_t>& targets) {
-  std::vector<CommCount> counts;
+std::vector<protocol::CommCount> as_counts(const std::map<std::uint64_t, std::uint64_t>& targets) {
+  std::vector<protocol::CommCount> counts;
   for (const auto& [key, entered] : targets) counts.push_back({key, entered});
   return counts;
 }
@@ -77,14 +77,14 @@ OrchestratorStep CheckpointOrchestrator::start() {
   const std::filesystem::path image_dir = config_.node_dir.empty()
                                               ? store.epoch_dir(epoch_)
                                               : config_.node_dir / config_.job_id / std::to_string(epoch_);
-  CheckpointPrepare prepare{epoch_, image_dir.string(), config_.compression};
+  protocol::CheckpointPrepare prepare{epoch_, image_dir.string(), config_.compression};
   return {{prepare}, std::nullopt};
 }
 
-OrchestratorStep CheckpointOrchestrator::on_cut_report(const CutReport& report) {
+OrchestratorStep CheckpointOrchestrator::on_cut_report(const protocol::CutReport& report) {
   if (phase_ != Phase::cutting || report.epoch != epoch_) return {};
   if (report.logical_rank < 0 || report.logical_rank >= config_.world_size) return {};
-  if (report.state == CutState::finalizing)
+  if (report.state == protocol::CutState::finalizing)
     return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: rank " +
                    std::to_string(report.logical_rank) + " reached MPI_Finalize");
   // Reports can overtake each other only across threads of the rank; the serial orders them.
@@ -113,8 +113,8 @@ OrchestratorStep CheckpointOrchestrator::abandon_if_stalled(long quiet_seconds) 
 bool CheckpointOrchestrator::everyone_waiting() const {
   if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
   return std::all_of(reports_.begin(), reports_.end(), [](const auto& entry) {
-    const CutState state = entry.second.state;
-    return state == CutState::parked || state == CutState::at_gate || state == CutState::inside;
+    const protocol::CutState state = entry.second.state;
+    return state == protocol::CutState::parked || state == protocol::CutState::at_gate || state == protocol::CutState::inside;
   });
 }
 
@@ -124,11 +124,11 @@ std::string CheckpointOrchestrator::cut_picture() const {
     if (!text.empty()) text += "; ";
     text += "rank " + std::to_string(rank) + " ";
     switch (report.state) {
-      case CutState::parked: text += "parked"; break;
-      case CutState::at_gate: text += "at the gate of a collective on communicator " + std::to_string(report.gate_key); break;
-      case CutState::inside: text += "inside a collective on communicator " + std::to_string(report.gate_key); break;
-      case CutState::finalizing: text += "in MPI_Finalize"; break;
-      case CutState::unreached: text += "running"; break;
+      case protocol::CutState::parked: text += "parked"; break;
+      case protocol::CutState::at_gate: text += "at the gate of a collective on communicator " + std::to_string(report.gate_key); break;
+      case protocol::CutState::inside: text += "inside a collective on communicator " + std::to_string(report.gate_key); break;
+      case protocol::CutState::finalizing: text += "in MPI_Finalize"; break;
+      case protocol::CutState::unreached: text += "running"; break;
     }
     if (report.round != round_) text += " (as of round " + std::to_string(report.round) + ")";
     for (const auto& count : report.counts)
@@ -153,7 +153,7 @@ std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets()
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& [rank, report] : reports_) {
-      if (report.state != CutState::at_gate || at_targets(report, targets)) continue;
+      if (report.state != protocol::CutState::at_gate || at_targets(report, targets)) continue;
       const std::uint64_t wanted = entered_on(report, report.gate_key) + 1;
       if (target_of(targets, report.gate_key, 0) < wanted) {
         targets[report.gate_key] = wanted;
@@ -167,8 +167,8 @@ std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets()
 bool CheckpointOrchestrator::everyone_parked_at_targets() const {
   if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
   return std::all_of(reports_.begin(), reports_.end(), [&](const auto& entry) {
-    const CutReport& report = entry.second;
-    return report.state == CutState::parked && report.round == round_ &&
+    const protocol::CutReport& report = entry.second;
+    return report.state == protocol::CutState::parked && report.round == round_ &&
            at_targets(report, targets_);
   });
 }
@@ -182,17 +182,17 @@ OrchestratorStep CheckpointOrchestrator::advance_cut() {
     targets_ = std::move(targets);
     targets_sent_ = true;
     ++round_;
-    step.broadcast.push_back(CutTargets{epoch_, round_, as_counts(targets_)});
+    step.broadcast.push_back(protocol::CutTargets{epoch_, round_, as_counts(targets_)});
     return step;  // every rank must answer the new round before anyone can be parked at it
   }
   if (everyone_parked_at_targets()) {
     phase_ = Phase::writing;
-    step.broadcast.push_back(CutGo{epoch_});
+    step.broadcast.push_back(protocol::CutGo{epoch_});
   }
   return step;
 }
 
-OrchestratorStep CheckpointOrchestrator::on_image_written(const ImageWritten& written) {
+OrchestratorStep CheckpointOrchestrator::on_image_written(const protocol::ImageWritten& written) {
   if (phase_ != Phase::writing || written.epoch != epoch_) return {};
   if (written.logical_rank < 0 || written.logical_rank >= config_.world_size) return {};
   images_.emplace(written.logical_rank, written);  // the first answer of a rank counts
@@ -255,7 +255,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   note_traffic();
   committed_compute_ = compute_ledger_.on_commit(epoch_, images_);
   phase_ = Phase::idle;
-  return {{CheckpointResume{epoch_, true}},
+  return {{protocol::CheckpointResume{epoch_, true}},
           EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};
 }
 
@@ -291,7 +291,7 @@ OrchestratorStep CheckpointOrchestrator::give_up(const std::string& line) {
     std::filesystem::remove_all(store.epoch_dir(epoch_), error);
   log_("yadokari: " + line);
   phase_ = Phase::idle;
-  return {{CheckpointResume{epoch_, false}}, EpochEnd{epoch_, false, line}};
+  return {{protocol::CheckpointResume{epoch_, false}}, EpochEnd{epoch_, false, line}};
 }
 
 std::string CheckpointOrchestrator::last_committed_text() const {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "control/compute_ledger.hpp"
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 namespace yadokari::control {
 
@@ -67,7 +67,7 @@ struct EpochEnd {
 // What the caller must do after an event: send `broadcast` to every rank, in order; report
 // `ended` (to a waiting `yadokari checkpoint`, to --stop-after-epoch).
 struct OrchestratorStep {
-  std::vector<Message> broadcast;
+  std::vector<protocol::Message> broadcast;
   std::optional<EpochEnd> ended;
   std::vector<ImageToReplicate> replicate{};  // node-local storage: every image, once all are written
 };
@@ -86,8 +86,8 @@ class CheckpointOrchestrator {
   // cannot be created the epoch ends at once as failed.
   OrchestratorStep start();
 
-  OrchestratorStep on_cut_report(const CutReport& report);
-  OrchestratorStep on_image_written(const ImageWritten& written);
+  OrchestratorStep on_cut_report(const protocol::CutReport& report);
+  OrchestratorStep on_image_written(const protocol::ImageWritten& written);
   // Node-local storage: one per image of `replicate`; the epoch commits after the last one.
   OrchestratorStep on_replica(const ReplicaResult& result);
 
@@ -139,8 +139,8 @@ class CheckpointOrchestrator {
   std::uint64_t round_ = 0;
   bool targets_sent_ = false;
   std::map<std::uint64_t, std::uint64_t> targets_;  // communicator key -> collectives entered
-  std::map<std::int32_t, CutReport> reports_;       // latest per rank
-  std::map<std::int32_t, ImageWritten> images_;
+  std::map<std::int32_t, protocol::CutReport> reports_;       // latest per rank
+  std::map<std::int32_t, protocol::ImageWritten> images_;
   std::map<std::int32_t, ReplicaResult> replicas_;
   TrafficCounts cumulative_at_commit_;  // as reported at the last commit
   TrafficCounts committed_traffic_;

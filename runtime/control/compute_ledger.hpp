@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 namespace yadokari::control {
 
@@ -30,7 +30,7 @@ class ComputeLedger {
   // At the commit of `epoch`, with every rank's ImageWritten of it. A rank's time is its reading
   // minus its reading at the previous commit this ledger saw, when that was on the same host and
   // not larger (same process); otherwise the whole reading (since its process started).
-  ComputeTimes on_commit(std::uint64_t epoch, const std::map<std::int32_t, ImageWritten>& images);
+  ComputeTimes on_commit(std::uint64_t epoch, const std::map<std::int32_t, protocol::ImageWritten>& images);
 
  private:
   struct Reading {

@@ -10,7 +10,7 @@
 #include <zmq_addon.hpp>
 
 #include "control/coordinator_sockets.hpp"
-#include "control/secret.hpp"
+#include "protocol/secret.hpp"
 
 namespace yadokari::control {
 namespace {
@@ -70,7 +70,7 @@ void Coordinator::begin_incarnation() {
   interval_armed_ = false;
   next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();  // armed once all ranks are up
   if (pending_request_)
-    answer_checkpoint_request(CheckpointReply{false, 0, "the job is being restarted"});
+    answer_checkpoint_request(protocol::CheckpointReply{false, 0, "the job is being restarted"});
   if (config_.checkpoint)
     orchestrator_ = std::make_unique<CheckpointOrchestrator>(
         OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour,
@@ -83,7 +83,7 @@ Coordinator::~Coordinator() {
   // Agents that joined on their own learn only from us that the job is over; give the message
   // a moment to leave (the sockets otherwise close with linger 0).
   if (agents_.empty()) return;
-  const std::string bye = encode(AgentBye{});
+  const std::string bye = protocol::encode(protocol::AgentBye{});
   for (const auto& [node, agent] : agents_) {
     std::array<zmq::const_buffer, 2> frames{zmq::buffer(agent.routing_id), zmq::buffer(bye)};
     (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
@@ -100,8 +100,8 @@ std::vector<std::int32_t> Coordinator::registered_ranks() const {
   return ranks;
 }
 
-std::vector<RegisterRank> Coordinator::registrations() const {
-  std::vector<RegisterRank> all;
+std::vector<protocol::RegisterRank> Coordinator::registrations() const {
+  std::vector<protocol::RegisterRank> all;
   for (const auto& [rank, entry] : ranks_) all.push_back(entry.registration);
   return all;
 }
@@ -126,9 +126,9 @@ void Coordinator::poll(std::chrono::milliseconds timeout) {
   run_image_order_timers();
 }
 
-StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
+protocol::StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
   const std::uint64_t query_id = ++last_query_id_;
-  const std::string query = encode(QueryStatus{query_id});
+  const std::string query = protocol::encode(protocol::QueryStatus{query_id});
   std::set<std::int32_t> awaited;
   for (const auto& [rank, entry] : ranks_) {
     std::array<zmq::const_buffer, 2> frames{zmq::buffer(entry.routing_id), zmq::buffer(query)};
@@ -137,7 +137,7 @@ StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
     awaited.insert(rank);
   }
 
-  std::map<std::int32_t, RankStatus> answers;
+  std::map<std::int32_t, protocol::RankStatus> answers;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto all_answered = [&] {
     for (std::int32_t rank : awaited)
@@ -157,7 +157,7 @@ StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
     if (items[0].revents & ZMQ_POLLIN) receive_rank_messages(&answers, query_id);
   }
 
-  StatusReport report;
+  protocol::StatusReport report;
   report.job_id = config_.job_id;
   report.app = config_.app;
   report.flavour = config_.flavour;
@@ -171,7 +171,7 @@ StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
   return report;
 }
 
-void Coordinator::receive_rank_messages(std::map<std::int32_t, RankStatus>* answers,
+void Coordinator::receive_rank_messages(std::map<std::int32_t, protocol::RankStatus>* answers,
                                         std::uint64_t query_id) {
   for (;;) {
     std::vector<zmq::message_t> frames;
@@ -186,41 +186,41 @@ void Coordinator::receive_rank_messages(std::map<std::int32_t, RankStatus>* answ
 
 void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
                                      std::string_view bytes,
-                                     std::map<std::int32_t, RankStatus>* answers,
+                                     std::map<std::int32_t, protocol::RankStatus>* answers,
                                      std::uint64_t query_id) {
-  Message message;
+  protocol::Message message;
   try {
     // Ranks send only these; anything else (a StatusReport with a forged rank count...) is
     // refused before its payload is decoded.
-    const MessageType type = decode_header(bytes);
-    const bool checkpoint_type = type == MessageType::cut_report ||
-                                 type == MessageType::image_written ||
-                                 type == MessageType::checkpoint_ask ||
-                                 type == MessageType::rank_restored;
-    const bool image_type = type == MessageType::image_chunk || type == MessageType::image_order_done;
-    const bool agent_type = type == MessageType::agent_hello || type == MessageType::heartbeat || image_type;
-    if (type != MessageType::register_rank && type != MessageType::rank_status && !checkpoint_type &&
+    const protocol::MessageType type = protocol::decode_header(bytes);
+    const bool checkpoint_type = type == protocol::MessageType::cut_report ||
+                                 type == protocol::MessageType::image_written ||
+                                 type == protocol::MessageType::checkpoint_ask ||
+                                 type == protocol::MessageType::rank_restored;
+    const bool image_type = type == protocol::MessageType::image_chunk || type == protocol::MessageType::image_order_done;
+    const bool agent_type = type == protocol::MessageType::agent_hello || type == protocol::MessageType::heartbeat || image_type;
+    if (type != protocol::MessageType::register_rank && type != protocol::MessageType::rank_status && !checkpoint_type &&
         !agent_type)
-      throw ProtocolError("unexpected control message " + std::string(message_type_name(type)));
+      throw protocol::ProtocolError("unexpected control message " + std::string(protocol::message_type_name(type)));
     // Image traffic only from an agent that said hello with the job's secret.
     if (image_type && !from_agent(routing_id)) return;
     // CutReport carries a vector: only decode it from a connection that registered, so an
     // unauthenticated peer cannot make us allocate for a forged length.
     if (checkpoint_type && !from_registered(routing_id, -1)) return;
-    message = decode(bytes);
-  } catch (const ProtocolError& e) {
+    message = protocol::decode(bytes);
+  } catch (const protocol::ProtocolError& e) {
     config_.log("yadokari: ignored control message from " + peer + ": " + e.what());
     return;
   }
-  if (std::holds_alternative<AgentHello>(message) || std::holds_alternative<Heartbeat>(message)) {
+  if (std::holds_alternative<protocol::AgentHello>(message) || std::holds_alternative<protocol::Heartbeat>(message)) {
     serve_agent_message(routing_id, peer, message);
-  } else if (std::holds_alternative<ImageChunk>(message) || std::holds_alternative<ImageOrderDone>(message)) {
+  } else if (std::holds_alternative<protocol::ImageChunk>(message) || std::holds_alternative<protocol::ImageOrderDone>(message)) {
     serve_image_message(message);
-  } else if (const auto* restored = std::get_if<RankRestored>(&message)) {
+  } else if (const auto* restored = std::get_if<protocol::RankRestored>(&message)) {
     if (from_registered(routing_id, restored->logical_rank)) note_restored(*restored);
-  } else if (const auto* registration = std::get_if<RegisterRank>(&message)) {
+  } else if (const auto* registration = std::get_if<protocol::RegisterRank>(&message)) {
     serve_registration(routing_id, peer, *registration);
-  } else if (auto* status = std::get_if<RankStatus>(&message)) {
+  } else if (auto* status = std::get_if<protocol::RankStatus>(&message)) {
     // Only the connection the rank registered on may speak for it; late answers are dropped.
     if (!from_registered(routing_id, status->logical_rank)) return;
     if (answers && status->query_id == query_id)
@@ -248,11 +248,11 @@ bool Coordinator::from_registered(const std::string& routing_id, std::int32_t lo
 }
 
 void Coordinator::serve_registration(const std::string& routing_id, const std::string& peer,
-                                     const RegisterRank& r) {
+                                     const protocol::RegisterRank& r) {
   std::string reason;
   if (r.job_id != config_.job_id) {
     reason = "wrong job id";
-  } else if (!secrets_equal(r.secret, config_.secret)) {
+  } else if (!protocol::secrets_equal(r.secret, config_.secret)) {
     reason = "wrong job secret";
   } else if (r.world_size != config_.world_size) {
     reason = "world size " + std::to_string(r.world_size) + " does not match the job's " +
@@ -271,7 +271,7 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
                 std::to_string(r.logical_rank) + ", pid " + std::to_string(r.pid) + " on " +
                 r.hostname + "): " + reason);
 
-  const std::string ack = encode(RegisterAck{reason.empty(), reason});
+  const std::string ack = protocol::encode(protocol::RegisterAck{reason.empty(), reason});
   std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
   (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
 }
@@ -280,38 +280,38 @@ void Coordinator::serve_status_request() {
   std::vector<zmq::message_t> frames;
   if (!zmq::recv_multipart(sockets_->status, std::back_inserter(frames), zmq::recv_flags::dontwait))
     return;
-  Message reply;
+  protocol::Message reply;
   try {
     const std::string_view bytes = frames.at(0).to_string_view();
-    const MessageType type = decode_header(bytes);
-    if (type == MessageType::rebalance_request) {
-      const auto request = decode_as<RebalanceRequest>(bytes);
-      if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
-        reply = ErrorReply{"wrong job id or secret"};
+    const protocol::MessageType type = protocol::decode_header(bytes);
+    if (type == protocol::MessageType::rebalance_request) {
+      const auto request = protocol::decode_as<protocol::RebalanceRequest>(bytes);
+      if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
+        reply = protocol::ErrorReply{"wrong job id or secret"};
       else if (!config_.on_rebalance)
-        reply = RebalanceReply{false, "this job cannot be rebalanced (only jobs with node agents and checkpoints can: run --sim with --ckpt-dir)"};
+        reply = protocol::RebalanceReply{false, "this job cannot be rebalanced (only jobs with node agents and checkpoints can: run --sim with --ckpt-dir)"};
       else
         reply = config_.on_rebalance();
-    } else if (type == MessageType::checkpoint_request) {
-      const auto request = decode_as<CheckpointRequest>(bytes);
-      if (request.job_id == config_.job_id && secrets_equal(request.secret, config_.secret)) {
+    } else if (type == protocol::MessageType::checkpoint_request) {
+      const auto request = protocol::decode_as<protocol::CheckpointRequest>(bytes);
+      if (request.job_id == config_.job_id && protocol::secrets_equal(request.secret, config_.secret)) {
         serve_checkpoint_request(request);  // answers now or when the epoch ends
         return;
       }
-      reply = ErrorReply{"wrong job id or secret"};
-    } else if (type != MessageType::status_request) {
-      throw ProtocolError("expected control message StatusRequest");
+      reply = protocol::ErrorReply{"wrong job id or secret"};
+    } else if (type != protocol::MessageType::status_request) {
+      throw protocol::ProtocolError("expected control message StatusRequest");
     } else {
-      const auto request = decode_as<StatusRequest>(bytes);
-      if (request.job_id != config_.job_id || !secrets_equal(request.secret, config_.secret))
-        reply = ErrorReply{"wrong job id or secret"};
+      const auto request = protocol::decode_as<protocol::StatusRequest>(bytes);
+      if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
+        reply = protocol::ErrorReply{"wrong job id or secret"};
       else
         reply = query_all(config_.status_query_timeout);
     }
-  } catch (const ProtocolError& e) {
-    reply = ErrorReply{e.what()};
+  } catch (const protocol::ProtocolError& e) {
+    reply = protocol::ErrorReply{e.what()};
   }
-  const std::string bytes = encode(reply);
+  const std::string bytes = protocol::encode(reply);
   (void)sockets_->status.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
 }
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "control/checkpoint_orchestrator.hpp"
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 #include "membership/heartbeat_tracker.hpp"
 #include "common/error.hpp"
 
@@ -69,7 +69,7 @@ struct CoordinatorConfig {
   std::optional<Membership> membership;
   // `yadokari rebalance`: returns the answer's message, and whether the rebalance was accepted.
   // Absent: refused ("this job cannot be rebalanced ...").
-  std::function<RebalanceReply()> on_rebalance;
+  std::function<protocol::RebalanceReply()> on_rebalance;
 };
 
 // How far the current incarnation (launch) got: the restart timeline's launch/MPI_Init/restore.
@@ -104,11 +104,11 @@ class Coordinator {
   void poll(std::chrono::milliseconds timeout);
 
   // Asks every registered rank for its status and waits up to `timeout` for the answers.
-  StatusReport query_all(std::chrono::milliseconds timeout);
+  protocol::StatusReport query_all(std::chrono::milliseconds timeout);
 
   std::vector<std::int32_t> registered_ranks() const;
   // What each registered rank said about itself (pid, host), sorted by logical rank.
-  std::vector<RegisterRank> registrations() const;
+  std::vector<protocol::RegisterRank> registrations() const;
 
   // Asks for a checkpoint epoch: it starts once every rank is registered; while one is in
   // progress the request is merged into it. Ignored when checkpointing is off.
@@ -128,7 +128,7 @@ class Coordinator {
 
   // --- node agents (coordinator_membership.cpp) ---
   // Nodes whose agent said hello, and their state.
-  std::vector<NodeStatus> nodes() const;
+  std::vector<protocol::NodeStatus> nodes() const;
   // Lost-node verdicts not yet taken (each is reported once).
   std::vector<membership::NodeEvent> take_lost_nodes();
   // Asks the node's agent to SIGKILL these processes; false if it has no agent.
@@ -143,52 +143,52 @@ class Coordinator {
   // Sends `order` (its order_id is assigned here) to `node`'s agent and returns the id; the
   // answer is picked up with take_image_order_result. An order to a node without an agent, or
   // whose node is lost before it is answered, fails with the reason.
-  std::uint64_t order_image(const std::string& node, ImageOrder order);
+  std::uint64_t order_image(const std::string& node, protocol::ImageOrder order);
   // The answer to an order, once it came (each is returned once).
-  std::optional<ImageOrderDone> take_image_order_result(std::uint64_t order_id);
+  std::optional<protocol::ImageOrderDone> take_image_order_result(std::uint64_t order_id);
   // The node whose agent runs on `hostname` ("" if none).
   std::string node_of_host(const std::string& hostname) const;
 
   // Fills the parts of a status report the coordinator does not own (restart timeline...).
-  void set_status_extras(std::function<void(StatusReport&)> extras) { status_extras_ = std::move(extras); }
+  void set_status_extras(std::function<void(protocol::StatusReport&)> extras) { status_extras_ = std::move(extras); }
 
   struct Sockets;
 
  private:
   struct RankEntry {
     std::string routing_id;
-    RegisterRank registration;
+    protocol::RegisterRank registration;
   };
 
   void serve_rank_message(std::string routing_id, std::string peer, std::string_view bytes,
-                          std::map<std::int32_t, RankStatus>* answers, std::uint64_t query_id);
+                          std::map<std::int32_t, protocol::RankStatus>* answers, std::uint64_t query_id);
   void serve_registration(const std::string& routing_id, const std::string& peer,
-                          const RegisterRank& registration);
+                          const protocol::RegisterRank& registration);
   void serve_status_request();
-  void receive_rank_messages(std::map<std::int32_t, RankStatus>* answers, std::uint64_t query_id);
+  void receive_rank_messages(std::map<std::int32_t, protocol::RankStatus>* answers, std::uint64_t query_id);
   bool from_registered(const std::string& routing_id, std::int32_t logical_rank) const;
 
   // coordinator_checkpoint.cpp
-  void serve_checkpoint_message(const Message& message);
-  void serve_checkpoint_request(const CheckpointRequest& request);
+  void serve_checkpoint_message(const protocol::Message& message);
+  void serve_checkpoint_request(const protocol::CheckpointRequest& request);
   void run_checkpoint_timers();
   void apply(OrchestratorStep step);
-  void answer_checkpoint_request(const CheckpointReply& reply);  // the pending one, if any
-  void answer_checkpoint_request_now(const CheckpointReply& reply);
-  void send_to_ranks(const Message& message);
+  void answer_checkpoint_request(const protocol::CheckpointReply& reply);  // the pending one, if any
+  void answer_checkpoint_request_now(const protocol::CheckpointReply& reply);
+  void send_to_ranks(const protocol::Message& message);
   // coordinator_membership.cpp
-  void serve_agent_message(const std::string& routing_id, const std::string& peer, const Message& message);
+  void serve_agent_message(const std::string& routing_id, const std::string& peer, const protocol::Message& message);
   void run_membership_timers();
-  void note_restored(const RankRestored& restored);
+  void note_restored(const protocol::RankRestored& restored);
   // coordinator_images.cpp
   bool from_agent(const std::string& routing_id) const;
-  void serve_image_message(const Message& message);
+  void serve_image_message(const protocol::Message& message);
   void run_image_order_timers();
   void fail_image_orders_of(const std::string& node);
-  void finish_image_order(const ImageOrderDone& done);
+  void finish_image_order(const protocol::ImageOrderDone& done);
   void replicate(const std::vector<ImageToReplicate>& images);
   void send_keep_epochs();
-  void send_to_agent(const std::string& node, const Message& message);
+  void send_to_agent(const std::string& node, const protocol::Message& message);
   // now + seconds; never, for 0
   static std::chrono::steady_clock::time_point interval_deadline(double seconds);
 
@@ -217,11 +217,11 @@ class Coordinator {
   TrafficCounts last_committed_traffic_;
   ComputeTimes last_committed_compute_;
   IncarnationProgress progress_;
-  std::function<void(StatusReport&)> status_extras_;
+  std::function<void(protocol::StatusReport&)> status_extras_;
 
   struct AgentEntry {
     std::string routing_id;
-    AgentHello hello;
+    protocol::AgentHello hello;
   };
   std::map<std::string, AgentEntry> agents_;  // by node id
 
@@ -234,7 +234,7 @@ class Coordinator {
     std::uint64_t epoch = 0;
   };
   std::map<std::uint64_t, PendingOrder> orders_;
-  std::map<std::uint64_t, ImageOrderDone> order_results_;
+  std::map<std::uint64_t, protocol::ImageOrderDone> order_results_;
   std::uint64_t last_order_id_ = 0;
   std::optional<membership::HeartbeatTracker> tracker_;
   std::vector<membership::NodeEvent> lost_;

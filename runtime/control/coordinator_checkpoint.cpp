@@ -32,8 +32,8 @@ bool Coordinator::checkpoint_in_progress() const {
   return orchestrator_ && orchestrator_->in_progress();
 }
 
-void Coordinator::serve_checkpoint_message(const Message& message) {
-  if (const auto* ask = std::get_if<CheckpointAsk>(&message)) {
+void Coordinator::serve_checkpoint_message(const protocol::Message& message) {
+  if (const auto* ask = std::get_if<protocol::CheckpointAsk>(&message)) {
     if (!orchestrator_) {
       if (!told_checkpointing_off_)
         config_.log("yadokari: rank " + std::to_string(ask->logical_rank) +
@@ -46,16 +46,16 @@ void Coordinator::serve_checkpoint_message(const Message& message) {
     return;
   }
   if (!orchestrator_) return;
-  if (const auto* report = std::get_if<CutReport>(&message)) {
+  if (const auto* report = std::get_if<protocol::CutReport>(&message)) {
     last_cut_report_ = std::chrono::steady_clock::now();
     apply(orchestrator_->on_cut_report(*report));
-  } else if (const auto* written = std::get_if<ImageWritten>(&message))
+  } else if (const auto* written = std::get_if<protocol::ImageWritten>(&message))
     apply(orchestrator_->on_image_written(*written));
 }
 
-void Coordinator::serve_checkpoint_request(const CheckpointRequest&) {
+void Coordinator::serve_checkpoint_request(const protocol::CheckpointRequest&) {
   if (!orchestrator_) {
-    answer_checkpoint_request_now(CheckpointReply{false, 0, kCheckpointingOff});
+    answer_checkpoint_request_now(protocol::CheckpointReply{false, 0, kCheckpointingOff});
     return;
   }
   pending_request_ =
@@ -70,7 +70,7 @@ void Coordinator::run_checkpoint_timers() {
   if (pending_request_ && now >= pending_request_->deadline) {
     const auto seconds =
         std::chrono::duration_cast<std::chrono::seconds>(config_.checkpoint_request_timeout);
-    answer_checkpoint_request(CheckpointReply{
+    answer_checkpoint_request(protocol::CheckpointReply{
         false, 0, "checkpoint did not complete within " + std::to_string(seconds.count()) + " s"});
   }
   if (orchestrator_->in_progress() && now - epoch_started_ >= config_.first_report_timeout) {
@@ -110,24 +110,24 @@ void Coordinator::apply(OrchestratorStep step) {
     if (!orchestrator_->committed_traffic().bytes.empty()) last_committed_traffic_ = orchestrator_->committed_traffic();
     if (orchestrator_->committed_compute().any()) last_committed_compute_ = orchestrator_->committed_compute();
   }
-  answer_checkpoint_request(CheckpointReply{end.committed, end.epoch, end.message});
+  answer_checkpoint_request(protocol::CheckpointReply{end.committed, end.epoch, end.message});
   next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
   if (config_.on_epoch_end) config_.on_epoch_end(end);
 }
 
-void Coordinator::answer_checkpoint_request(const CheckpointReply& reply) {
+void Coordinator::answer_checkpoint_request(const protocol::CheckpointReply& reply) {
   if (!pending_request_) return;
   pending_request_.reset();
   answer_checkpoint_request_now(reply);
 }
 
-void Coordinator::answer_checkpoint_request_now(const CheckpointReply& reply) {
-  const std::string bytes = encode(reply);
+void Coordinator::answer_checkpoint_request_now(const protocol::CheckpointReply& reply) {
+  const std::string bytes = protocol::encode(reply);
   (void)sockets_->status.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
 }
 
-void Coordinator::send_to_ranks(const Message& message) {
-  const std::string bytes = encode(message);
+void Coordinator::send_to_ranks(const protocol::Message& message) {
+  const std::string bytes = protocol::encode(message);
   for (const auto& [rank, entry] : ranks_) {
     std::array<zmq::const_buffer, 2> frames{zmq::buffer(entry.routing_id), zmq::buffer(bytes)};
     // ROUTER drops messages for peers that are gone; the launcher's exit ends the job then.

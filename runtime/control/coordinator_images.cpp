@@ -37,18 +37,18 @@ std::string Coordinator::node_of_host(const std::string& hostname) const {
   return {};
 }
 
-void Coordinator::send_to_agent(const std::string& node, const Message& message) {
+void Coordinator::send_to_agent(const std::string& node, const protocol::Message& message) {
   const auto agent = agents_.find(node);
   if (agent == agents_.end()) return;
-  const std::string bytes = encode(message);
+  const std::string bytes = protocol::encode(message);
   std::array<zmq::const_buffer, 2> frames{zmq::buffer(agent->second.routing_id), zmq::buffer(bytes)};
   (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
 }
 
-std::uint64_t Coordinator::order_image(const std::string& node, ImageOrder order) {
+std::uint64_t Coordinator::order_image(const std::string& node, protocol::ImageOrder order) {
   order.order_id = ++last_order_id_;
   PendingOrder pending{std::chrono::steady_clock::now() + order_timeout(order.size), node,
-                       order.kind == ImageOrderKind::copy ? order.to_node : std::string(), std::nullopt,
+                       order.kind == protocol::ImageOrderKind::copy ? order.to_node : std::string(), std::nullopt,
                        order.epoch};
   orders_.emplace(order.order_id, pending);
   const bool can_send = agents_.count(node) && (!tracker_ || node_usable(tracker_->state(node)));
@@ -63,25 +63,25 @@ std::uint64_t Coordinator::order_image(const std::string& node, ImageOrder order
   return order.order_id;
 }
 
-std::optional<ImageOrderDone> Coordinator::take_image_order_result(std::uint64_t order_id) {
+std::optional<protocol::ImageOrderDone> Coordinator::take_image_order_result(std::uint64_t order_id) {
   const auto result = order_results_.find(order_id);
   if (result == order_results_.end()) return std::nullopt;
-  ImageOrderDone done = std::move(result->second);
+  protocol::ImageOrderDone done = std::move(result->second);
   order_results_.erase(result);
   return done;
 }
 
-void Coordinator::serve_image_message(const Message& message) {
-  if (const auto* chunk = std::get_if<ImageChunk>(&message)) {
+void Coordinator::serve_image_message(const protocol::Message& message) {
+  if (const auto* chunk = std::get_if<protocol::ImageChunk>(&message)) {
     // Relayed as is; only for an order we gave, to the node it names.
     const auto order = orders_.find(chunk->order_id);
     if (order != orders_.end() && order->second.to_node == chunk->to_node) send_to_agent(chunk->to_node, *chunk);
-  } else if (const auto* done = std::get_if<ImageOrderDone>(&message)) {
+  } else if (const auto* done = std::get_if<protocol::ImageOrderDone>(&message)) {
     finish_image_order(*done);
   }
 }
 
-void Coordinator::finish_image_order(const ImageOrderDone& done) {
+void Coordinator::finish_image_order(const protocol::ImageOrderDone& done) {
   const auto order = orders_.find(done.order_id);
   if (order == orders_.end()) return;  // answered already (timed out, node lost)
   PendingOrder pending = std::move(order->second);
@@ -148,7 +148,7 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
       result.ok = true;
       result.nodes = {origin};
     } else {
-      const std::uint64_t id = order_image(origin, ImageOrder{0, ImageOrderKind::copy, epoch, image.rank,
+      const std::uint64_t id = order_image(origin, protocol::ImageOrder{0, protocol::ImageOrderKind::copy, epoch, image.rank,
                                                               image.size, image.xxh64, partner});
       if (const auto pending = orders_.find(id); pending != orders_.end()) {
         pending->second.replica = ReplicaResult{image.rank, false, {origin, partner}, {}};
@@ -163,7 +163,7 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
 }
 
 void Coordinator::send_keep_epochs() {
-  KeepEpochs keep;
+  protocol::KeepEpochs keep;
   keep.epochs = storage::EpochStore(config_.checkpoint->dir).committed_epochs();
   for (const auto& [node, agent] : agents_)
     if (!tracker_ || node_usable(tracker_->state(node))) send_to_agent(node, keep);

@@ -8,7 +8,7 @@
 
 #include "control/coordinator.hpp"
 #include "control/coordinator_sockets.hpp"
-#include "control/secret.hpp"
+#include "protocol/secret.hpp"
 
 namespace yadokari::control {
 namespace {
@@ -24,21 +24,21 @@ std::string seconds_text(membership::Clock::duration d) {
 }  // namespace
 
 void Coordinator::serve_agent_message(const std::string& routing_id, const std::string& peer,
-                                      const Message& message) {
+                                      const protocol::Message& message) {
   const auto now = membership::Clock::now();
-  if (std::holds_alternative<Heartbeat>(message)) {
+  if (std::holds_alternative<protocol::Heartbeat>(message)) {
     // Only the connection a node's agent said hello on speaks for that node.
     for (const auto& [node, agent] : agents_)
       if (agent.routing_id == routing_id) tracker_->heard(node, now);
     return;
   }
-  const auto& hello = std::get<AgentHello>(message);
+  const auto& hello = std::get<protocol::AgentHello>(message);
   std::string reason;
   if (!config_.membership) {
     reason = "this job has no node agents";
   } else if (hello.job_id != config_.job_id) {
     reason = "wrong job id";
-  } else if (!secrets_equal(hello.secret, config_.secret)) {
+  } else if (!protocol::secrets_equal(hello.secret, config_.secret)) {
     reason = "wrong job secret";
   } else if (!config_.membership->slots.count(hello.node) && hello.join_slots <= 0) {
     reason = "node " + hello.node + " is not part of this job";
@@ -63,7 +63,7 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
   }
   const std::int32_t interval =
       config_.membership ? static_cast<std::int32_t>(config_.membership->heartbeat.interval.count()) : 0;
-  const std::string ack = encode(AgentAck{reason.empty(), reason, interval});
+  const std::string ack = protocol::encode(protocol::AgentAck{reason.empty(), reason, interval});
   std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
   (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
 }
@@ -98,12 +98,12 @@ std::vector<membership::NodeEvent> Coordinator::take_lost_nodes() {
   return lost;
 }
 
-std::vector<NodeStatus> Coordinator::nodes() const {
-  std::vector<NodeStatus> all;
+std::vector<protocol::NodeStatus> Coordinator::nodes() const {
+  std::vector<protocol::NodeStatus> all;
   if (!tracker_) return all;
   const auto now = membership::Clock::now();
   for (const auto& [node, slots] : config_.membership->slots) {
-    NodeStatus status;
+    protocol::NodeStatus status;
     status.node = node;
     status.slots = slots;
     status.hostname = agent_hostname(node);
@@ -131,12 +131,12 @@ std::string Coordinator::agent_hostname(const std::string& node) const {
 bool Coordinator::stop_processes(const std::string& node, const std::vector<std::int64_t>& pids) {
   const auto agent = agents_.find(node);
   if (agent == agents_.end()) return false;
-  const std::string bytes = encode(StopProcesses{pids});
+  const std::string bytes = protocol::encode(protocol::StopProcesses{pids});
   std::array<zmq::const_buffer, 2> frames{zmq::buffer(agent->second.routing_id), zmq::buffer(bytes)};
   return zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait).has_value();
 }
 
-void Coordinator::note_restored(const RankRestored& restored) {
+void Coordinator::note_restored(const protocol::RankRestored& restored) {
   ++progress_.restored;
   progress_.last_restored = std::chrono::steady_clock::now();
   progress_.max_restore_seconds = std::max(progress_.max_restore_seconds, restored.restore_seconds);

@@ -8,21 +8,21 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "control/protocol.hpp"
-#include "control/status_client.hpp"
+#include "protocol/codec.hpp"
+#include "control/client_error.hpp"
 
 namespace yadokari::control {
 
 // `what` names the request in messages ("status", "checkpoint").
 template <class Reply>
-Reply ask_front_end(const std::string& endpoint, const std::string& job_id, const Message& request_message,
+Reply ask_front_end(const std::string& endpoint, const std::string& job_id, const protocol::Message& request_message,
                     const char* what, std::chrono::milliseconds timeout) {
   zmq::context_t context;
   context.set(zmq::ctxopt::blocky, 0);
   zmq::socket_t request(context, zmq::socket_type::req);
   request.set(zmq::sockopt::linger, 0);
   request.connect(endpoint);
-  const std::string bytes = encode(request_message);
+  const std::string bytes = protocol::encode(request_message);
   (void)request.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
   std::array<zmq::pollitem_t, 1> items{{{request.handle(), 0, ZMQ_POLLIN, 0}}};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -41,12 +41,12 @@ Reply ask_front_end(const std::string& endpoint, const std::string& job_id, cons
   if (!(items[0].revents & ZMQ_POLLIN) || !request.recv(reply, zmq::recv_flags::dontwait))
     throw StatusError("job " + job_id + " did not answer at " + endpoint);
   try {
-    Message message = decode(reply.to_string_view());
-    if (auto* error = std::get_if<ErrorReply>(&message))
+    protocol::Message message = protocol::decode(reply.to_string_view());
+    if (auto* error = std::get_if<protocol::ErrorReply>(&message))
       throw StatusError("job " + job_id + " refused the " + what + " request: " + error->reason);
     if (auto* answer = std::get_if<Reply>(&message)) return std::move(*answer);
-    throw StatusError("job " + job_id + " answered with " + std::string(message_type_name(type_of(message))));
-  } catch (const ProtocolError& e) {
+    throw StatusError("job " + job_id + " answered with " + std::string(protocol::message_type_name(protocol::type_of(message))));
+  } catch (const protocol::ProtocolError& e) {
     throw StatusError("job " + job_id + " sent a bad answer: " + e.what());
   }
 }

@@ -4,9 +4,9 @@
 
 namespace yadokari::control {
 
-StatusReport request_status(const std::string& endpoint, const std::string& job_id,
+protocol::StatusReport request_status(const std::string& endpoint, const std::string& job_id,
                             const std::string& secret, std::chrono::milliseconds timeout) {
-  return ask_front_end<StatusReport>(endpoint, job_id, StatusRequest{job_id, secret}, "status", timeout);
+  return ask_front_end<protocol::StatusReport>(endpoint, job_id, protocol::StatusRequest{job_id, secret}, "status", timeout);
 }
 
 }  // namespace yadokari::control

@@ -10,11 +10,13 @@
 
 #include "control/checkpoint_client.hpp"
 #include "control/coordinator.hpp"
-#include "control/rank_client.hpp"
+#include "link/rank_client.hpp"
 #include "fake_rank/fake_checkpoint_rank.hpp"
 #include "storage/epoch_store.hpp"
 
 using namespace yadokari::control;
+using namespace yadokari::protocol;
+using namespace yadokari::link;
 using yadokari::testing::FakeCheckpointRank;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;

@@ -12,6 +12,7 @@
 #include "storage/epoch_store.hpp"
 
 using namespace yadokari::control;
+using namespace yadokari::protocol;
 namespace fs = std::filesystem;
 
 namespace {

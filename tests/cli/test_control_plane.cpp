@@ -11,10 +11,12 @@
 #include <zmq.hpp>
 
 #include "control/coordinator.hpp"
-#include "control/rank_client.hpp"
+#include "link/rank_client.hpp"
 #include "control/status_client.hpp"
 
 using namespace yadokari::control;
+using namespace yadokari::link;
+using namespace yadokari::protocol;
 using namespace std::chrono_literals;
 
 namespace {

@@ -30,9 +30,9 @@ struct Disks {
 };
 
 // Gives the order and serves the coordinator until its answer comes.
-control::ImageOrderDone run(Cluster& cluster, const std::string& node, const control::ImageOrder& order) {
+protocol::ImageOrderDone run(Cluster& cluster, const std::string& node, const protocol::ImageOrder& order) {
   const auto id = cluster.coordinator.order_image(node, order);
-  std::optional<control::ImageOrderDone> done;
+  std::optional<protocol::ImageOrderDone> done;
   cluster.serve_until([&] { return (done = cluster.coordinator.take_image_order_result(id)).has_value(); });
   REQUIRE(done);
   return *done;
@@ -75,7 +75,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
                                             !cluster.coordinator.agent_hostname("n2").empty(); }));
   const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
   const auto written = write_image(source, 1'000'000);  // about four chunks
-  const control::ImageOrder copy{0, control::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2"};
+  const protocol::ImageOrder copy{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2"};
 
   const auto done = run(cluster, "n1", copy);
   CHECK(done.ok);
@@ -85,7 +85,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   CHECK(contents(target) == contents(source));
   CHECK_FALSE(fs::exists(fs::path(target.string() + ".part")));
 
-  const control::ImageOrder verify{0, control::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}};
+  const protocol::ImageOrder verify{0, protocol::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}};
   CHECK(run(cluster, "n2", verify).ok);
 
   SECTION("a damaged image is neither verified nor copied") {
@@ -104,7 +104,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
     CHECK_FALSE(fs::exists(target));
   }
   SECTION("an image a node does not have") {
-    control::ImageOrder other = verify;
+    protocol::ImageOrder other = verify;
     other.rank = 3;
     const auto missing = run(cluster, "n2", other);
     CHECK_FALSE(missing.ok);
@@ -112,7 +112,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   }
   SECTION("orders to nodes without a live agent fail at once, saying which") {
     CHECK(run(cluster, "n7", verify).error == "node n7 has no live agent");
-    control::ImageOrder to_nowhere = copy;
+    protocol::ImageOrder to_nowhere = copy;
     to_nowhere.to_node = "n9";
     CHECK(run(cluster, "n1", to_nowhere).error == "node n9 has no live agent");
   }
@@ -132,7 +132,7 @@ TEST_CASE("a node's storage keeps only the epochs it is told to", "[agents]") {
 TEST_CASE("a copy whose chunks do not follow each other is refused and leaves nothing", "[agents]") {
   Disks disks;
   agent::NodeImages images(disks.of("n2"), kJob, "n2");
-  control::ImageChunk chunk;
+  protocol::ImageChunk chunk;
   chunk.order_id = 7;
   chunk.epoch = 1;
   chunk.rank = 0;

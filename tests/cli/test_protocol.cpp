@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
-using namespace yadokari::control;
+using namespace yadokari::protocol;
 
 namespace {
 

@@ -58,7 +58,7 @@ TEST_CASE("the log line sums compute times up per host", "[restart-plan]") {
 }
 
 TEST_CASE("status shows compute seconds, or that they are not measured", "[restart-plan]") {
-  control::StatusReport report;
+  protocol::StatusReport report;
   report.ranks.resize(2);
   report.ranks[0].logical_rank = 0;
   report.ranks[0].compute_seconds = 3.0;

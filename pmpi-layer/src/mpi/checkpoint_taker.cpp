@@ -2,7 +2,7 @@
 
 #include "memory/areas.hpp"
 #include "memory/memory.h"
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 #include "image/binary_identity.hpp"
 #include "image/image_error.hpp"
 #include "image/image_writer.hpp"
@@ -25,7 +25,7 @@
 namespace yk {
 namespace {
 
-namespace ctl = yadokari::control;
+namespace ctl = yadokari::protocol;
 namespace img = yadokari::image;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

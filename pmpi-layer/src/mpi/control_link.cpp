@@ -1,6 +1,6 @@
 #include "mpi/control_link.hpp"
 
-#include "control/rank_client.hpp"
+#include "link/rank_client.hpp"
 #include "mpi/call_scope.hpp"
 #include "mpi/compute_sampler.hpp"
 #include "mpi/rank_totals.hpp"
@@ -14,12 +14,12 @@
 namespace yk {
 namespace {
 
-std::unique_ptr<yadokari::control::RankControlClient> g_client;
-void (*g_listener)(const yadokari::control::Message&) = nullptr;
+std::unique_ptr<yadokari::link::RankControlClient> g_client;
+void (*g_listener)(const yadokari::protocol::Message&) = nullptr;
 std::string g_job_id;
 
-yadokari::control::RankStatus snapshot() {
-  yadokari::control::RankStatus s;
+yadokari::protocol::RankStatus snapshot() {
+  yadokari::protocol::RankStatus s;
   const RankTotals t = rank_totals();
   s.mpi_calls_total = t.calls;
   s.messages_sent = t.messages_sent;
@@ -35,22 +35,22 @@ yadokari::control::RankStatus snapshot() {
 }  // namespace
 
 void start_control_link() {
-  yadokari::control::RankIdentity id;
+  yadokari::link::RankIdentity id;
   id.logical_rank = identity().logical_rank;
   id.world_size = identity().world_size;
   id.flavour = kFlavour;
   id.init_seconds = identity().library_init_seconds;
   if (const char* job = std::getenv("YADOKARI_JOB_ID")) g_job_id = job;
-  yadokari::control::RankControlClient::Listener listener;
-  if (g_listener) listener = [](const yadokari::control::Message& m) { g_listener(m); };
-  g_client = yadokari::control::RankControlClient::start_from_env(id, snapshot, std::move(listener));
+  yadokari::link::RankControlClient::Listener listener;
+  if (g_listener) listener = [](const yadokari::protocol::Message& m) { g_listener(m); };
+  g_client = yadokari::link::RankControlClient::start_from_env(id, snapshot, std::move(listener));
 }
 
 bool control_link_up() { return g_client != nullptr; }
 
-void set_control_listener(void (*listener)(const yadokari::control::Message&)) { g_listener = listener; }
+void set_control_listener(void (*listener)(const yadokari::protocol::Message&)) { g_listener = listener; }
 
-void send_to_coordinator(const yadokari::control::Message& message) {
+void send_to_coordinator(const yadokari::protocol::Message& message) {
   if (g_client) g_client->send(message);
 }
 

@@ -2,7 +2,7 @@
 // checkpoint protocol's messages.
 #pragma once
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 #include <string>
 
@@ -14,10 +14,10 @@ bool control_link_up();
 
 // Set before start_control_link(): receives the coordinator's checkpoint messages on the control
 // thread (cut_protocol.cpp).
-void set_control_listener(void (*listener)(const yadokari::control::Message&));
+void set_control_listener(void (*listener)(const yadokari::protocol::Message&));
 
 // Queues a message to the coordinator; dropped when there is no control plane.
-void send_to_coordinator(const yadokari::control::Message& message);
+void send_to_coordinator(const yadokari::protocol::Message& message);
 
 // $YADOKARI_JOB_ID as read at MPI_Init ("" without one).
 const std::string& job_id();

@@ -1,6 +1,6 @@
 #include "mpi/cut_protocol.hpp"
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 #include "memory/memory.h"
 #include "mpi/call_scope.hpp"
 #include "mpi/checkpoint_taker.hpp"
@@ -19,7 +19,7 @@
 namespace yk {
 namespace {
 
-namespace ctl = yadokari::control;
+namespace ctl = yadokari::protocol;
 
 // What the control thread learnt about the cut in progress. Guarded by `mutex`; the
 // application thread waits on `changed` while it is stopped.

@@ -73,7 +73,7 @@ void after_restart() {
   repost_pending_receives();
   ++g_restarts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();
-  send_to_coordinator(yadokari::control::RankRestored{identity().logical_rank, seconds});
+  send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds});
 }
 
 }  // namespace yk

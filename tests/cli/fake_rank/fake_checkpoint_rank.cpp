@@ -8,7 +8,8 @@
 
 namespace yadokari::testing {
 
-using namespace yadokari::control;
+using namespace yadokari::link;
+using namespace yadokari::protocol;
 
 FakeCheckpointRank::FakeCheckpointRank(Options options) : options_(std::move(options)) {}
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "control/protocol.hpp"
-#include "control/rank_client.hpp"
+#include "protocol/codec.hpp"
+#include "link/rank_client.hpp"
 
 namespace yadokari::testing {
 
@@ -24,7 +24,7 @@ class FakeCheckpointRank {
     std::int32_t world_size = 1;
     std::string job_id;
     std::string flavour = "openmpi";
-    std::vector<control::CommCount> counts{{1, 3}};  // collectives entered, per communicator
+    std::vector<yadokari::protocol::CommCount> counts{{1, 3}};  // collectives entered, per communicator
     bool fail_image = false;                         // answer ImageWritten{ok = false}
     bool silent = false;  // ignore every checkpoint message, like a rank past MPI_Finalize
     // Blocked inside a collective on the first of `counts` that never completes (a hung library):
@@ -35,21 +35,21 @@ class FakeCheckpointRank {
   explicit FakeCheckpointRank(Options options);
 
   // The Listener for RankControlClient::start_from_env; give it the client right after.
-  control::RankControlClient::Listener listener();
-  void attach(control::RankControlClient* client) { client_ = client; }
+  link::RankControlClient::Listener listener();
+  void attach(link::RankControlClient* client) { client_ = client; }
 
   int committed() const { return committed_; }
   int not_committed() const { return not_committed_; }
   std::vector<std::uint64_t> epochs_written() const;
 
  private:
-  void on_message(const control::Message& message);
-  void report(control::CutState state, std::uint64_t round);
+  void on_message(const yadokari::protocol::Message& message);
+  void report(yadokari::protocol::CutState state, std::uint64_t round);
   void write_image();
-  void send(const control::Message& message);
+  void send(const yadokari::protocol::Message& message);
 
   Options options_;
-  std::atomic<control::RankControlClient*> client_{nullptr};
+  std::atomic<link::RankControlClient*> client_{nullptr};
   // Only the client's thread touches these, except epochs_written_ (read by tests).
   std::uint64_t epoch_ = 0;
   std::string epoch_dir_;

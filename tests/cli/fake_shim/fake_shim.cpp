@@ -11,13 +11,13 @@
 #include <cstring>
 #include <memory>
 
-#include "control/rank_client.hpp"
+#include "link/rank_client.hpp"
 #include "fake_rank/fake_checkpoint_rank.hpp"
 
 namespace {
 
 std::unique_ptr<yadokari::testing::FakeCheckpointRank> g_checkpoint;
-std::unique_ptr<yadokari::control::RankControlClient> g_client;
+std::unique_ptr<yadokari::link::RankControlClient> g_client;
 std::atomic<std::uint64_t> g_calls{0};
 std::chrono::steady_clock::time_point g_init_time;
 
@@ -26,7 +26,7 @@ void start_control() {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   g_init_time = std::chrono::steady_clock::now();
-  yadokari::control::RankIdentity id;
+  yadokari::link::RankIdentity id;
   id.logical_rank = rank;
   id.world_size = size;
   const char* job_id = std::getenv("YADOKARI_JOB_ID");
@@ -37,8 +37,8 @@ void start_control() {
   options.job_id = job_id ? job_id : "";
   options.flavour = flavour ? flavour : "";
   g_checkpoint = std::make_unique<yadokari::testing::FakeCheckpointRank>(options);
-  g_client = yadokari::control::RankControlClient::start_from_env(id, [] {
-    yadokari::control::RankStatus status;
+  g_client = yadokari::link::RankControlClient::start_from_env(id, [] {
+    yadokari::protocol::RankStatus status;
     status.mpi_calls_total = g_calls.load();
     status.seconds_since_init =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - g_init_time).count();
@@ -48,7 +48,7 @@ void start_control() {
   g_checkpoint->attach(g_client.get());
   const char* ask = std::getenv("YADOKARI_FAKE_ASK_CHECKPOINT");
   if (rank == 0 && ask && std::strcmp(ask, "1") == 0)
-    g_client->send(yadokari::control::CheckpointAsk{rank});
+    g_client->send(yadokari::protocol::CheckpointAsk{rank});
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace yadokari::control {
+namespace yadokari::protocol {
 
 // `bytes` bytes from the kernel's random source, as 2*bytes hex digits.
 std::string random_hex(std::size_t bytes);
@@ -12,4 +12,4 @@ std::string random_hex(std::size_t bytes);
 // Comparison whose time does not depend on where the strings differ.
 bool secrets_equal(std::string_view a, std::string_view b);
 
-}  // namespace yadokari::control
+}  // namespace yadokari::protocol

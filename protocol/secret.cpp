@@ -1,4 +1,4 @@
-#include "control/secret.hpp"
+#include "protocol/secret.hpp"
 
 #include <sys/random.h>
 
@@ -7,7 +7,7 @@
 #include <system_error>
 #include <vector>
 
-namespace yadokari::control {
+namespace yadokari::protocol {
 
 std::string random_hex(std::size_t bytes) {
   std::vector<unsigned char> raw(bytes);
@@ -37,4 +37,4 @@ bool secrets_equal(std::string_view a, std::string_view b) {
   return difference == 0;
 }
 
-}  // namespace yadokari::control
+}  // namespace yadokari::protocol

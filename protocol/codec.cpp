@@ -1,4 +1,4 @@
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
 #include <array>
 #include <cereal/archives/portable_binary.hpp>
@@ -20,14 +20,14 @@ void load(PortableBinaryInputArchive& archive, std::string& text) {
   size_type size = 0;
   archive(make_size_tag(size));
   if (size > kMaxTextBytes)
-    throw yadokari::control::ProtocolError("string of " + std::to_string(size) +
+    throw yadokari::protocol::ProtocolError("string of " + std::to_string(size) +
                                            " bytes in a control message");
   text.resize(static_cast<std::size_t>(size));
   archive(binary_data(text.data(), static_cast<std::size_t>(size)));
 }
 }  // namespace cereal
 
-namespace yadokari::control {
+namespace yadokari::protocol {
 namespace {
 
 constexpr std::size_t kHeaderSize = 6;
@@ -234,4 +234,4 @@ Message decode(std::string_view bytes) {
   return message;
 }
 
-}  // namespace yadokari::control
+}  // namespace yadokari::protocol

@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "control/protocol.hpp"
+#include "protocol/codec.hpp"
 
-namespace yadokari::control {
+namespace yadokari::link {
 
 struct RankIdentity {
   std::int32_t logical_rank = -1;
@@ -25,10 +25,10 @@ class RankControlClient {
   // snapshot() runs on the client's thread, concurrently with the application: it must only
   // read state that is safe to read from another thread (atomics). The client overwrites the
   // identity fields (logical_rank, pid, hostname) of what it returns.
-  using Snapshot = std::function<RankStatus()>;
+  using Snapshot = std::function<protocol::RankStatus()>;
   // Messages of the checkpoint protocol from the coordinator (CheckpointPrepare, CutTargets,
   // CutGo, CheckpointResume). Runs on the client's thread; must not call MPI.
-  using Listener = std::function<void(const Message&)>;
+  using Listener = std::function<void(const protocol::Message&)>;
 
   // nullptr when $YADOKARI_CONTROL is unset (no control plane, e.g. a plain mpirun of a
   // relinked app) or when the control plane cannot be set up (a one-line message on stderr).
@@ -39,7 +39,7 @@ class RankControlClient {
 
   // Queues a message to the coordinator (CutReport, ImageWritten, CheckpointAsk). Safe from any
   // thread, never blocks on the network; the client's thread sends it.
-  void send(const Message& message);
+  void send(const protocol::Message& message);
 
   // Stops the thread promptly and without blocking on the network, even if the coordinator is
   // gone (called from MPI_Finalize).
@@ -58,4 +58,4 @@ class RankControlClient {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace yadokari::control
+}  // namespace yadokari::link

@@ -1,4 +1,4 @@
-#include "control/rank_client.hpp"
+#include "link/rank_client.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include <utility>
 #include <zmq.hpp>
 
-namespace yadokari::control {
+namespace yadokari::link {
 namespace {
 
 constexpr const char* kStopEndpoint = "inproc://yadokari-rank-client-stop";
@@ -46,7 +46,7 @@ zmq::socket_t make_socket(zmq::context_t& context, zmq::socket_type type) {
 }  // namespace
 
 struct RankControlClient::Impl {
-  RegisterRank registration;
+  protocol::RegisterRank registration;
   Snapshot snapshot;
   Listener listener;
   // Messages other threads want sent; the eventfd wakes the client's poll.
@@ -62,12 +62,12 @@ struct RankControlClient::Impl {
 
   void run(zmq::socket_t dealer, zmq::socket_t stop_receiver) noexcept;
   // false: the coordinator refused us, stop serving
-  bool answer(zmq::socket_t& dealer, const Message& message, bool& reported_bad_message);
+  bool answer(zmq::socket_t& dealer, const protocol::Message& message, bool& reported_bad_message);
 };
 
-bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const Message& message,
+bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const protocol::Message& message,
                                      bool& reported_bad_message) {
-  if (const auto* ack = std::get_if<RegisterAck>(&message)) {
+  if (const auto* ack = std::get_if<protocol::RegisterAck>(&message)) {
     if (ack->accepted) {
       registered = true;
     } else {
@@ -75,25 +75,25 @@ bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const Message& messa
                    registration.logical_rank, ack->reason.c_str());
       return false;  // the rank continues without control
     }
-  } else if (const auto* query = std::get_if<QueryStatus>(&message)) {
+  } else if (const auto* query = std::get_if<protocol::QueryStatus>(&message)) {
     if (!registered) return true;
-    RankStatus status = snapshot();
+    protocol::RankStatus status = snapshot();
     status.query_id = query->query_id;
     status.logical_rank = registration.logical_rank;
     status.pid = registration.pid;
     status.hostname = registration.hostname;
-    const std::string bytes = encode(status);
+    const std::string bytes = protocol::encode(status);
     (void)dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  } else if (listener && (std::holds_alternative<CheckpointPrepare>(message) ||
-                          std::holds_alternative<CutTargets>(message) ||
-                          std::holds_alternative<CutGo>(message) ||
-                          std::holds_alternative<CheckpointResume>(message))) {
+  } else if (listener && (std::holds_alternative<protocol::CheckpointPrepare>(message) ||
+                          std::holds_alternative<protocol::CutTargets>(message) ||
+                          std::holds_alternative<protocol::CutGo>(message) ||
+                          std::holds_alternative<protocol::CheckpointResume>(message))) {
     listener(message);
   } else if (!reported_bad_message) {
     reported_bad_message = true;
     std::fprintf(stderr, "yadokari: rank %d ignores unexpected control message %s\n",
                  registration.logical_rank,
-                 std::string(message_type_name(type_of(message))).c_str());
+                 std::string(protocol::message_type_name(protocol::type_of(message))).c_str());
   }
   return true;
 }
@@ -101,7 +101,7 @@ bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const Message& messa
 void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_receiver) noexcept {
   bool reported_bad_message = false;
   try {
-    const std::string hello = encode(registration);
+    const std::string hello = protocol::encode(registration);
     // A connected DEALER queues even before the TCP connection exists, so this never blocks.
     (void)dealer.send(zmq::buffer(hello), zmq::send_flags::dontwait);
     while (!stopping) {
@@ -132,8 +132,8 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
       zmq::message_t frame;
       if (!dealer.recv(frame, zmq::recv_flags::dontwait)) continue;
       try {
-        if (!answer(dealer, decode(frame.to_string_view()), reported_bad_message)) return;
-      } catch (const ProtocolError& e) {
+        if (!answer(dealer, protocol::decode(frame.to_string_view()), reported_bad_message)) return;
+      } catch (const protocol::ProtocolError& e) {
         if (!reported_bad_message) {
           reported_bad_message = true;
           std::fprintf(stderr, "yadokari: rank %d ignores a control message: %s\n",
@@ -160,7 +160,7 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
   if (endpoint.empty()) return nullptr;
   try {
     auto impl = std::make_unique<Impl>();
-    impl->registration = RegisterRank{
+    impl->registration = protocol::RegisterRank{
         env_or_empty("YADOKARI_JOB_ID"),
         env_or_empty("YADOKARI_JOB_SECRET"),
         id.logical_rank,
@@ -227,8 +227,8 @@ RankControlClient::~RankControlClient() {
   ::close(impl_->wake_fd);
 }
 
-void RankControlClient::send(const Message& message) {
-  std::string bytes = encode(message);
+void RankControlClient::send(const protocol::Message& message) {
+  std::string bytes = protocol::encode(message);
   {
     std::lock_guard<std::mutex> lock(impl_->outbox_mutex);
     impl_->outbox.push_back(std::move(bytes));
@@ -239,4 +239,4 @@ void RankControlClient::send(const Message& message) {
 
 bool RankControlClient::registered() const { return impl_->registered.load(); }
 
-}  // namespace yadokari::control
+}  // namespace yadokari::link

@@ -1,0 +1,148 @@
+#pragma once
+// The conversation between a node agent (runtime/agent/) and the coordinator: hello and
+// heartbeats, stop orders, node-local image orders and chunks.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/message_type.hpp"
+
+namespace yadokari::protocol {
+
+// ---------------------------------------------------------------------------------------------
+// Node agents (runtime/agent): one per node, on the same ROUTER as the ranks.
+//   agent -> coordinator   AgentHello (job id + secret), then Heartbeat every interval
+//   coordinator -> agent   AgentAck (refusals carry the reason; the agent exits)
+//   coordinator -> agent   StopProcesses: kill these pids on your node (a restart's "stop")
+
+struct AgentHello {
+  static constexpr MessageType kType = MessageType::agent_hello;
+  std::string job_id;
+  std::string secret;
+  std::string node;      // the node's id in the cluster ("n2")
+  std::string hostname;
+  std::int64_t pid = 0;
+  // > 0: a node that was not part of the job joins it with this many slots (`yadokari join`).
+  std::int32_t join_slots = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret, node, hostname, pid, join_slots);
+  }
+};
+
+struct AgentAck {
+  static constexpr MessageType kType = MessageType::agent_ack;
+  bool accepted = false;
+  std::string reason;
+  std::int32_t heartbeat_ms = 0;  // how often to send Heartbeat
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(accepted, reason, heartbeat_ms);
+  }
+};
+
+struct Heartbeat {
+  static constexpr MessageType kType = MessageType::heartbeat;
+  std::uint64_t sequence = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(sequence);
+  }
+};
+
+struct StopProcesses {
+  static constexpr MessageType kType = MessageType::stop_processes;
+  std::vector<std::int64_t> pids;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(pids);
+  }
+};
+
+// --- Node-local images (--node-dir): agents keep each node's images and move them ---
+// Images live at <node dir>/<job id>/<epoch>/rank-<L>.img on the node that holds them.
+
+enum class ImageOrderKind : std::uint8_t {
+  copy = 0,    // send the image to `to_node`'s agent (ImageChunk); that agent answers
+  verify = 1,  // check every checksum and the header (job, rank, epoch); this agent answers
+};
+
+// Coordinator -> agent of the node that holds the image.
+struct ImageOrder {
+  static constexpr MessageType kType = MessageType::image_order;
+  std::uint64_t order_id = 0;
+  ImageOrderKind kind = ImageOrderKind::verify;
+  std::uint64_t epoch = 0;
+  std::int32_t rank = -1;
+  std::uint64_t size = 0;   // the whole file, as the MANIFEST (or ImageWritten) says
+  std::uint64_t xxh64 = 0;
+  std::string to_node;      // copy only
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(order_id, kind, epoch, rank, size, xxh64, to_node);
+  }
+};
+
+// Agent -> coordinator -> agent of `to_node`, in order; a copy is a sequence of chunks, the last
+// one flagged. Chunks stay well under the control plane's 1 MiB message cap.
+struct ImageChunk {
+  static constexpr MessageType kType = MessageType::image_chunk;
+  static constexpr std::size_t kMaxBytes = 256 * 1024;
+  std::uint64_t order_id = 0;
+  std::uint64_t epoch = 0;
+  std::int32_t rank = -1;
+  std::uint64_t size = 0;   // expected, from the order: the receiver checks the copy against them
+  std::uint64_t xxh64 = 0;
+  std::string to_node;
+  std::uint64_t offset = 0;
+  bool last = false;
+  std::string bytes;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(order_id, epoch, rank, size, xxh64, to_node, offset, last, bytes);
+  }
+};
+
+// Agent -> coordinator: the order is done (copy: by the receiving agent, once the copy is durable
+// and verified; or by the sending one when it cannot read its image).
+struct ImageOrderDone {
+  static constexpr MessageType kType = MessageType::image_order_done;
+  std::uint64_t order_id = 0;
+  bool ok = false;
+  std::string error;  // one line, naming the node and file
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(order_id, ok, error);
+  }
+};
+
+// Coordinator -> every agent after an epoch ends: the epochs still worth keeping; an agent
+// removes its node's directories of every other epoch of the job.
+struct KeepEpochs {
+  static constexpr MessageType kType = MessageType::keep_epochs;
+  std::vector<std::uint64_t> epochs;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epochs);
+  }
+};
+
+// Coordinator -> every agent when the job ends: the agent ends too (agents that joined on their
+// own have no other way to know).
+struct AgentBye {
+  static constexpr MessageType kType = MessageType::agent_bye;
+
+  template <class Archive>
+  void serialize(Archive&) {}
+};
+
+}  // namespace yadokari::protocol

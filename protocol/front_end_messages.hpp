@@ -1,0 +1,123 @@
+#pragma once
+// The conversation between a CLI client (`yadokari status`, `checkpoint`, `rebalance`) and a
+// running job's front end, on its status endpoint. Requests carry the job secret read from the
+// 0600 job registry file, so only the job's owner is answered.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/message_type.hpp"
+#include "protocol/rank_messages.hpp"
+
+namespace yadokari::protocol {
+
+// CLI -> front end (status endpoint). The secret comes from the 0600 job registry file, so
+// only the job's owner can read its state.
+struct StatusRequest {
+  static constexpr MessageType kType = MessageType::status_request;
+  std::string job_id;
+  std::string secret;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret);
+  }
+};
+
+// A node as the front end's membership sees it (jobs with node agents: `--sim`).
+struct NodeStatus {
+  std::string node;      // "n2"
+  std::string hostname;
+  std::string state;     // "alive", "suspect", "lost"
+  double seconds_since_heard = 0.0;
+  std::int32_t slots = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(node, hostname, state, seconds_since_heard, slots);
+  }
+};
+
+// Front end -> CLI.
+struct StatusReport {
+  static constexpr MessageType kType = MessageType::status_report;
+  std::string job_id;
+  std::string app;
+  std::string flavour;
+  std::int32_t world_size = 0;
+  std::vector<RankStatus> ranks;                  // sorted by logical rank
+  std::vector<std::int32_t> ranks_not_answering;  // unregistered or silent within the timeout
+  std::vector<NodeStatus> nodes;                  // empty without node agents
+  std::uint64_t last_committed_epoch = 0;         // 0: none yet
+  std::uint32_t restarts = 0;                     // automatic restarts so far
+  std::vector<std::string> timeline;              // one line per restart (see recovery/)
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch,
+       restarts, timeline);
+  }
+};
+
+// Any request that cannot be served (bad secret, undecodable request).
+struct ErrorReply {
+  static constexpr MessageType kType = MessageType::error_reply;
+  std::string reason;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(reason);
+  }
+};
+
+
+// CLI (`yadokari checkpoint`) -> front end, on the status endpoint.
+struct CheckpointRequest {
+  static constexpr MessageType kType = MessageType::checkpoint_request;
+  std::string job_id;
+  std::string secret;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret);
+  }
+};
+
+struct CheckpointReply {
+  static constexpr MessageType kType = MessageType::checkpoint_reply;
+  bool ok = false;
+  std::uint64_t epoch = 0;
+  std::string message;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ok, epoch, message);
+  }
+};
+
+// CLI (`yadokari rebalance`) -> front end, on the status endpoint: checkpoint, re-plan on the
+// nodes alive now (joined ones included), restart. Answered at once.
+struct RebalanceRequest {
+  static constexpr MessageType kType = MessageType::rebalance_request;
+  std::string job_id;
+  std::string secret;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret);
+  }
+};
+
+struct RebalanceReply {
+  static constexpr MessageType kType = MessageType::rebalance_reply;
+  bool ok = false;
+  std::string message;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ok, message);
+  }
+};
+
+}  // namespace yadokari::protocol

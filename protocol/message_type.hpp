@@ -1,0 +1,45 @@
+#pragma once
+// The control protocol's wire header: magic, version and one number per message type.
+// Wire format (protocol/codec.hpp): a 6-byte little-endian header {magic, protocol version,
+// message type}, then the message's fields as a cereal portable-binary archive.
+#include <cstdint>
+
+namespace yadokari::protocol {
+
+inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
+// Bump whenever any message's fields change; peers of different versions refuse each other.
+// 5: ImageWritten carries the rank's compute seconds and node, RankStatus its compute seconds.
+inline constexpr std::uint16_t kProtocolVersion = 5;
+
+enum class MessageType : std::uint16_t {
+  register_rank = 1,
+  register_ack = 2,
+  query_status = 3,
+  rank_status = 4,
+  status_request = 5,
+  status_report = 6,
+  error_reply = 7,
+  checkpoint_prepare = 8,
+  cut_report = 9,
+  cut_targets = 10,
+  cut_go = 11,
+  image_written = 12,
+  checkpoint_resume = 13,
+  checkpoint_ask = 14,
+  checkpoint_request = 15,
+  checkpoint_reply = 16,
+  agent_hello = 17,
+  agent_ack = 18,
+  heartbeat = 19,
+  stop_processes = 20,
+  rank_restored = 21,
+  rebalance_request = 22,
+  rebalance_reply = 23,
+  image_order = 24,
+  image_chunk = 25,
+  image_order_done = 26,
+  keep_epochs = 27,
+  agent_bye = 28,
+};
+
+}  // namespace yadokari::protocol

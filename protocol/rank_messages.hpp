@@ -1,0 +1,225 @@
+#pragma once
+// The conversation between a rank (the shim, pmpi-layer/src/link/) and the coordinator (the front
+// end, runtime/control/): registration, status, the checkpoint cut, restore.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "protocol/message_type.hpp"
+
+namespace yadokari::protocol {
+
+// Rank -> coordinator, first message on a rank's connection.
+struct RegisterRank {
+  static constexpr MessageType kType = MessageType::register_rank;
+  std::string job_id;
+  std::string secret;
+  std::int32_t logical_rank = -1;
+  std::int32_t world_size = 0;
+  std::int64_t pid = 0;
+  std::string hostname;
+  std::string flavour;  // "openmpi" or "mpich"
+  double init_seconds = 0.0;  // spent in the library's MPI_Init (the restart timeline's phase)
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret, logical_rank, world_size, pid, hostname, flavour, init_seconds);
+  }
+};
+
+// Coordinator -> rank, answer to RegisterRank.
+struct RegisterAck {
+  static constexpr MessageType kType = MessageType::register_ack;
+  bool accepted = false;
+  std::string reason;  // why it was refused
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(accepted, reason);
+  }
+};
+
+// Coordinator -> rank. The id lets the coordinator drop late answers to an earlier query.
+struct QueryStatus {
+  static constexpr MessageType kType = MessageType::query_status;
+  std::uint64_t query_id = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(query_id);
+  }
+};
+
+// Rank -> coordinator, answer to QueryStatus; also an element of StatusReport.
+struct RankStatus {
+  static constexpr MessageType kType = MessageType::rank_status;
+  std::uint64_t query_id = 0;  // echoed from QueryStatus
+  std::int32_t logical_rank = -1;
+  std::int64_t pid = 0;
+  std::string hostname;
+  std::uint64_t mpi_calls_total = 0;
+  std::uint64_t messages_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::string current_call;  // MPI function the rank is inside, empty when in application code
+  double seconds_since_init = 0.0;
+  double compute_seconds = -1.0;  // outside MPI since this process's MPI_Init; < 0 = not measured
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(query_id, logical_rank, pid, hostname, mpi_calls_total, messages_sent, bytes_sent,
+       messages_received, bytes_received, current_call, seconds_since_init, compute_seconds);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint protocol (docs/flows/checkpoint.md). One epoch at a time:
+//   coordinator -> every rank   CheckpointPrepare
+//   rank -> coordinator         CutReport, whenever the rank stops (parks) or blocks at a
+//                               collective's entry, and once from the control thread at once
+//   coordinator -> every rank   CutTargets, whenever the per-communicator targets change
+//   coordinator -> every rank   CutGo, when every rank is parked exactly at the targets
+//   rank -> coordinator         ImageWritten (after drain + image write)
+//   coordinator -> every rank   CheckpointResume (after the MANIFEST, or when the epoch failed)
+// A rank reaching MPI_Finalize during a cut reports `finalizing`; the coordinator then abandons
+// the epoch (CheckpointResume with committed = false).
+
+// Collectives a rank has entered on one communicator. `key` names the communicator the same way
+// on every member (see pmpi-layer/src/mpi/cut_keys.hpp); the world is key 1.
+struct CommCount {
+  std::uint64_t key = 0;
+  std::uint64_t entered = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(key, entered);
+  }
+  bool operator==(const CommCount&) const = default;
+};
+
+struct CheckpointPrepare {
+  static constexpr MessageType kType = MessageType::checkpoint_prepare;
+  std::uint64_t epoch = 0;
+  std::string epoch_dir;         // absolute; each rank writes <epoch_dir>/rank-<L>.img
+  std::int32_t compression = 0;  // zstd level, 0 = off
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, epoch_dir, compression);
+  }
+};
+
+enum class CutState : std::uint8_t {
+  inside = 0,      // sent by the control thread: the rank is blocked inside a collective (counts
+                   // holds only that communicator)
+  parked = 1,      // stopped at a call boundary with every count equal to the targets of `round`
+  at_gate = 2,     // stopped at the entry of a collective on `gate_key` whose count already equals
+                   // its target, while some other count is still below its target
+  finalizing = 3,  // reached MPI_Finalize: this epoch cannot be taken
+  unreached = 4,   // stopped at a boundary before it knew any targets (round 0)
+};
+
+struct CutReport {
+  static constexpr MessageType kType = MessageType::cut_report;
+  std::uint64_t epoch = 0;
+  std::int32_t logical_rank = -1;
+  CutState state = CutState::unreached;
+  std::uint64_t round = 0;     // the CutTargets round this report was made against (0: none yet)
+  std::uint64_t gate_key = 0;  // at_gate / inside: the communicator
+  std::uint64_t serial = 0;    // per rank, increasing: a later report replaces an earlier one
+  std::vector<CommCount> counts;  // every communicator the rank belongs to (world included)
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, logical_rank, state, round, gate_key, serial, counts);
+  }
+};
+
+struct CutTargets {
+  static constexpr MessageType kType = MessageType::cut_targets;
+  std::uint64_t epoch = 0;
+  std::uint64_t round = 0;  // 1, 2, ...
+  std::vector<CommCount> targets;  // communicators not listed: target = what the rank entered
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, round, targets);
+  }
+};
+
+struct CutGo {
+  static constexpr MessageType kType = MessageType::cut_go;
+  std::uint64_t epoch = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch);
+  }
+};
+
+struct ImageWritten {
+  static constexpr MessageType kType = MessageType::image_written;
+  std::uint64_t epoch = 0;
+  std::int32_t logical_rank = -1;
+  bool ok = false;
+  std::string error;  // one line, when !ok
+  std::string path;
+  std::uint64_t size = 0;
+  std::uint64_t xxh64 = 0;  // of the whole file, for the MANIFEST
+  double drain_seconds = 0.0;
+  double write_seconds = 0.0;
+  std::uint64_t drained_messages = 0;
+  // What this rank has sent to each logical rank since the job started (the channel table's row;
+  // restored with the rank): the scheduler's traffic matrix for the `comm` and `auto` policies.
+  std::vector<std::uint64_t> bytes_to;
+  std::vector<std::uint64_t> messages_to;
+  // Seconds this process has computed (outside MPI) since its MPI_Init, and the node it runs on:
+  // the scheduler's compute times for the `speed` and `auto` policies. Never restored with the
+  // rank, so a restarted process counts afresh. < 0 = not measured.
+  double compute_seconds = -1.0;
+  std::string hostname;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, bytes_to,
+       messages_to, compute_seconds, hostname);
+  }
+};
+
+struct CheckpointResume {
+  static constexpr MessageType kType = MessageType::checkpoint_resume;
+  std::uint64_t epoch = 0;
+  bool committed = false;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, committed);
+  }
+};
+
+// Rank -> coordinator: the application called yadokari_checkpoint().
+struct CheckpointAsk {
+  static constexpr MessageType kType = MessageType::checkpoint_ask;
+  std::int32_t logical_rank = -1;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(logical_rank);
+  }
+};
+
+// Rank -> coordinator, once the memory restore of a restart is done (the timeline's "restore").
+struct RankRestored {
+  static constexpr MessageType kType = MessageType::rank_restored;
+  std::int32_t logical_rank = -1;
+  double restore_seconds = 0.0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(logical_rank, restore_seconds);
+  }
+};
+
+}  // namespace yadokari::protocol
