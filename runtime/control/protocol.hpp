@@ -176,7 +176,7 @@ struct ErrorReply {
 
 
 // ---------------------------------------------------------------------------------------------
-// Checkpoint protocol (ARCHITECTURE.md section 4). One epoch at a time:
+// Checkpoint protocol (docs/architecture.md §4). One epoch at a time:
 //   coordinator -> every rank   CheckpointPrepare
 //   rank -> coordinator         CutReport, whenever the rank stops (parks) or blocks at a
 //                               collective's entry, and once from the control thread at once
