@@ -32,7 +32,7 @@
 #   --timeout     watchdog per run, seconds (default 600); a run past it is killed, status TIMEOUT
 #   --finalize-grace  a run still alive S seconds after NPB printed its verification line is stopped and
 #                 kept with finalize_hang 1 and its time up to that line (MPICH over TCP may hang in
-#                 MPI_Finalize, PLATFORM_NOTES); default 20
+#                 MPI_Finalize, docs/platform.md §1); default 20
 #   --max-minutes no new benchmark (all modes of one kernel.class.mpi) starts after this many minutes, and
 #                 the watchdog of every run ends at the latest 3 minutes after it (default: no limit)
 #   --keep-logs   keep every run's output under DIR (default: only failing runs' tails are shown)

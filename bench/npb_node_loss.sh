@@ -41,7 +41,7 @@
 #
 # A run (native or yadokari) that printed NPB's verification line but has not ended 10 s (native) / 30 s
 # (yadokari) later is stopped and recorded as HUNG_AFTER_OUTPUT (MPICH over TCP may hang in MPI_Finalize,
-# see PLATFORM_NOTES); its verification is still parsed. A job that ends before its first epoch is run
+# see docs/platform.md §1); its verification is still parsed. A job that ends before its first epoch is run
 # (or hangs after its output) once more with a quarter of its own wall time (up to the verification
 # line) as the interval (min 1 s).
 #

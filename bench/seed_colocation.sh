@@ -11,7 +11,7 @@
 #   d  (--shim) 'yadokari run --sim NAME -n 4 --hosts <n1>:4 -- APP': variant a under the shim
 # Variants run interleaved (a b c [d] a b c [d] ...) for every kernel and MPI. The metric is NPB's
 # own "Time in seconds" (printed before MPI_Finalize); every run must print "Verification =
-# SUCCESSFUL". MPICH with UCX_TLS=tcp may hang in MPI_Finalize after all output (PLATFORM_NOTES):
+# SUCCESSFUL". MPICH with UCX_TLS=tcp may hang in MPI_Finalize after all output (docs/platform.md §1):
 # a run whose report is complete is stopped GRACE seconds later and recorded with
 # "finalize_hang": true; its NPB time is still valid.
 #

@@ -18,7 +18,7 @@
 # variants: told RANKS slots it would otherwise busy-poll, and oversubscribed ranks would steal the
 # CPU from the peers they wait for. Every NPB run must print "Verification = SUCCESSFUL", every
 # nqueens run the right count. A run that printed its report and then hangs in MPI_Finalize (MPICH
-# over TCP, PLATFORM_NOTES) is stopped GRACE s later; its time is kept ("finalize_hang": true).
+# over TCP, docs/platform.md §1) is stopped GRACE s later; its time is kept ("finalize_hang": true).
 #
 # usage: seed_consolidation.sh [--npb-dir DIR] [--mpi "openmpi"] [--kernels "is ft lu cg mg ep"]
 #                              [--class W] [--nqueens 16] [--links "1gbit 15mbit"] [--ranks 8]

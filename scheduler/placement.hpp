@@ -47,7 +47,7 @@ struct Node {
 // yet (first start). An empty vector means no rank is placed yet.
 using CurrentPlacement = std::vector<std::string>;
 
-// The cost model of `auto` (defaults: PLATFORM_NOTES' measurements, shared memory vs TCP over
+// The cost model of `auto` (defaults: the measurements in docs/platform.md §4, shared memory vs TCP over
 // veth between simulated nodes).
 struct CostParameters {
   double intra_latency_s = 0.5e-6;        // per message between ranks on one node
@@ -55,7 +55,7 @@ struct CostParameters {
   double inter_latency_s = 15e-6;         // per message between nodes
   double inter_bandwidth_Bps = 1.1e9;     // bytes per second between nodes
   // Extra factor on an oversubscribed node's compute time (busy-polling MPI libraries lose more
-  // than the share of a core; PLATFORM_NOTES measured 1.4–2.3× for MG/SP). 1 = fair sharing.
+  // than the share of a core; docs/platform.md §1: 1.4–2.3× for MG/SP). 1 = fair sharing.
   double oversubscription_penalty = 1.0;
 };
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by the NPB scripts. MPICH over TCP may hang in MPI_Finalize after NPB has printed its complete
-# report (../shared/design/PLATFORM_NOTES.md: 8 of 10 runs with UCX_TLS=tcp): such a run is stopped a grace
+# report (docs/platform.md §1: 8 of 10 runs with UCX_TLS=tcp): such a run is stopped a grace
 # period after its output, and its time is taken up to the output, instead of waiting out the watchdog.
 #
 # wait_with_grace PID LOG GRACE

@@ -1,5 +1,5 @@
 #pragma once
-// Images are only valid for byte-identical binaries (ARCHITECTURE.md 5 and pitfall 2): the
+// Images are only valid for byte-identical binaries (docs/architecture.md §5 and pitfall 2): the
 // executable and every library loaded before main are identified when the image is written and
 // checked before a restore.
 #include <string>

@@ -1,5 +1,6 @@
 #pragma once
-// The on-disk layout (internal; README.md has the same table). All integers are little-endian.
+// The on-disk layout (internal; docs/formats/image.md has the same table). All integers are
+// little-endian.
 //
 //   header       magic, version, length, prefix checksum, fields..., header checksum
 //   area record  128 bytes, then `stored length` bytes of data      (repeated)

@@ -25,7 +25,8 @@ int yk_mem_enabled(void);
 int yk_mem_wanted_by_default(void);
 
 /* Bracket every call into a library whose state is not ours (every MPI call): allocations made
- * meanwhile go to glibc, never to the application arena (pitfall 7). Nestable, per thread. */
+ * meanwhile go to glibc, never to the application arena (docs/architecture.md, pitfall 7).
+ * Nestable, per thread. */
 void yk_mem_enter_library(void);
 void yk_mem_leave_library(void);
 

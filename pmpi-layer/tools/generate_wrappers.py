@@ -203,7 +203,8 @@ def gen_c_wrapper(f):
         # Collectives look their handles up after the gate (a checkpoint may happen there).
         raise SystemExit(f"{f.name}: prep= cannot be combined with a collective gate")
     if prep and any("std::vector" in x or "RealArray" in x for x in pre):
-        # The fast path translates before its scope opens: nothing may allocate (pitfall 7).
+        # The fast path translates before its scope opens: nothing may allocate
+        # (docs/architecture.md, pitfall 7).
         raise SystemExit(f"{f.name}: prep= needs allocation-free handle translation")
 
     def call_and_hooks(single_writer, looked_up=False):

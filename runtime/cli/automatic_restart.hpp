@@ -1,5 +1,5 @@
 #pragma once
-// One automatic restart after a node loss (ARCHITECTURE section 6), or a rebalance: stop every
+// One automatic restart after a node loss (docs/architecture.md §6), or a rebalance: stop every
 // remaining process of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
 // placement on the surviving nodes, stage the images, and say what the next launch must be.
 // Each phase is timed into a RestartTimeline; the launch/MPI_Init/restore phases are filled in

@@ -1,5 +1,5 @@
 #pragma once
-// The coordinator's half of the checkpoint protocol (ARCHITECTURE.md section 4), as pure logic:
+// The coordinator's half of the checkpoint protocol (docs/architecture.md §4), as pure logic:
 // no sockets, no clocks. Events go in (an epoch is asked for, a rank's CutReport or ImageWritten
 // arrives) and come back out as the messages to broadcast to every rank, plus the epoch's end
 // when it ended. The coordinator does the transport; unit tests drive this class directly.

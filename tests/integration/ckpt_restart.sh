@@ -18,7 +18,7 @@
 #   --restart-args      extra `yadokari restart` arguments (e.g. --rank-map 3,2,1,0)
 #   --restart-env       environment of the restarts only (e.g. UCX_TLS=tcp,self for MPICH)
 #   --finalize-hang-ok S  the last restart may hang in MPI_Finalize after it finished (MPICH with
-#                       UCX_TLS=tcp, PLATFORM_NOTES): killed after S seconds, it passes if its
+#                       UCX_TLS=tcp, docs/platform.md §1): killed after S seconds, it passes if its
 #                       output and every rank's stats (written before MPI_Finalize) are complete
 #   --checkpointed-reference  the reference run has checkpoints on, with an interval longer than
 #                       the run (it must commit no epoch): it then takes the shim's polling waits

@@ -86,7 +86,7 @@ ask_checkpoint() {
 
 # wait_job PID OUT [GRACE]: releases the job (RELEASE), waits for the background job PID and
 # returns its exit code. MPICH over
-# TCP may hang in MPI_Finalize after all output (PLATFORM_NOTES): once OUT has the program's
+# TCP may hang in MPI_Finalize after all output (docs/platform.md §1): once OUT has the program's
 # `final` line and the job still runs GRACE (20) s later, it is stopped (SIGTERM through `timeout`
 # and the front end to the launcher) and 124 is returned, as if its watchdog had fired.
 wait_job() {

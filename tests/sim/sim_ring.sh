@@ -27,7 +27,7 @@ if [[ $code == 0 ]]; then
     pass "run on the simulated cluster"
 elif [[ "$FLAVOUR" == mpich && ($code == 124 || $code == 137) ]] &&
      cmp -s local.out <(without_launcher_banner sim.out); then
-    # PLATFORM_NOTES: MPICH/UCX over TCP can hang in MPI_Finalize; all output was there (the
+    # docs/platform.md §1: MPICH/UCX over TCP can hang in MPI_Finalize; all output was there (the
     # watchdog's kill makes Hydra append its banner to it).
     without_launcher_banner sim.out >sim.trimmed && mv sim.trimmed sim.out
     pass "run on the simulated cluster (hung after its output, killed by the watchdog: MPICH finalize)"

@@ -12,7 +12,7 @@ eval "$("$Y" sim env --mpi "$FLAVOUR" --name "$NAME" --job-dir "$WORK")" || { fa
 cd "$WORK"
 
 # run NAME ARGS...: the launcher inside the frontend; MPICH may hang in MPI_Finalize over TCP
-# (PLATFORM_NOTES), so a watchdog, and the verdict comes from the transport lines.
+# (docs/platform.md §1), so a watchdog, and the verdict comes from the transport lines.
 run() {
     local name="$1"
     shift

@@ -1,8 +1,9 @@
 #pragma once
 // argv and the environment, copied at main's start into shim memory at a fixed address
 // (kArgsBase). main receives the copy, so argv pointers the application keeps stay valid after
-// a restart, and the application's getenv() is answered from the copy (pitfall 6: its old
-// pointers point into it), while libraries keep using the live environment.
+// a restart, and the application's getenv() is answered from the copy
+// (docs/architecture.md, pitfall 6: its old pointers point into it), while libraries keep using
+// the live environment.
 #include <cstddef>
 #include <cstdint>
 

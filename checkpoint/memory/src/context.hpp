@@ -1,7 +1,7 @@
 #pragma once
 // Register context and stack switching, in our own assembly (context_x86_64.S): glibc's
 // setjmp/longjmp mangle rsp/rbp/rip with the pointer guard, which differs in the fresh process
-// and must not be restored (pitfall 5).
+// and must not be restored (docs/architecture.md, pitfall 5).
 #include <cstdint>
 
 namespace yadokari::memory {
@@ -23,7 +23,8 @@ static_assert(sizeof(Context) == 80);
 extern "C" {
 // Saves the callee-saved state; returns 0, and returns 1 again when yk_ctx_resume(ctx) runs.
 __attribute__((returns_twice)) int yk_ctx_save(yadokari::memory::Context* ctx);
-// Sets the stack-protector canary (%fs:0x28, pitfall 4) and jumps into ctx; never returns.
+// Sets the stack-protector canary (%fs:0x28; docs/architecture.md, pitfall 4) and jumps into
+// ctx; never returns.
 [[noreturn]] void yk_ctx_resume(const yadokari::memory::Context* ctx, std::uint64_t canary);
 // Calls fn(a, b, c) on the stack whose top is `top` (16-byte aligned) and returns its result on
 // the original stack. The original stack pointer is kept in a private global, not on the new

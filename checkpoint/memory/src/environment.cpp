@@ -1,6 +1,7 @@
 // getenv() for the application answers from the copy made at main's start (args_region.hpp), so
 // pointers it keeps stay valid after a restart and the values are those the application saw
-// before it (pitfall 6). Libraries, and the shim itself, see the live environment.
+// before it (docs/architecture.md, pitfall 6). Libraries, and the shim itself, see the live
+// environment.
 // If the application changes its environment (setenv & co.), it gets live answers from then on:
 // exact while the process lives, but a restarted process then sees the new process's environment.
 #include <cstring>

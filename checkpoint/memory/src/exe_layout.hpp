@@ -2,7 +2,7 @@
 // Where the executable's own mutable data is, read from /proc/self/exe (the file, so the
 // answer does not depend on what ld.so did to the in-memory .dynamic):
 //   writable  = its PT_LOAD segments with PF_W, at the load address
-//   excluded  = what must stay as the fresh process made it (pitfall 3):
+//   excluded  = what must stay as the fresh process made it (docs/architecture.md, pitfall 3):
 //               PT_GNU_RELRO, .got, .got.plt (resolved by ld.so, part of it read-only) and every
 //               object copy-relocated into the executable from a library (R_X86_64_COPY: stdout,
 //               stderr, environ, std::cout, ompi_mpi_comm_world, ...), which the library owns.

@@ -1,5 +1,5 @@
 #pragma once
-// The application's regular files across a restart (ARCHITECTURE §5, pitfall 9). A file the
+// The application's regular files across a restart (docs/architecture.md §5, pitfall 9). A file the
 // application opens (open/openat/creat/fopen/freopen/dup... in application context) is moved to
 // a reserved high descriptor range and recorded here; the capture saves, per descriptor, the
 // path, the status flags and the offset (the fds area, right after meta); the restore reopens

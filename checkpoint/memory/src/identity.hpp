@@ -1,8 +1,9 @@
 #pragma once
-// Binary identity (pitfalls 1 and 2): an image is valid only for the same executable and the same
-// libraries at the same addresses. The objects loaded before main are listed when main starts
-// (from the build-id notes already in memory); the executable is also hashed (its build-id alone
-// would not notice e.g. a patched string). The vDSO is skipped: it belongs to the kernel.
+// Binary identity (docs/architecture.md, pitfalls 1 and 2): an image is valid only for the same
+// executable and the same libraries at the same addresses. The objects loaded before main are
+// listed when main starts (from the build-id notes already in memory); the executable is also
+// hashed (its build-id alone would not notice e.g. a patched string). The vDSO is skipped: it
+// belongs to the kernel.
 #include <cstdint>
 
 namespace yadokari::memory {

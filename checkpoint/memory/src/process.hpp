@@ -1,6 +1,6 @@
 #pragma once
-// Process-wide state of the memory layer, set up at load time (pitfall 8: nothing needed after a
-// restore may be resolved lazily) by startup.cpp.
+// Process-wide state of the memory layer, set up at load time by startup.cpp
+// (docs/architecture.md, pitfall 8: nothing needed after a restore may be resolved lazily).
 #include <cstdint>
 
 #include "arena.hpp"

@@ -1,8 +1,8 @@
 // rand()/random() and drand48() keep their state inside libc, which a restart makes fresh
-// (pitfall 10). The application's calls are answered here from state in this library's .bss,
-// carried across a restart with yk_mem_carry(), using glibc's own reentrant generators
-// (random_r, drand48_r), so the sequence is exactly glibc's. Calls made inside library calls or
-// by library threads go to libc: they do not disturb the application's sequence.
+// (docs/architecture.md, pitfall 10). The application's calls are answered here from state in
+// this library's .bss, carried across a restart with yk_mem_carry(), using glibc's own reentrant
+// generators (random_r, drand48_r), so the sequence is exactly glibc's. Calls made inside library
+// calls or by library threads go to libc: they do not disturb the application's sequence.
 #include <dlfcn.h>
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 // Threads the application creates are application threads (their allocations go to the arena);
 // threads created inside a library call (e.g. an MPI progress thread) or before main are
-// library threads (glibc allocations, libc's random state) — pitfall 7.
+// library threads (glibc allocations, libc's random state) — docs/architecture.md, pitfall 7.
 #include <dlfcn.h>
 #include <pthread.h>
 

@@ -100,8 +100,8 @@ case $mode in
     expect_ok part1 $rc
     rc=0; run part2 "$pre" "$newtag" YADOKARI_RESTORE="$work/img" YK_MEMTEST_RESTORE_LATE=1 -- "$prog" "$n" || rc=$?
     expect_ok part2 $rc
-    # Code before the restore point runs again (pitfall 10): here it prints the first line again
-    # (with allocations from glibc: the arena is off until the restore).
+    # Code before the restore point runs again (docs/architecture.md, pitfall 10): here it prints
+    # the first line again (with allocations from glibc: the arena is off until the restore).
     (( $(wc -l <"$work/part2.out") == $(wc -l <"$work/ref.out") - $(wc -l <"$work/part1.out") + 1 )) ||
       fail "expected exactly one line printed before the restore"
     { cat "$work/part1.out"; tail -n +2 "$work/part2.out"; } >"$work/joined.out"

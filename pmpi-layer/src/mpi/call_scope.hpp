@@ -21,7 +21,8 @@ inline std::atomic<Fn> g_current_call{Fn::none_};
 class CallScope {
  public:
   YK_HOT explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
-    // Allocations inside MPI calls go to glibc, never into the application's arena (pitfall 7).
+    // Allocations inside MPI calls go to glibc, never into the application's arena
+    // (docs/architecture.md, pitfall 7).
     yadokari::memory::enter_library();
     g_call_counts[static_cast<std::size_t>(f)].add(1);
     // [[likely]]: the outermost call is the common case; without the hint GCC lays it out as a
@@ -54,7 +55,8 @@ enum SlowPathBits : std::uint32_t {
   kSlowInterruptible = 1u << 1,  // g_interruptible
   kSlowDrained = 1u << 2,        // g_drained_pending != 0
   kSlowManyWriters = 1u << 3,    // g_many_writers
-  kSlowMemoryLayer = 1u << 4,    // the memory layer is on: MPI calls must be bracketed (pitfall 7)
+  kSlowMemoryLayer = 1u << 4,    // the memory layer is on: MPI calls must be bracketed
+                                 // (docs/architecture.md, pitfall 7)
 };
 inline std::atomic<std::uint32_t> g_slow_path{0};
 

@@ -50,8 +50,8 @@ void* sample(void*) {
 
 void start_compute_sampler() {
   if (g_running.load()) return;
-  // Created inside the MPI_Init wrapper, so its few allocations go to glibc (pitfall 7); it never
-  // runs the application's signal handlers.
+  // Created inside the MPI_Init wrapper, so its few allocations go to glibc
+  // (docs/architecture.md, pitfall 7); it never runs the application's signal handlers.
   sigset_t all, callers;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &callers);

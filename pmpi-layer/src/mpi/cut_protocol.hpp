@@ -1,4 +1,4 @@
-// The rank side of the consistent cut (ARCHITECTURE.md §4). A checkpoint request reaches the
+// The rank side of the consistent cut (docs/architecture.md §4). A checkpoint request reaches the
 // control thread asynchronously; the application thread acts on it only at call boundaries:
 // the entry of an MPI call, the entry of a collective (the "gate"), and the polling loops of
 // blocking calls. Ranks agree on per-communicator targets of collectives entered (computed by

@@ -1,4 +1,4 @@
-// Blocking calls that a checkpoint can stop (ARCHITECTURE.md §3): with checkpoints on, the
+// Blocking calls that a checkpoint can stop (docs/architecture.md §3): with checkpoints on, the
 // blocking wrappers post the non-blocking form and poll it, looking at the checkpoint request
 // between polls, so a rank waiting in MPI_Recv for a rank that already parked parks as well
 // instead of deadlocking the cut. Requests are held as virtual handles, which stay valid

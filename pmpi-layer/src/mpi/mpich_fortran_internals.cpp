@@ -16,7 +16,7 @@ using CommSetAttr = int (*)(MPI_Comm, int, void*, int);
 using TypeGetAttr = int (*)(MPI_Datatype, int, void*, int*, int);
 using TypeSetAttr = int (*)(MPI_Datatype, int, void*, int);
 
-// Resolved when the shim is loaded, never lazily (architecture §7.8).
+// Resolved when the shim is loaded, never lazily (docs/architecture.md, pitfall 8).
 CommGetAttr g_comm_get = reinterpret_cast<CommGetAttr>(dlsym(RTLD_NEXT, "MPII_Comm_get_attr"));
 CommSetAttr g_comm_set = reinterpret_cast<CommSetAttr>(dlsym(RTLD_NEXT, "MPII_Comm_set_attr"));
 TypeGetAttr g_type_get = reinterpret_cast<TypeGetAttr>(dlsym(RTLD_NEXT, "MPII_Type_get_attr"));

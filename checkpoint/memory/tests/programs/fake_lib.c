@@ -1,7 +1,8 @@
 /* Stands in for an MPI library in the memory tests. The executable uses yk_fake_world by address
  * (as an MPI program uses ompi_mpi_comm_world), so the linker copy-relocates it into the
  * executable's .bss; the library sets it up at load time in every process. A restore that wrote
- * the old process's bytes over it (pitfall 3) is caught by yk_fake_check(). */
+ * the old process's bytes over it (docs/architecture.md, pitfall 3) is caught by
+ * yk_fake_check(). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
