@@ -9,8 +9,7 @@
 #include "args_region.hpp"
 #include "process.hpp"
 #include "routing.hpp"
-
-#define YK_API extern "C" __attribute__((visibility("default")))
+#include "common/export.hpp"
 
 extern char** environ;
 
@@ -35,7 +34,7 @@ void note_app_change() {
 
 using namespace yadokari::memory;
 
-YK_API char* getenv(const char* name) {
+YK_C_API char* getenv(const char* name) {
   if (app_context()) {
     ArgsRegion* r = args_region();
     if (r && !r->env_modified) return args_getenv(name);
@@ -43,25 +42,25 @@ YK_API char* getenv(const char* name) {
   return live_getenv(name);
 }
 
-YK_API int setenv(const char* name, const char* value, int overwrite) {
+YK_C_API int setenv(const char* name, const char* value, int overwrite) {
   note_app_change();
   if (!g_real.setenv) resolve_real_functions();
   return g_real.setenv(name, value, overwrite);
 }
 
-YK_API int unsetenv(const char* name) {
+YK_C_API int unsetenv(const char* name) {
   note_app_change();
   if (!g_real.unsetenv) resolve_real_functions();
   return g_real.unsetenv(name);
 }
 
-YK_API int putenv(char* string) {
+YK_C_API int putenv(char* string) {
   note_app_change();
   if (!g_real.putenv) resolve_real_functions();
   return g_real.putenv(string);
 }
 
-YK_API int clearenv() {
+YK_C_API int clearenv() {
   note_app_change();
   if (!g_real.clearenv) resolve_real_functions();
   return g_real.clearenv();

@@ -18,10 +18,9 @@
 
 #include "diag.hpp"
 #include "routing.hpp"
+#include "common/export.hpp"
 
 extern "C" void _IO_link_in(void* fp);  // glibc: puts a FILE on _IO_list_all (exported since 2.2.5)
-
-#define YK_API extern "C" __attribute__((visibility("default")))
 
 namespace yadokari::memory {
 namespace {
@@ -286,7 +285,7 @@ using namespace yadokari::memory;
 
 // ---- the interposed functions --------------------------------------------------------------
 
-YK_API int open(const char* path, int flags, ...) {
+YK_C_API int open(const char* path, int flags, ...) {
   mode_t mode = 0;
   if (needs_mode(flags)) {
     va_list ap;
@@ -297,7 +296,7 @@ YK_API int open(const char* path, int flags, ...) {
   return adopt(real().open(path, flags, mode), nullptr);
 }
 
-YK_API int open64(const char* path, int flags, ...) {
+YK_C_API int open64(const char* path, int flags, ...) {
   mode_t mode = 0;
   if (needs_mode(flags)) {
     va_list ap;
@@ -308,7 +307,7 @@ YK_API int open64(const char* path, int flags, ...) {
   return adopt(real().open(path, flags | O_LARGEFILE, mode), nullptr);
 }
 
-YK_API int openat(int dirfd, const char* path, int flags, ...) {
+YK_C_API int openat(int dirfd, const char* path, int flags, ...) {
   mode_t mode = 0;
   if (needs_mode(flags)) {
     va_list ap;
@@ -319,7 +318,7 @@ YK_API int openat(int dirfd, const char* path, int flags, ...) {
   return adopt(real().openat(dirfd, path, flags, mode), nullptr);
 }
 
-YK_API int openat64(int dirfd, const char* path, int flags, ...) {
+YK_C_API int openat64(int dirfd, const char* path, int flags, ...) {
   mode_t mode = 0;
   if (needs_mode(flags)) {
     va_list ap;
@@ -331,39 +330,39 @@ YK_API int openat64(int dirfd, const char* path, int flags, ...) {
 }
 
 // _FORTIFY_SOURCE variants (an open() without a mode whose flags are not constant).
-YK_API int __open_2(const char* path, int flags) { return adopt(real().open(path, flags), nullptr); }
-YK_API int __open64_2(const char* path, int flags) { return adopt(real().open(path, flags | O_LARGEFILE), nullptr); }
-YK_API int __openat_2(int dirfd, const char* path, int flags) {
+YK_C_API int __open_2(const char* path, int flags) { return adopt(real().open(path, flags), nullptr); }
+YK_C_API int __open64_2(const char* path, int flags) { return adopt(real().open(path, flags | O_LARGEFILE), nullptr); }
+YK_C_API int __openat_2(int dirfd, const char* path, int flags) {
   return adopt(real().openat(dirfd, path, flags), nullptr);
 }
-YK_API int __openat64_2(int dirfd, const char* path, int flags) {
+YK_C_API int __openat64_2(int dirfd, const char* path, int flags) {
   return adopt(real().openat(dirfd, path, flags | O_LARGEFILE), nullptr);
 }
 
-YK_API int creat(const char* path, mode_t mode) {
+YK_C_API int creat(const char* path, mode_t mode) {
   return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC, mode), nullptr);
 }
-YK_API int creat64(const char* path, mode_t mode) {
+YK_C_API int creat64(const char* path, mode_t mode) {
   return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode), nullptr);
 }
 
-YK_API int close(int fd) {
+YK_C_API int close(int fd) {
   untrack(fd);
   return real().close(fd);
 }
 
-YK_API int dup(int fd) noexcept {
+YK_C_API int dup(int fd) noexcept {
   int r = real().dup(fd);
   return r >= 0 && tracked(fd) ? adopt(r, nullptr) : r;
 }
 
-YK_API int dup2(int oldfd, int newfd) noexcept {
+YK_C_API int dup2(int oldfd, int newfd) noexcept {
   int r = real().dup2(oldfd, newfd);
   after_dup2(oldfd, newfd, r);
   return r;
 }
 
-YK_API int dup3(int oldfd, int newfd, int flags) noexcept {
+YK_C_API int dup3(int oldfd, int newfd, int flags) noexcept {
   int r = real().dup3(oldfd, newfd, flags);
   after_dup2(oldfd, newfd, r);
   return r;
@@ -379,7 +378,7 @@ int fcntl_impl(int fd, int cmd, va_list ap) {
 }
 }  // namespace
 
-YK_API int fcntl(int fd, int cmd, ...) {
+YK_C_API int fcntl(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   int r = fcntl_impl(fd, cmd, ap);
@@ -387,7 +386,7 @@ YK_API int fcntl(int fd, int cmd, ...) {
   return r;
 }
 
-YK_API int fcntl64(int fd, int cmd, ...) {
+YK_C_API int fcntl64(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   int r = fcntl_impl(fd, cmd, ap);
@@ -395,15 +394,15 @@ YK_API int fcntl64(int fd, int cmd, ...) {
   return r;
 }
 
-YK_API FILE* fopen(const char* path, const char* mode) {
+YK_C_API FILE* fopen(const char* path, const char* mode) {
   FILE* f = real().fopen(path, mode);
   adopt_stream(f);
   return f;
 }
 
-YK_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, mode); }
+YK_C_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, mode); }
 
-YK_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
+YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   int old = stream ? stream->_fileno : -1;
   FILE* f = real().freopen(path, mode, stream);
   if (!f || f->_fileno != old) untrack(old);
@@ -411,9 +410,9 @@ YK_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   return f;
 }
 
-YK_API FILE* freopen64(const char* path, const char* mode, FILE* stream) { return freopen(path, mode, stream); }
+YK_C_API FILE* freopen64(const char* path, const char* mode, FILE* stream) { return freopen(path, mode, stream); }
 
-YK_API FILE* fdopen(int fd, const char* mode) noexcept {
+YK_C_API FILE* fdopen(int fd, const char* mode) noexcept {
   FILE* f = real().fdopen(fd, mode);
   if (f && tracked(fd)) {
     Locked l;
@@ -422,7 +421,7 @@ YK_API FILE* fdopen(int fd, const char* mode) noexcept {
   return f;
 }
 
-YK_API int fclose(FILE* f) {
+YK_C_API int fclose(FILE* f) {
   int fd = f ? f->_fileno : -1;
   int r = real().fclose(f);
   untrack(fd);

@@ -13,6 +13,7 @@
 #include "layout.hpp"
 #include "process.hpp"
 #include "routing.hpp"
+#include "common/export.hpp"
 
 extern "C" {
 void* __libc_malloc(std::size_t);
@@ -21,8 +22,6 @@ void* __libc_calloc(std::size_t, std::size_t);
 void* __libc_realloc(void*, std::size_t);
 void* __libc_memalign(std::size_t, std::size_t);
 }
-
-#define YK_API extern "C" __attribute__((visibility("default")))
 
 namespace yadokari::memory {
 namespace {
@@ -90,12 +89,12 @@ void arena_unlock() { unlock(); }
 
 using namespace yadokari::memory;
 
-YK_API void* malloc(std::size_t n) {
+YK_C_API void* malloc(std::size_t n) {
   if (!use_arena()) return __libc_malloc(n);
   return arena_malloc(n);
 }
 
-YK_API void free(void* p) {
+YK_C_API void free(void* p) {
   if (!p) return;
   if (ours(p)) {
     Locked l;
@@ -105,7 +104,7 @@ YK_API void free(void* p) {
   __libc_free(p);
 }
 
-YK_API void* calloc(std::size_t n, std::size_t m) {
+YK_C_API void* calloc(std::size_t n, std::size_t m) {
   if (!use_arena()) return __libc_calloc(n, m);
   std::size_t bytes;
   if (__builtin_mul_overflow(n, m, &bytes)) {
@@ -117,7 +116,7 @@ YK_API void* calloc(std::size_t n, std::size_t m) {
   return p;
 }
 
-YK_API void* realloc(void* p, std::size_t n) {
+YK_C_API void* realloc(void* p, std::size_t n) {
   if (!p) return malloc(n);
   if (ours(p)) {
     if (n == 0) {
@@ -147,7 +146,7 @@ YK_API void* realloc(void* p, std::size_t n) {
   return q;
 }
 
-YK_API void* reallocarray(void* p, std::size_t n, std::size_t m) {
+YK_C_API void* reallocarray(void* p, std::size_t n, std::size_t m) {
   std::size_t bytes;
   if (__builtin_mul_overflow(n, m, &bytes)) {
     errno = ENOMEM;
@@ -156,12 +155,12 @@ YK_API void* reallocarray(void* p, std::size_t n, std::size_t m) {
   return realloc(p, bytes);
 }
 
-YK_API void* memalign(std::size_t align, std::size_t n) {
+YK_C_API void* memalign(std::size_t align, std::size_t n) {
   if (!use_arena()) return __libc_memalign(align, n);
   return arena_memalign(round_up_power_of_two(align), n);
 }
 
-YK_API int posix_memalign(void** out, std::size_t align, std::size_t n) {
+YK_C_API int posix_memalign(void** out, std::size_t align, std::size_t n) {
   if (!power_of_two(align) || align % sizeof(void*)) return EINVAL;
   void* p = use_arena() ? arena_memalign(align, n) : __libc_memalign(align, n);
   if (!p) return ENOMEM;
@@ -170,14 +169,14 @@ YK_API int posix_memalign(void** out, std::size_t align, std::size_t n) {
 }
 
 // glibc 2.36 treats aligned_alloc as memalign (any alignment, rounded up to a power of two).
-YK_API void* aligned_alloc(std::size_t align, std::size_t n) { return memalign(align, n); }
+YK_C_API void* aligned_alloc(std::size_t align, std::size_t n) { return memalign(align, n); }
 
-YK_API void* valloc(std::size_t n) {
+YK_C_API void* valloc(std::size_t n) {
   std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return use_arena() ? arena_memalign(page, n) : __libc_memalign(page, n);
 }
 
-YK_API void* pvalloc(std::size_t n) {
+YK_C_API void* pvalloc(std::size_t n) {
   std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   std::size_t rounded = (n + page - 1) & ~(page - 1);
   if (rounded < n) {
@@ -187,7 +186,7 @@ YK_API void* pvalloc(std::size_t n) {
   return use_arena() ? arena_memalign(page, rounded ? rounded : page) : __libc_memalign(page, rounded ? rounded : page);
 }
 
-YK_API std::size_t malloc_usable_size(void* p) {
+YK_C_API std::size_t malloc_usable_size(void* p) {
   if (!p) return 0;
   if (ours(p)) {
     Locked l;

@@ -11,8 +11,7 @@
 
 #include "../memory.h"
 #include "routing.hpp"
-
-#define YK_API extern "C" __attribute__((visibility("default")))
+#include "common/export.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -93,33 +92,33 @@ std::int32_t next_random() {
 
 using namespace yadokari::memory;
 
-YK_API int rand() { return ours() ? next_random() : g_real_random.rand(); }
-YK_API long random() { return ours() ? next_random() : g_real_random.random(); }
+YK_C_API int rand() { return ours() ? next_random() : g_real_random.rand(); }
+YK_C_API long random() { return ours() ? next_random() : g_real_random.random(); }
 
-YK_API void srand(unsigned seed) {
+YK_C_API void srand(unsigned seed) {
   if (!ours()) return g_real_random.srand(seed);
   Locked l;
   srandom_r(seed, &g_state.random);
 }
 
-YK_API void srandom(unsigned seed) { srand(seed); }
+YK_C_API void srandom(unsigned seed) { srand(seed); }
 
 // As glibc: the previous state buffer (including its leading word), or nullptr on error.
-YK_API char* initstate(unsigned seed, char* buf, std::size_t n) {
+YK_C_API char* initstate(unsigned seed, char* buf, std::size_t n) {
   if (!ours()) return g_real_random.initstate(seed, buf, n);
   Locked l;
   char* old = reinterpret_cast<char*>(g_state.random.state - 1);
   return initstate_r(seed, buf, n, &g_state.random) < 0 ? nullptr : old;
 }
 
-YK_API char* setstate(char* buf) {
+YK_C_API char* setstate(char* buf) {
   if (!ours()) return g_real_random.setstate(buf);
   Locked l;
   char* old = reinterpret_cast<char*>(g_state.random.state - 1);
   return setstate_r(buf, &g_state.random) < 0 ? nullptr : old;
 }
 
-YK_API double drand48() {
+YK_C_API double drand48() {
   if (!ours()) return g_real_random.drand48();
   Locked l;
   double v = 0;
@@ -127,7 +126,7 @@ YK_API double drand48() {
   return v;
 }
 
-YK_API long lrand48() {
+YK_C_API long lrand48() {
   if (!ours()) return g_real_random.lrand48();
   Locked l;
   long v = 0;
@@ -135,7 +134,7 @@ YK_API long lrand48() {
   return v;
 }
 
-YK_API long mrand48() {
+YK_C_API long mrand48() {
   if (!ours()) return g_real_random.mrand48();
   Locked l;
   long v = 0;
@@ -143,13 +142,13 @@ YK_API long mrand48() {
   return v;
 }
 
-YK_API void srand48(long seed) {
+YK_C_API void srand48(long seed) {
   if (!ours()) return g_real_random.srand48(seed);
   Locked l;
   srand48_r(seed, &g_state.drand48);
 }
 
-YK_API unsigned short* seed48(unsigned short seed[3]) {
+YK_C_API unsigned short* seed48(unsigned short seed[3]) {
   if (!ours()) return g_real_random.seed48(seed);
   Locked l;
   // glibc returns a static copy of the previous seed; ours is carried with the rest.
@@ -158,7 +157,7 @@ YK_API unsigned short* seed48(unsigned short seed[3]) {
   return g_state.seed48_old;
 }
 
-YK_API void lcong48(unsigned short param[7]) {
+YK_C_API void lcong48(unsigned short param[7]) {
   if (!ours()) return g_real_random.lcong48(param);
   Locked l;
   lcong48_r(param, &g_state.drand48);

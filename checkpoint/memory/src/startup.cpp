@@ -17,8 +17,7 @@
 #include "layout.hpp"
 #include "process.hpp"
 #include "routing.hpp"
-
-#define YK_API extern "C" __attribute__((visibility("default")))
+#include "common/export.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -122,7 +121,7 @@ using namespace yadokari::memory;
 // constructors (ld.so ran the libraries' ones already), so from here on the main thread is the
 // application: allocations of the executable's constructors (global std::vector, ...) go to the
 // arena and are carried like the rest. main itself is substituted by the trampoline.
-YK_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(),
+YK_C_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(),
                              void (*fini)(), void (*rtld_fini)(), void* stack_end) {
   resolve_real_functions();
   if (g_enabled) {
@@ -141,12 +140,12 @@ YK_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char** 
   return g_real.libc_start_main(main_trampoline, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
-YK_API int yk_mem_enabled(void) { return g_enabled ? 1 : 0; }
+YK_C_API int yk_mem_enabled(void) { return g_enabled ? 1 : 0; }
 // Weak: the embedding library decides (the shim wants the layer only when checkpoints are
 // configured; the test driver always).
 extern "C" __attribute__((weak)) int yk_mem_wanted_by_default(void) { return 1; }
 
-YK_API void yk_mem_enter_library(void) { ++t_depth; }
-YK_API void yk_mem_leave_library(void) { --t_depth; }
-YK_API void yk_mem_expect_restore(void) { g_restore_pending = true; }
-YK_API void yk_mem_set_main_hook(void (*hook)(void)) { g_main_hook = hook; }
+YK_C_API void yk_mem_enter_library(void) { ++t_depth; }
+YK_C_API void yk_mem_leave_library(void) { --t_depth; }
+YK_C_API void yk_mem_expect_restore(void) { g_restore_pending = true; }
+YK_C_API void yk_mem_set_main_hook(void (*hook)(void)) { g_main_hook = hook; }

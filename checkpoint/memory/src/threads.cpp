@@ -7,11 +7,10 @@
 #include <cerrno>
 
 #include "routing.hpp"
+#include "common/export.hpp"
 
 extern "C" void __libc_free(void*);
 extern "C" void* __libc_malloc(std::size_t);
-
-#define YK_API extern "C" __attribute__((visibility("default")))
 
 namespace yadokari::memory {
 namespace {
@@ -40,7 +39,7 @@ __attribute__((constructor(101))) void resolve() { g_create = reinterpret_cast<C
 
 using namespace yadokari::memory;
 
-YK_API int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+YK_C_API int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
   if (!g_create) resolve();
   auto* s = static_cast<Start*>(__libc_malloc(sizeof(Start)));
   if (!s) return EAGAIN;
