@@ -14,6 +14,7 @@
 #include <optional>
 #include <zmq.hpp>
 
+#include "agent/job_processes.hpp"
 #include "agent/node_images.hpp"
 #include "protocol/codec.hpp"
 
@@ -97,9 +98,36 @@ void serve_images(zmq::socket_t& socket, const AgentOptions& options, NodeImages
   }
 }
 
-void stop_processes(const protocol::StopProcesses& stop) {
-  for (const std::int64_t pid : stop.pids)
-    if (pid > 1 && pid != getpid()) (void)kill(static_cast<pid_t>(pid), SIGKILL);
+// Whether the connection to the coordinator is up, from the socket's monitor events. ZMTP
+// heartbeats (set on the socket) turn a peer that vanished without closing TCP (its host lost, its
+// link down) into a disconnect too.
+class ConnectionWatch : public zmq::monitor_t {
+ public:
+  // Down since when; nullopt while connected.
+  std::optional<Clock::time_point> down_since() {
+    while (check_event(0)) {
+    }
+    return down_since_;
+  }
+
+ private:
+  void on_event_connected(const zmq_event_t&, const char*) override { down_since_.reset(); }
+  void on_event_disconnected(const zmq_event_t&, const char*) override {
+    if (!down_since_) down_since_ = Clock::now();
+  }
+  std::optional<Clock::time_point> down_since_;
+};
+
+// Only processes of this job, never the agent itself.
+void stop_processes(const protocol::StopProcesses& stop, const AgentOptions& options) {
+  for (const std::int64_t pid : stop.pids) {
+    if (pid == getpid()) continue;
+    if (belongs_to_job(static_cast<pid_t>(pid), options.job_id))
+      (void)kill(static_cast<pid_t>(pid), SIGKILL);
+    else
+      std::fprintf(stderr, "yadokari agent %s: not stopping pid %lld: not a process of job %s\n",
+                   options.node.c_str(), static_cast<long long>(pid), options.job_id.c_str());
+  }
 }
 
 }  // namespace
@@ -130,6 +158,10 @@ int run_node_agent(const AgentOptions& options) {
   // A copy queues a whole image as chunks at once; a dropped chunk would fail the copy.
   socket.set(zmq::sockopt::sndhwm, 0);
   socket.set(zmq::sockopt::rcvhwm, 0);
+  socket.set(zmq::sockopt::heartbeat_ivl, 1000);
+  socket.set(zmq::sockopt::heartbeat_timeout, 3000);
+  ConnectionWatch watch;
+  watch.init(socket, "inproc://yadokari-agent-connection", ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED);
   try {
     socket.connect(options.coordinator);
   } catch (const zmq::error_t& e) {
@@ -140,10 +172,20 @@ int run_node_agent(const AgentOptions& options) {
                                           static_cast<std::int64_t>(getpid()), options.join_slots});
   (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
 
+  const auto coordinator_lost = [&] {
+    const auto down = watch.down_since();
+    return down && Clock::now() - *down >= options.coordinator_lost_after;
+  };
+  const auto fail_lost = [&] {
+    return fail(options, "lost the coordinator at " + options.coordinator + " (no connection for " +
+                             std::to_string(options.coordinator_lost_after.count()) + " ms)");
+  };
+
   std::chrono::milliseconds interval{0};
   const auto hello_deadline = Clock::now() + options.hello_timeout;
   while (interval.count() == 0) {
     if (stopping()) return 0;
+    if (coordinator_lost()) return fail_lost();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(hello_deadline - Clock::now());
     if (left.count() <= 0)
       return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
@@ -162,6 +204,7 @@ int run_node_agent(const AgentOptions& options) {
   std::uint64_t sequence = 0;
   auto next_beat = Clock::now();
   while (!stopping()) {
+    if (coordinator_lost()) return fail_lost();
     if (Clock::now() >= next_beat) {
       const std::string beat = protocol::encode(protocol::Heartbeat{++sequence});
       (void)socket.send(zmq::buffer(beat), zmq::send_flags::dontwait);
@@ -172,7 +215,7 @@ int run_node_agent(const AgentOptions& options) {
     const auto message = receive(socket, std::max(wait, std::chrono::milliseconds(0)), options.end_on_eof_fd);
     if (!message) continue;
     if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
-      stop_processes(*stop);
+      stop_processes(*stop, options);
     else if (std::holds_alternative<protocol::AgentBye>(*message))
       return 0;  // the job ended
     else

@@ -24,12 +24,15 @@ struct AgentOptions {
   // > 0: this node is not part of the job yet and joins it with this many slots (`yadokari join`).
   std::int32_t join_slots = 0;
   std::chrono::milliseconds hello_timeout{5000};
+  // An agent whose connection to the coordinator has been down this long ends (exit 1): the front
+  // end died or its host is gone, and an agent that joined on its own has nobody else to stop it.
+  std::chrono::milliseconds coordinator_lost_after{10000};
   // Polled every turn besides SIGTERM (tests run agents on threads); empty = never.
   std::function<bool()> stop_requested;
 };
 
 // Returns the exit code: 0 after SIGTERM or the parent's end, 1 when the coordinator refuses the
-// agent or does not answer (a one-line message on stderr).
+// agent, does not answer, or is lost (a one-line message on stderr).
 int run_node_agent(const AgentOptions& options);
 
 }  // namespace yadokari::agent

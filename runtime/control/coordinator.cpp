@@ -261,8 +261,17 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
     reason = "logical rank " + std::to_string(r.logical_rank) + " is outside the job's world of " +
              std::to_string(config_.world_size);
   }
+  // Within one incarnation a logical rank registers once: a second registration from another
+  // connection (a replayed or forged RegisterRank with the secret) must not take the rank over.
+  // A restart's ranks register after begin_incarnation() has forgotten the old ones.
+  if (const auto known = ranks_.find(r.logical_rank);
+      reason.empty() && known != ranks_.end() && known->second.routing_id != routing_id) {
+    const protocol::RegisterRank& first = known->second.registration;
+    reason = "logical rank " + std::to_string(r.logical_rank) + " is already registered (pid " +
+             std::to_string(first.pid) + " on " + first.hostname + ")";
+  }
   if (reason.empty()) {
-    ranks_[r.logical_rank] = RankEntry{routing_id, r};  // a newer one replaces
+    ranks_[r.logical_rank] = RankEntry{routing_id, r};
     progress_.registered = ranks_.size();
     progress_.last_registered = std::chrono::steady_clock::now();
     progress_.max_init_seconds = std::max(progress_.max_init_seconds, r.init_seconds);

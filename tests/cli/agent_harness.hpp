@@ -66,7 +66,7 @@ struct AgentThread {
   std::future<int> result;
 
   AgentThread(const std::string& endpoint, const std::string& node, const std::string& secret, int join_slots = 0,
-              const std::filesystem::path& node_dir = {}) {
+              const std::filesystem::path& node_dir = {}, std::chrono::milliseconds coordinator_lost_after = 60s) {
     yadokari::agent::AgentOptions options;
     options.coordinator = endpoint;
     options.node = node;
@@ -75,6 +75,7 @@ struct AgentThread {
     options.join_slots = join_slots;
     options.node_dir = node_dir;
     options.hello_timeout = 60s;
+    options.coordinator_lost_after = coordinator_lost_after;
     options.stop_requested = [this] { return stop.load(); };
     result = std::async(std::launch::async, [options] { return yadokari::agent::run_node_agent(options); });
   }

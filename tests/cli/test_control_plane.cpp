@@ -153,6 +153,37 @@ TEST_CASE("a rank with the wrong secret is refused and logged", "[control]") {
   CHECK(report.ranks_not_answering == std::vector<std::int32_t>{0, 1});
 }
 
+TEST_CASE("a second registration of a live rank is refused and does not take it over", "[control]") {
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  auto first = start_rank(1);
+  REQUIRE(first);
+  REQUIRE(f.serve_until([&] { return first->registered(); }));
+  const auto before = f.coordinator.registrations();
+  REQUIRE(before.size() == 1);
+
+  // Someone who learnt the secret registers as rank 1 again, on another connection.
+  auto replay = start_rank(1);
+  REQUIRE(replay);
+  REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
+  CHECK(f.log == std::vector<std::string>{
+                     "yadokari: refused registration from 127.0.0.1 (rank 1, pid " + std::to_string(getpid()) +
+                     " on " + hostname() + "): logical rank 1 is already registered (pid " +
+                     std::to_string(getpid()) + " on " + hostname() + ")"});
+  CHECK_FALSE(replay->registered());
+  CHECK(f.coordinator.registered_ranks() == std::vector<std::int32_t>{1});
+  // The first connection still speaks for rank 1: it answers the status query.
+  const StatusReport report = f.coordinator.query_all(30s);
+  REQUIRE(report.ranks.size() == 1);
+  CHECK(report.ranks[0].logical_rank == 1);
+
+  // A new incarnation (an automatic restart) forgets the old ranks: the rank may register again.
+  f.coordinator.begin_incarnation();
+  auto restarted = start_rank(1);
+  REQUIRE(restarted);
+  REQUIRE(f.serve_until([&] { return restarted->registered(); }));
+}
+
 TEST_CASE("ranks of another job or outside the world are refused", "[control]") {
   Fixture f;
   {

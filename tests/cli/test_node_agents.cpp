@@ -5,10 +5,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
 #include <catch2/catch.hpp>
 #include <future>
 #include <thread>
 
+#include "agent/job_processes.hpp"
 #include "agent_harness.hpp"
 
 using namespace yadokari;
@@ -81,21 +86,87 @@ TEST_CASE("an agent without a coordinator gives up with one line", "[agents]") {
   CHECK(agent::run_node_agent(options) == 1);
 }
 
-TEST_CASE("StopProcesses makes the agent kill the named processes", "[agents]") {
+namespace {
+// A process started with the environment the job's ranks get (or another job's).
+pid_t sleeper_of_job(const std::string& job_id) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string variable = "YADOKARI_JOB_ID=" + job_id;
+    char* const argv[] = {const_cast<char*>("sleep"), const_cast<char*>("600"), nullptr};
+    char* const envp[] = {const_cast<char*>(variable.c_str()), nullptr};
+    execve("/bin/sleep", argv, envp);
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits until /proc shows the exec (the environment is the new program's only after it).
+void wait_for_exec(pid_t pid) {
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "sleep") return;
+    std::this_thread::sleep_for(5ms);
+  }
+}
+}  // namespace
+
+TEST_CASE("StopProcesses makes the agent kill the named processes of its job, and only those", "[agents]") {
   Cluster cluster;
   AgentThread n2(cluster.coordinator.control_endpoint(), "n2", kSecret);
   REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n2") == "alive"; }));
-  const pid_t victim = fork();
-  if (victim == 0) {
-    pause();
-    _exit(0);
-  }
-  REQUIRE(cluster.coordinator.stop_processes("n2", {victim}));
+  const pid_t victim = sleeper_of_job(kJob);
+  const pid_t bystander = sleeper_of_job("yk-other-job");
+  wait_for_exec(victim);
+  wait_for_exec(bystander);
+  CHECK(agent::belongs_to_job(victim, kJob));
+  CHECK_FALSE(agent::belongs_to_job(bystander, kJob));
+  CHECK_FALSE(agent::belongs_to_job(1, kJob));
+
+  REQUIRE(cluster.coordinator.stop_processes("n2", {bystander, victim}));
   CHECK_FALSE(cluster.coordinator.stop_processes("n1", {victim}));  // n1 has no agent
   int status = 0;
   REQUIRE(cluster.serve_until([&] { return waitpid(victim, &status, WNOHANG) == victim; }));
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGKILL);
+  // The order named the other job's process first: had the agent obeyed, it would be dead by now.
+  CHECK(waitpid(bystander, &status, WNOHANG) == 0);
+  kill(bystander, SIGKILL);
+  waitpid(bystander, &status, 0);
+}
+
+TEST_CASE("an agent whose coordinator is gone ends instead of running on headless", "[agents]") {
+  // The front end dies without a goodbye (SIGKILL): its coordinator runs in a child process.
+  int to_parent[2];
+  REQUIRE(pipe(to_parent) == 0);
+  const pid_t front_end = fork();
+  if (front_end == 0) {
+    close(to_parent[0]);
+    Cluster cluster;
+    const std::string endpoint = cluster.coordinator.control_endpoint() + "\n";
+    (void)!write(to_parent[1], endpoint.data(), endpoint.size());
+    cluster.serve_until([&] { return state_of(cluster.coordinator, "n2") == "alive"; });
+    (void)!write(to_parent[1], "alive\n", 6);
+    for (;;) cluster.coordinator.poll(20ms);
+  }
+  close(to_parent[1]);
+  FILE* from_child = fdopen(to_parent[0], "r");
+  char line[256] = {};
+  REQUIRE(std::fgets(line, sizeof line, from_child) != nullptr);
+  std::string endpoint(line);
+  endpoint.pop_back();
+
+  AgentThread n2(endpoint, "n2", kSecret, 0, {}, 300ms);
+  REQUIRE(std::fgets(line, sizeof line, from_child) != nullptr);
+  CHECK(std::string(line) == "alive\n");
+  CHECK_FALSE(n2.finished());
+  kill(front_end, SIGKILL);
+  int status = 0;
+  waitpid(front_end, &status, 0);
+  std::fclose(from_child);
+  // The cap only turns a hang into a failure; it is not a timing expectation.
+  REQUIRE(n2.result.wait_for(60s) == std::future_status::ready);
+  CHECK(n2.result.get() == 1);
 }
 
 TEST_CASE("a node that joins with the job's secret becomes part of the job", "[agents]") {
