@@ -7,7 +7,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
 #include "control/checkpoint_client.hpp"
-#include "frontend/sim_placement.hpp"
+#include "frontend/network_namespace.hpp"
 
 namespace yadokari::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/status_format.hpp"
 #include "control/job_registry.hpp"
 #include "control/status_client.hpp"
-#include "frontend/sim_placement.hpp"
+#include "frontend/network_namespace.hpp"
 
 namespace yadokari::cli {
 namespace {

@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "frontend/frontend_error.hpp"
-#include "frontend/host_placement.hpp"
 #include "frontend/job_file.hpp"
 #include "frontend/job_stopper.hpp"
 #include "frontend/node_agents.hpp"
 #include "frontend/node_local_images.hpp"
+#include "frontend/platform.hpp"
 #include "frontend/restart_checks.hpp"
 #include "frontend/restart_plan.hpp"
-#include "frontend/sim_placement.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -83,7 +82,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   // stop
   auto phase = Clock::now();
   const std::vector<control::RegisterRank> registrations = coordinator.registrations();
-  stop_everything(coordinator, launcher, registrations, lost_ids, !context.sim.empty());
+  stop_everything(coordinator, launcher, registrations, lost_ids, context.platform->shares_pid_namespace());
   timeline.stop_s = seconds_since(phase);
 
   if (context.ckpt_dir.empty())
@@ -111,7 +110,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   } catch (const FrontendError& e) {
     throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
   }
-  std::vector<ClusterNode> nodes = context.on_hosts ? host_nodes_now(coordinator) : sim_nodes_now(context.sim);
+  std::vector<ClusterNode> nodes = context.platform->nodes_now(coordinator);
   for (auto& node : nodes)
     if (lost_ids.count(node.id)) node.alive = false;
   std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));

@@ -27,9 +27,10 @@ struct Incarnation {
   std::vector<std::pair<std::string, std::string>> rank_env;
 };
 
+class Platform;
+
 struct RestartContext {
-  std::string sim;                   // the simulated cluster's name
-  bool on_hosts = false;             // or on hosts (--hosts/--hostfile): the coordinator's nodes
+  const Platform* platform = nullptr;  // where the job runs (platform.hpp): its nodes now
   std::filesystem::path ckpt_dir;    // absolute; empty: checkpointing is off
   std::filesystem::path node_dir;    // node-local images (--node-dir); empty: they are in ckpt_dir
   std::string job_id;

@@ -14,21 +14,17 @@
 #include "frontend/automatic_restart.hpp"
 #include "frontend/child_process.hpp"
 #include "frontend/frontend_error.hpp"
-#include "frontend/host_placement.hpp"
 #include "frontend/job_environment.hpp"
 #include "frontend/job_supervision.hpp"
 #include "frontend/node_agents.hpp"
+#include "frontend/platform.hpp"
 #include "frontend/restart_timeline.hpp"
 #include "frontend/shim_locator.hpp"
-#include "frontend/sim_placement.hpp"
 #include "frontend/termination_signals.hpp"
-#include "launch/shared_memory_dir.hpp"
 
 namespace yadokari::frontend {
 namespace {
 
-constexpr std::chrono::milliseconds kAgentConnectTimeout{5000};
-constexpr std::chrono::milliseconds kRemoteAgentConnectTimeout{30000};  // ssh logins can be slow
 constexpr std::chrono::milliseconds kJoinCheckInterval{1000};
 
 std::string path_variable() {
@@ -44,16 +40,13 @@ struct LaunchCommand {
 // The launcher's command line and environment for one launch of the job.
 LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::path& launcher,
                           const std::filesystem::path& shim, const std::string& control_endpoint,
-                          const std::string& secret, const std::optional<SimPlacement>& sim,
-                          const Incarnation& incarnation, const std::string& path,
-                          const std::filesystem::path& vader_dir) {
+                          const std::string& secret, const Platform& platform,
+                          const Incarnation& incarnation, const std::string& path) {
   const std::string flavour(launch::flavour_name(request.flavour));
   JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, secret, incarnation.rank_env};
   if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
   JobEnvironment env = make_job_environment(current_environment(), settings);
-  if (sim)
-    for (const auto& [name, value] : sim->environment) env.launcher_env.push_back(name + "=" + value);
-  if (!vader_dir.empty()) env.launcher_env.push_back("OMPI_MCA_btl_vader_backing_directory=" + vader_dir.string());
+  for (const auto& [name, value] : platform.launcher_environment()) env.launcher_env.push_back(name + "=" + value);
 
   launch::LaunchPlan plan;
   plan.flavour = request.flavour;
@@ -68,18 +61,10 @@ LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::p
   plan.app_argv.insert(plan.app_argv.end(), request.args.begin(), request.args.end());
 
   std::vector<std::string> argv = launch::launcher_argv(plan);
-  if (sim) {
-    std::vector<std::string> args = sim->launcher_args;
-    if (incarnation.hosts.empty()) args.insert(args.end(), sim->hostfile_args.begin(), sim->hostfile_args.end());
-    argv.insert(argv.begin() + 1, args.begin(), args.end());
-    std::vector<std::string> prefix = sim->frontend_prefix;
-    if (!prefix.empty() && prefix.front().find('/') == std::string::npos) {  // exec does not search PATH
-      const auto found = launch::find_in_path(prefix.front(), path);
-      if (!found) throw FrontendError(ErrorKind::not_found, prefix.front() + " not found in PATH");
-      prefix.front() = found->string();
-    }
-    argv.insert(argv.begin(), prefix.begin(), prefix.end());
-  }
+  const std::vector<std::string> args = platform.launcher_args(!incarnation.hosts.empty());
+  argv.insert(argv.begin() + 1, args.begin(), args.end());
+  const std::vector<std::string> prefix = platform.launcher_prefix(path);
+  argv.insert(argv.begin(), prefix.begin(), prefix.end());
   return LaunchCommand{std::move(argv), std::move(env.launcher_env)};
 }
 
@@ -137,29 +122,14 @@ int launch_job(const LaunchRequest& request) {
       }
     };
   }
-  // On a simulated cluster the nodes reach only the frontend's address: the coordinator's
-  // sockets are made inside the frontend's network namespace. Its nodes get agents, whose
-  // heartbeats detect a lost node.
-  std::optional<SimPlacement> sim;
-  // A job on hosts (--hosts/--hostfile) has an agent on each, started over a remote shell.
-  const bool host_agents = !request.sim && !request.hosts.empty();
-  if (request.sim) sim = sim_placement(*request.sim, request.flavour);
-  // A local Open MPI job's shared-memory segments, removed when this function returns however
-  // the job ended (a user's own backing directory is left as it is).
-  std::optional<launch::SharedMemoryDir> vader_dir;
-  if (request.flavour == launch::MpiFlavour::openmpi && !sim && !host_agents &&
-      !std::getenv("OMPI_MCA_btl_vader_backing_directory"))
-    vader_dir.emplace("/dev/shm", request.job_id);
-  if (sim)
-    config.bind_host = sim->bind_address;
-  else if (host_agents)
-    config.bind_host = coordinator_address(request.hosts, request.recovery.bind_address);
-  else if (!request.recovery.bind_address.empty())
-    config.bind_host = request.recovery.bind_address;
-  if (sim || host_agents) {
+  // Where the job runs (platform.hpp): this host, hosts reached over a remote shell, or a
+  // simulated cluster. With node agents, their heartbeats detect a lost node.
+  const std::unique_ptr<Platform> platform = make_platform(request);
+  if (std::string bind_host = platform->bind_host(); !bind_host.empty()) config.bind_host = bind_host;
+  if (platform->has_agents()) {
     control::CoordinatorConfig::Membership membership;
     membership.heartbeat = request.recovery.heartbeat;
-    for (const auto& node : sim ? sim->nodes : host_nodes(request.hosts))
+    for (const auto& node : platform->nodes())
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
     if (ckpt.dir)
@@ -172,12 +142,10 @@ int launch_job(const LaunchRequest& request) {
                           " started: a checkpoint, then a restart placed anew on the nodes alive now"};
       };
   }
-  const std::vector<launch::HostSlots> hosts = sim ? sim_hosts(*sim, *request.sim, request.hosts) : request.hosts;
+  const std::vector<launch::HostSlots> hosts = platform->first_hosts();
   std::unique_ptr<control::Coordinator> coordinator_holder;
   try {
-    coordinator_holder = sim ? in_network_namespace_of(sim->frontend_pid,
-                                                       [&] { return std::make_unique<control::Coordinator>(config); })
-                             : std::make_unique<control::Coordinator>(config);
+    coordinator_holder = platform->start_coordinator(config);
   } catch (const control::CoordinatorError& e) {
     throw FrontendError(ErrorKind::failure, e.what());
   }
@@ -189,39 +157,28 @@ int launch_job(const LaunchRequest& request) {
     published.emplace(control::state_dir(),
                       control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(),
                                          secret, request.shown_app, config.flavour, request.ranks,
-                                         control::utc_now_iso8601(), sim ? sim->frontend_pid : 0});
+                                         control::utc_now_iso8601(), platform->netns_pid()});
   } catch (const control::RegistryError& e) {
     throw FrontendError(ErrorKind::failure, std::string("cannot publish the job: ") + e.what());
   }
 
   std::optional<NodeAgents> agents;
-  if (sim || host_agents) {
+  if (platform->has_agents()) {
     agents.emplace(coordinator.control_endpoint(), current_environment(), request.job_id, secret,
                    ckpt.node_dir.string());
-    if (sim) {
-      for (const auto& node : sim->nodes)
-        if (node.alive) agents->start(sim_agent_launch(node));
-    } else {
-      for (const auto& host : request.hosts) agents->start(host_agent_launch(host.host));
-    }
-    agents->wait_until_connected(coordinator, sim ? kAgentConnectTimeout : kRemoteAgentConnectTimeout);
+    for (const auto& node : platform->nodes())
+      if (node.alive) agents->start(platform->agent_launch(node));
+    agents->wait_until_connected(coordinator, platform->agent_connect_timeout());
   }
   // Nodes that join the cluster while the job runs (`yadokari sim add`) get an agent; the
   // next restart or rebalance may place ranks on them.
   auto next_join_check = std::chrono::steady_clock::now();
   const auto watch_for_joins = [&] {
-    if (!sim || std::chrono::steady_clock::now() < next_join_check) return;
+    if (!agents || std::chrono::steady_clock::now() < next_join_check) return;
     next_join_check = std::chrono::steady_clock::now() + kJoinCheckInterval;
-    std::vector<ClusterNode> nodes;
-    try {
-      nodes = sim_nodes_now(*request.sim);
-    } catch (const FrontendError&) {
-      return;  // the cluster is being changed or torn down; its agents tell the rest
-    }
-    for (const auto& node : nodes) {
-      if (!node.alive || coordinator.expects_node(node.id)) continue;
+    for (const auto& node : platform->joined_nodes(coordinator)) {
       coordinator.expect_node(node.id, node.slots);
-      agents->start(sim_agent_launch(node));
+      agents->start(platform->agent_launch(node));
       std::fprintf(stderr, "yadokari: node %s joined (%d slots); it is used at the next restart or rebalance\n",
                    node.id.c_str(), node.slots);
     }
@@ -233,8 +190,7 @@ int launch_job(const LaunchRequest& request) {
     for (const auto& timeline : timelines) report.timeline.push_back(timeline_line(timeline));
   });
   RestartContext restart_context;
-  if (sim) restart_context.sim = *request.sim;
-  restart_context.on_hosts = host_agents;
+  restart_context.platform = platform.get();
   if (ckpt.dir) restart_context.ckpt_dir = *ckpt.dir;
   restart_context.node_dir = ckpt.node_dir;
   restart_context.job_id = request.job_id;
@@ -250,7 +206,7 @@ int launch_job(const LaunchRequest& request) {
   Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
     const LaunchCommand command = command_for(request, *launcher, shim, coordinator.control_endpoint(), secret,
-                                              sim, incarnation, path, vader_dir ? vader_dir->path() : std::filesystem::path());
+                                              *platform, incarnation, path);
     const pid_t child = spawn_process(command.argv, command.env);
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();

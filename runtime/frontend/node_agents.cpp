@@ -94,32 +94,10 @@ void NodeAgents::wait_until_connected(control::Coordinator& coordinator, std::ch
   }
 }
 
-AgentLaunch sim_agent_launch(const ClusterNode& node) {
-  return AgentLaunch{node.id, {"nsenter", "-t", std::to_string(node.holder_pid), "-n", "-u", "-i", "-m", "--wd=/", "--"},
-                     false};
-}
-
 bool is_this_host(const std::string& host) {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return host == name || host == "localhost" || host.rfind("127.", 0) == 0;
-}
-
-AgentLaunch host_agent_launch(const std::string& host) {
-  if (is_this_host(host)) return AgentLaunch{host, {}, false};
-  const char* configured = std::getenv("YADOKARI_RSH");
-  const char* slurm_job = std::getenv("SLURM_JOB_ID");
-  // Inside a Slurm allocation its own launcher reaches the nodes (and no ssh may be allowed).
-  const char* fallback = slurm_job && *slurm_job ? "srun --nodes=1 --ntasks=1 --overlap --nodelist" : "ssh -o BatchMode=yes";
-  std::vector<std::string> prefix;
-  try {
-    prefix = launch::split_shell_words(configured && *configured ? configured : fallback);
-  } catch (const launch::LaunchError& e) {
-    throw FrontendError(ErrorKind::usage, std::string("YADOKARI_RSH: ") + e.what());
-  }
-  if (prefix.empty()) throw FrontendError(ErrorKind::usage, "YADOKARI_RSH is empty");
-  prefix.push_back(host);
-  return AgentLaunch{host, prefix, true};
 }
 
 }  // namespace yadokari::frontend

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "control/coordinator.hpp"
-#include "frontend/restart_plan.hpp"
 
 namespace yadokari::frontend {
 
@@ -58,15 +57,6 @@ class NodeAgents {
   std::string node_dir_;
   std::vector<Agent> agents_;
 };
-
-// How to enter a simulated node.
-AgentLaunch sim_agent_launch(const ClusterNode& node);
-
-// How to reach a host: `$YADOKARI_RSH HOST` (words split like a shell would); by default
-// `ssh -o BatchMode=yes HOST`, or inside a Slurm allocation (SLURM_JOB_ID set) `srun --nodes=1
-// --ntasks=1 --overlap --nodelist HOST`. This host itself (its hostname, localhost, 127.*) without
-// a remote shell.
-AgentLaunch host_agent_launch(const std::string& host);
 
 // True for this host's own names (gethostname(), localhost, 127.x.y.z).
 bool is_this_host(const std::string& host);

@@ -15,7 +15,7 @@ struct RecoverySettings {
   membership::HeartbeatPolicy heartbeat;  // YADOKARI_HEARTBEAT_MS (200), YADOKARI_HEARTBEAT_MISSES (6)
   // The coordinator's control port (ranks and node agents connect to it); 0: any free port.
   int control_port = 0;
-  std::string bind_address;  // empty: chosen by coordinator_address() (host_placement.hpp)
+  std::string bind_address;  // empty: chosen by the platform (Platform::bind_host)
 };
 
 }  // namespace yadokari::frontend

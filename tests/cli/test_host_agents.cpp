@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "cli/hostfile.hpp"
-#include "frontend/host_placement.hpp"
+#include "frontend/platform_hosts.hpp"
 #include "frontend/node_agents.hpp"
 
 using namespace yadokari::frontend;
