@@ -6,8 +6,8 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
-#include "cli/sim_placement.hpp"
 #include "control/checkpoint_client.hpp"
+#include "frontend/network_namespace.hpp"
 
 namespace yadokari::cli {
 namespace {
@@ -24,7 +24,7 @@ int ask_running_job(const std::string& job_id, Request request) {
   const control::JobRecord job = pick_job(job_id);
   try {
     // A job on a simulated cluster listens inside the cluster: ask from there.
-    const auto reply = in_network_namespace_of_job(
+    const auto reply = frontend::in_network_namespace_of_job(
         job, [&] { return request(job.status_endpoint, job.job_id, job.secret); });
     if (!reply.ok) throw CliError(exit_code::failure, reply.message);
     std::printf("yadokari: %s\n", reply.message.c_str());

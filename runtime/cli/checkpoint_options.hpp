@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/option_source.hpp"
+#include "frontend/checkpoint_settings.hpp"
 
 namespace yadokari::cli {
 
@@ -28,15 +29,7 @@ struct CheckpointFlags {
 // Throws CliError(usage) for a --ckpt-dir given empty or named like an option.
 void check_ckpt_dir_flag(const CheckpointFlags& flags);
 
-struct CheckpointSettings {
-  std::optional<std::filesystem::path> dir;  // none: checkpointing is off; else as given
-  double interval_seconds = 0.0;             // 0: only on request
-  std::optional<std::uint64_t> stop_after_epoch;
-  unsigned keep = 2;
-  int compression = 0;
-  // Node-local image storage, the same absolute path on every node; empty: images in `dir`.
-  std::filesystem::path node_dir;
-};
+using frontend::CheckpointSettings;
 
 EnvLookup process_environment();
 

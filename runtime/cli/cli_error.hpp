@@ -1,9 +1,12 @@
 #pragma once
-// Errors the CLI reports as one `yadokari: <message>` line on stderr, with their exit code.
+// Errors the CLI reports as one `yadokari: <message>` line on stderr, with their exit code: its own
+// (CliError: bad options or input), and the job supervisor's (frontend::FrontendError), whose kind
+// is mapped to an exit code here.
 #include <stdexcept>
 #include <string>
 
 #include "common/error.hpp"
+#include "frontend/frontend_error.hpp"
 
 namespace yadokari::cli {
 
@@ -23,5 +26,18 @@ class CliError : public yadokari::Error {
  private:
   int exit_code_;
 };
+
+// The exit code of a FrontendError of this kind.
+constexpr int exit_code_of(frontend::ErrorKind kind) {
+  switch (kind) {
+    case frontend::ErrorKind::usage:
+      return exit_code::usage;
+    case frontend::ErrorKind::not_found:
+      return exit_code::not_found;
+    case frontend::ErrorKind::failure:
+      break;
+  }
+  return exit_code::failure;
+}
 
 }  // namespace yadokari::cli

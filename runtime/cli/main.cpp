@@ -1,5 +1,5 @@
 // yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command,
-// checkpoint_command, restart_command, sim_command).
+// checkpoint_command, restart_command, sim_command); the job supervisor they start is runtime/frontend/.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -244,6 +244,8 @@ int main(int argc, char** argv) {
     return show_status(status_options);
   } catch (const CliError& e) {
     return report(e.what(), e.exit_code());
+  } catch (const yadokari::frontend::FrontendError& e) {
+    return report(e.what(), exit_code_of(e.kind()));
   } catch (const std::exception& e) {
     return report(e.what(), exit_code::failure);
   }

@@ -1,17 +1,42 @@
 #include "cli/restart_command.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "cli/app_resolver.hpp"
 #include "cli/cli_error.hpp"
-#include "cli/job_file.hpp"
-#include "cli/job_launch.hpp"
-#include "cli/restart_checks.hpp"
 #include "cli/run_command.hpp"
+#include "frontend/job_file.hpp"
+#include "frontend/job_launch.hpp"
+#include "frontend/restart_checks.hpp"
 
 namespace yadokari::cli {
 namespace fs = std::filesystem;
+namespace {
+
+// --rank-map: a permutation of 0..world_size-1 as a comma list. Throws CliError(usage).
+void check_rank_map(const std::string& map, int world_size) {
+  std::set<int> seen;
+  std::size_t at = 0;
+  bool good = !map.empty();
+  while (good && at <= map.size()) {
+    const auto comma = std::min(map.find(',', at), map.size());
+    int rank = -1;
+    const auto [end, error] = std::from_chars(map.data() + at, map.data() + comma, rank);
+    good = error == std::errc() && end == map.data() + comma && rank >= 0 && rank < world_size &&
+           seen.insert(rank).second;
+    at = comma + 1;
+  }
+  if (!good || seen.size() != static_cast<std::size_t>(world_size))
+    throw CliError(exit_code::usage, "--rank-map must list each logical rank from 0 to " +
+                                         std::to_string(world_size - 1) + " once, not '" + map +
+                                         "'");
+}
+
+}  // namespace
 
 int restart_job(const RestartOptions& options) {
   check_ckpt_dir_flag(options.checkpoint);
@@ -22,10 +47,10 @@ int restart_job(const RestartOptions& options) {
   const fs::path typed = options.checkpoint.ckpt_dir;
   const fs::path dir = fs::absolute(typed).lexically_normal();
 
-  LaunchRequest request;
+  frontend::LaunchRequest request;
   request.checkpoint = resolve_checkpoint_settings(options.checkpoint, process_environment());
   request.recovery = resolve_recovery_settings(options.recovery, process_environment());
-  const JobFile job = read_job_file(dir);
+  const frontend::JobFile job = frontend::read_job_file(dir);
   request.hosts = parsed_hosts(options.hosts.value_or(job.hosts));
   if (!options.sim.empty()) request.sim = options.sim;
   if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty())
@@ -35,12 +60,12 @@ int restart_job(const RestartOptions& options) {
 
   const char* path = std::getenv("PATH");
   request.app = resolve_app(job.app, path ? path : "");
-  const RestartChoice choice = choose_restart(
+  const frontend::RestartChoice choice = frontend::choose_restart(
       dir, job, request.app, options.ranks);
   // Only now, when nothing more can refuse the restart: keep checkpointing into D.
   request.checkpoint.dir = prepare_checkpoint_dir(dir);
 
-  request.job_id = new_job_id();
+  request.job_id = frontend::new_job_id();
   request.shown_app = job.app;
   request.args = job.args;
   request.flavour = choice.flavour;
@@ -50,7 +75,7 @@ int restart_job(const RestartOptions& options) {
   if (!options.rank_map.empty())
     request.rank_env.emplace_back("YADOKARI_RANK_MAP", options.rank_map);
   for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
-  return launch_job(request);
+  return frontend::launch_job(request);
 }
 
 }  // namespace yadokari::cli

@@ -20,7 +20,8 @@ struct RestartOptions {
   std::string sim;                      // --sim NAME: on the simulated cluster's live nodes
 };
 
-// Returns the job's exit code like run_job. Throws CliError before launching anything.
+// Returns the job's exit code like run_job. Throws CliError or
+// frontend::FrontendError before launching anything.
 int restart_job(const RestartOptions& options);
 
 }  // namespace yadokari::cli

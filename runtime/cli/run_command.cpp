@@ -5,8 +5,9 @@
 #include "cli/app_resolver.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/flavour_choice.hpp"
-#include "cli/host_placement.hpp"
-#include "cli/job_launch.hpp"
+#include "cli/hostfile.hpp"
+#include "frontend/job_file.hpp"
+#include "frontend/job_launch.hpp"
 #include "launch/launcher.hpp"
 
 namespace yadokari::cli {
@@ -39,7 +40,7 @@ int run_job(const RunOptions& options) {
   if (options.ranks < 1) throw CliError(exit_code::usage, "-n must be at least 1");
   if (options.command.empty()) throw CliError(exit_code::usage, "no application given");
   const auto wanted_flavour = requested_flavour(options.mpi);
-  LaunchRequest request;
+  frontend::LaunchRequest request;
   if (!options.hosts.empty() && !options.hostfile.empty())
     throw CliError(exit_code::usage, "give --hosts or --hostfile, not both");
   request.hosts = options.hostfile.empty() ? parsed_hosts(options.hosts) : read_hostfile(options.hostfile);
@@ -55,14 +56,14 @@ int run_job(const RunOptions& options) {
   request.flavour = choose_flavour(request.app, request.shown_app, wanted_flavour);
   request.args.assign(options.command.begin() + 1, options.command.end());
   request.ranks = options.ranks;
-  request.job_id = new_job_id();
+  request.job_id = frontend::new_job_id();
   if (!options.sim.empty()) request.sim = options.sim;
   // Agents keep and move node-local images; only jobs on a simulated cluster or on hosts have agents.
   if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty())
     throw CliError(exit_code::usage, "--node-dir needs node agents (a --sim, --hosts or --hostfile job)");
   if (request.checkpoint.dir) {
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
-    request.job_file = JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),
+    request.job_file = frontend::JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),
                                request.args,
                                std::string(launch::flavour_name(request.flavour)),
                                options.ranks,
@@ -70,7 +71,7 @@ int run_job(const RunOptions& options) {
                                options.mpi_args,
                                hosts_text};
   }
-  return launch_job(request);
+  return frontend::launch_job(request);
 }
 
 }  // namespace yadokari::cli

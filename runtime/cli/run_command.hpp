@@ -22,7 +22,8 @@ struct RunOptions {
 };
 
 // Returns the application's exit code (128+N if the launcher was killed by signal N, 75 after
-// --stop-after-epoch). Throws CliError for anything that stops the job from starting.
+// --stop-after-epoch). Throws CliError or
+// frontend::FrontendError for anything that stops the job from starting.
 int run_job(const RunOptions& options);
 
 // --hosts / --mpi-args, parsed; CliError(usage) for bad ones. Shared with `restart`.

@@ -5,10 +5,10 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
-#include "cli/sim_placement.hpp"
 #include "cli/status_format.hpp"
 #include "control/job_registry.hpp"
 #include "control/status_client.hpp"
+#include "frontend/network_namespace.hpp"
 
 namespace yadokari::cli {
 namespace {
@@ -23,7 +23,7 @@ int show_status(const StatusOptions& options) {
   protocol::StatusReport report;
   try {
     // A job on a simulated cluster listens inside the cluster: ask from there.
-    report = in_network_namespace_of_job(job, [&] {
+    report = frontend::in_network_namespace_of_job(job, [&] {
       return control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
     });
   } catch (const control::StatusError& e) {

@@ -10,9 +10,9 @@
 #include <string>
 #include <thread>
 
-#include "cli/child_process.hpp"
+#include "frontend/child_process.hpp"
 
-using namespace yadokari::cli;
+using namespace yadokari::frontend;
 
 namespace {
 

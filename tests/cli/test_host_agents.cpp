@@ -6,11 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/cli_error.hpp"
-#include "cli/host_placement.hpp"
-#include "cli/node_agents.hpp"
+#include "cli/hostfile.hpp"
+#include "frontend/platform_hosts.hpp"
+#include "frontend/node_agents.hpp"
 
-using namespace yadokari::cli;
+using namespace yadokari::frontend;
+using yadokari::cli::read_hostfile;
 namespace fs = std::filesystem;
 
 namespace {

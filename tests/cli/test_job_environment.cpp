@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "cli/job_environment.hpp"
+#include "frontend/job_environment.hpp"
 
-using namespace yadokari::cli;
+using namespace yadokari::frontend;
 
 namespace {
 

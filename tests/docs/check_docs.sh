@@ -13,7 +13,7 @@
 #   3. a docs/...md path cited anywhere does not exist;
 #   4. in docs/**/*.md, a repository path in backticks does not exist (a path counts as a
 #      repository path when its first component is a top-level entry of the repository, so
-#      `runtime/cli/job_file.cpp` and `checkpoint/image/` are checked, `build/lib/...` and
+#      `runtime/frontend/job_file.cpp` and `checkpoint/image/` are checked, `build/lib/...` and
 #      `D/<epoch>/` are not; spans with placeholders or spaces are skipped);
 #   5. a relative Markdown link in a tracked .md file points at nothing;
 #   6. a README names a commit hash (a 7 to 40 digit hex token on a line saying "commit") or an

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/job_file.hpp"
+#include "frontend/job_file.hpp"
 #include "image/binary_identity.hpp"
 #include "image/image_reader.hpp"
 #include "image/image_writer.hpp"
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     // The app's one argument is a file that exists: ckpt_app/wait_for_file end at once.
     const fs::path go = fs::absolute(o.dir) / "go";
     std::ofstream{go};
-    cli::write_job_file(o.dir, {o.app, {go.string()}, o.flavour, o.world, "yk-made", "", ""});
+    frontend::write_job_file(o.dir, {o.app, {go.string()}, o.flavour, o.world, "yk-made", "", ""});
     const storage::EpochStore store(o.dir);
     for (int e = 1; epochs && e <= o.epochs; ++e)
       write_epoch(store, o, static_cast<std::uint64_t>(e));

@@ -1,0 +1,184 @@
+#include "frontend/automatic_restart.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "frontend/frontend_error.hpp"
+#include "frontend/job_file.hpp"
+#include "frontend/job_stopper.hpp"
+#include "frontend/node_agents.hpp"
+#include "frontend/node_local_images.hpp"
+#include "frontend/platform.hpp"
+#include "frontend/restart_checks.hpp"
+#include "frontend/restart_plan.hpp"
+
+namespace yadokari::frontend {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string host_list(const std::vector<launch::HostSlots>& hosts) {
+  std::vector<std::string> items;
+  for (const auto& host : hosts) items.push_back(host.host + ":" + std::to_string(host.slots));
+  return joined(items, ",");
+}
+
+// Kills what is left of the job: through each surviving node's agent, and directly the ranks this
+// host can see (all of them on a simulated cluster, which shares this host's pid namespace; on
+// real hosts only those running here: a remote pid means another process here). The launcher's
+// own tree is local anyway.
+void stop_everything(control::Coordinator& coordinator, pid_t launcher,
+                     const std::vector<protocol::RegisterRank>& registrations, const std::set<std::string>& lost,
+                     bool shared_pid_namespace) {
+  std::vector<pid_t> pids;
+  for (const auto& node : coordinator.nodes()) {
+    if (lost.count(node.node)) continue;
+    std::vector<std::int64_t> on_node;
+    for (const auto& rank : registrations)
+      if (rank.hostname == node.hostname) on_node.push_back(rank.pid);
+    if (!on_node.empty()) coordinator.stop_processes(node.node, on_node);
+  }
+  coordinator.poll(std::chrono::milliseconds(0));  // let the sockets send
+  for (const auto& rank : registrations)
+    if (shared_pid_namespace || is_this_host(rank.hostname)) pids.push_back(static_cast<pid_t>(rank.pid));
+  stop_whole_job(launcher, pids);
+}
+
+}  // namespace
+
+RestartCause loss_of(const std::vector<membership::NodeEvent>& lost) {
+  RestartCause cause;
+  std::vector<std::string> names;
+  for (const auto& event : lost) {
+    names.push_back(event.node);
+    cause.lost.insert(event.node);
+  }
+  cause.text = "node " + joined(names, ", ") + " lost";
+  if (!lost.empty()) cause.detect_s = std::chrono::duration<double>(lost.front().silence).count();
+  return cause;
+}
+
+Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator,
+                              pid_t launcher, const RestartCause& restart_cause, RestartTimeline& timeline) {
+  const std::string& cause = restart_cause.text;
+  const std::set<std::string>& lost_ids = restart_cause.lost;
+  timeline.number = context.restarts_so_far + 1;
+  timeline.cause = cause;
+  timeline.detect_s = restart_cause.detect_s;
+
+  // stop
+  auto phase = Clock::now();
+  const std::vector<protocol::RegisterRank> registrations = coordinator.registrations();
+  stop_everything(coordinator, launcher, registrations, lost_ids, context.platform->shares_pid_namespace());
+  timeline.stop_s = seconds_since(phase);
+
+  if (context.ckpt_dir.empty())
+    throw FrontendError(ErrorKind::failure, cause + "; the job cannot be restarted without checkpoints (run it with --ckpt-dir)");
+  if (!restart_cause.rebalance && context.losses_so_far >= context.settings.max_restarts)
+    throw FrontendError(ErrorKind::failure, cause + "; giving up after " + std::to_string(context.losses_so_far) +
+                                           " automatic restart(s) (--max-restarts)");
+
+  // plan: the epoch (newest committed one whose images all verify), then the placement.
+  phase = Clock::now();
+  // Node-local images are checked by the agents of the nodes that hold them; the executable is
+  // the one this front end launched all along.
+  const bool node_local = !context.node_dir.empty();
+  RestartChoice choice;
+  NodeLocalEpoch node_local_choice;
+  try {
+    if (node_local) {
+      node_local_choice = choose_node_local_epoch(context.ckpt_dir, context.world_size, coordinator, lost_ids);
+      choice.epoch = node_local_choice.epoch;
+      choice.epoch_dir = context.node_dir / context.job_id / std::to_string(choice.epoch);
+      choice.notes = node_local_choice.notes;
+    } else {
+      choice = choose_restart(context.ckpt_dir, read_job_file(context.ckpt_dir), context.app, std::nullopt);
+    }
+  } catch (const FrontendError& e) {
+    throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
+  }
+  std::vector<ClusterNode> nodes = context.platform->nodes_now(coordinator);
+  for (auto& node : nodes)
+    if (lost_ids.count(node.id)) node.alive = false;
+  std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));
+  for (const auto& rank : registrations)
+    if (rank.logical_rank >= 0 && rank.logical_rank < context.world_size)
+      rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
+  // The traffic the ranks reported with their images (comm/auto co-locate heavy partners).
+  const control::TrafficCounts& counts = coordinator.last_committed_traffic();
+  const scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
+  // The compute time each rank measured in the last committed epoch (speed/auto weigh nodes by it).
+  const control::ComputeTimes& measured = coordinator.last_committed_compute();
+  const std::vector<std::optional<double>> compute = compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
+  RestartPlan plan;
+  try {
+    // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
+    bool planned = false;
+    if (restart_cause.rebalance) {
+      try {
+        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic, compute);
+        planned = true;
+      } catch (const scheduler::PlacementError&) {
+      }
+    }
+    if (!planned)
+      plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
+                          context.settings.max_oversubscribe, traffic, compute);
+  } catch (const scheduler::PlacementError& e) {
+    throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
+  }
+  timeline.plan_s = seconds_since(phase);
+  timeline.epoch = choice.epoch;
+  std::vector<std::string> moved;
+  for (const int rank : plan.placement.moved) moved.push_back(std::to_string(rank));
+  timeline.placement = "policy " + plan.placement.policy + ", ranks moved: " + (moved.empty() ? "none" : joined(moved, ","));
+
+  // stage: node-local images are copied to the nodes that lack them; a shared checkpoint
+  // directory (simulated nodes share the host's file system) needs nothing.
+  phase = Clock::now();
+  if (node_local) {
+    std::vector<std::string> target_node;
+    for (const auto& host : plan.placement.node_of_rank) {
+      std::string id;
+      for (const auto& node : nodes)
+        if (node.hostname == host) id = node.id;
+      target_node.push_back(id);
+    }
+    try {
+      stage_node_local_images(node_local_choice, target_node, coordinator);
+    } catch (const FrontendError& e) {
+      throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
+    }
+  }
+  timeline.stage_s = seconds_since(phase);
+
+  for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
+  std::fprintf(stderr, "yadokari: %s; restarting from epoch %llu on %s (%s)\n", cause.c_str(),
+               static_cast<unsigned long long>(choice.epoch), host_list(plan.hosts).c_str(),
+               timeline.placement.c_str());
+  if (const std::string summary = compute_summary(compute, rank_hosts); !summary.empty())
+    std::fprintf(stderr, "yadokari: compute time per rank in the epoch ending at %llu: %s\n",
+                 static_cast<unsigned long long>(measured.epoch), summary.c_str());
+  std::fprintf(stderr, "yadokari: placement: %s\n", plan.placement.explanation.c_str());
+  Incarnation next;
+  next.hosts = plan.hosts;
+  next.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
+                   {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)},
+                   {"YADOKARI_RANK_MAP", plan.rank_map}};
+  return next;
+}
+
+}  // namespace yadokari::frontend

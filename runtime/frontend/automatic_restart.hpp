@@ -1,0 +1,59 @@
+#pragma once
+// One automatic restart after a node loss (docs/architecture.md §6), or a rebalance: stop every
+// remaining process of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
+// placement on the surviving nodes, stage the images, and say what the next launch must be.
+// Each phase is timed into a RestartTimeline; the launch/MPI_Init/restore phases are filled in
+// by the supervisor as the ranks come up.
+#include <sys/types.h>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "control/coordinator.hpp"
+#include "frontend/recovery_settings.hpp"
+#include "frontend/restart_plan.hpp"
+#include "frontend/restart_timeline.hpp"
+#include "launch/launcher.hpp"
+#include "membership/heartbeat_tracker.hpp"
+
+namespace yadokari::frontend {
+
+// What a launch of the job needs beyond the fixed request: where, and what the ranks restore.
+struct Incarnation {
+  std::vector<launch::HostSlots> hosts;  // empty: the cluster's/user's default
+  std::vector<std::pair<std::string, std::string>> rank_env;
+};
+
+class Platform;
+
+struct RestartContext {
+  const Platform* platform = nullptr;  // where the job runs (platform.hpp): its nodes now
+  std::filesystem::path ckpt_dir;    // absolute; empty: checkpointing is off
+  std::filesystem::path node_dir;    // node-local images (--node-dir); empty: they are in ckpt_dir
+  std::string job_id;
+  std::filesystem::path app;         // resolved, for the build-id check
+  std::int32_t world_size = 0;
+  RecoverySettings settings;
+  int restarts_so_far = 0;  // restarts of any cause (they are numbered)
+  int losses_so_far = 0;    // restarts after a node loss (bounded by --max-restarts)
+};
+
+// Why the job is restarted elsewhere.
+struct RestartCause {
+  std::string text;             // "node n2 lost", "rebalance"
+  std::set<std::string> lost;   // node ids
+  std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
+  bool rebalance = false;       // asked for: does not count against --max-restarts, and the
+                                // placement first tries to give every rank a slot of its own
+};
+RestartCause loss_of(const std::vector<membership::NodeEvent>& lost);
+
+// `launcher`: its pid, or 0 once it has been reaped. Throws FrontendError(failure) with a one-line
+// reason ("node n2 lost; cannot restart: ...") when the job cannot go on.
+Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator,
+                              pid_t launcher, const RestartCause& cause, RestartTimeline& timeline);
+
+}  // namespace yadokari::frontend

@@ -1,0 +1,20 @@
+#pragma once
+// A job's checkpointing, as the front end runs it (resolved from flags and YADOKARI_* variables
+// by cli/checkpoint_options.hpp).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+namespace yadokari::frontend {
+
+struct CheckpointSettings {
+  std::optional<std::filesystem::path> dir;  // none: checkpointing is off; else as given
+  double interval_seconds = 0.0;             // 0: only on request
+  std::optional<std::uint64_t> stop_after_epoch;
+  unsigned keep = 2;
+  int compression = 0;
+  // Node-local image storage, the same absolute path on every node; empty: images in `dir`.
+  std::filesystem::path node_dir;
+};
+
+}  // namespace yadokari::frontend

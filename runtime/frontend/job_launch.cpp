@@ -1,0 +1,238 @@
+#include "frontend/job_launch.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "control/coordinator.hpp"
+#include "control/job_registry.hpp"
+#include "protocol/secret.hpp"
+#include "frontend/automatic_restart.hpp"
+#include "frontend/child_process.hpp"
+#include "frontend/frontend_error.hpp"
+#include "frontend/job_environment.hpp"
+#include "frontend/job_supervision.hpp"
+#include "frontend/node_agents.hpp"
+#include "frontend/platform.hpp"
+#include "frontend/restart_timeline.hpp"
+#include "frontend/shim_locator.hpp"
+#include "frontend/termination_signals.hpp"
+
+namespace yadokari::frontend {
+namespace {
+
+constexpr std::chrono::milliseconds kJoinCheckInterval{1000};
+
+std::string path_variable() {
+  const char* path = std::getenv("PATH");
+  return path ? path : "";
+}
+
+struct LaunchCommand {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+};
+
+// The launcher's command line and environment for one launch of the job.
+LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::path& launcher,
+                          const std::filesystem::path& shim, const std::string& control_endpoint,
+                          const std::string& secret, const Platform& platform,
+                          const Incarnation& incarnation, const std::string& path) {
+  const std::string flavour(launch::flavour_name(request.flavour));
+  JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, secret, incarnation.rank_env};
+  if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
+  JobEnvironment env = make_job_environment(current_environment(), settings);
+  for (const auto& [name, value] : platform.launcher_environment()) env.launcher_env.push_back(name + "=" + value);
+
+  launch::LaunchPlan plan;
+  plan.flavour = request.flavour;
+  plan.launcher = launcher;
+  plan.ranks = request.ranks;
+  plan.hosts = incarnation.hosts;
+  plan.running_as_root = geteuid() == 0;
+  plan.forwarded_env = env.forwarded_names;
+  plan.rank_only_env = {{"LD_PRELOAD", env.rank_ld_preload}};
+  plan.mpi_args = request.mpi_args;
+  plan.app_argv = {request.app.string()};
+  plan.app_argv.insert(plan.app_argv.end(), request.args.begin(), request.args.end());
+
+  std::vector<std::string> argv = launch::launcher_argv(plan);
+  const std::vector<std::string> args = platform.launcher_args(!incarnation.hosts.empty());
+  argv.insert(argv.begin() + 1, args.begin(), args.end());
+  const std::vector<std::string> prefix = platform.launcher_prefix(path);
+  argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  return LaunchCommand{std::move(argv), std::move(env.launcher_env)};
+}
+
+}  // namespace
+
+std::string new_job_id() { return "yk-" + protocol::random_hex(4); }
+
+int launch_job(const LaunchRequest& request) {
+  const std::string path = path_variable();
+  const std::string_view launcher_name = launch::launcher_name(request.flavour);
+  const auto launcher = launch::find_in_path(launcher_name, path);
+  if (!launcher)
+    throw FrontendError(ErrorKind::not_found,
+                   "launcher " + std::string(launcher_name) + " not found in PATH");
+  const auto shim = locate_shim(request.flavour);
+  if (request.job_file && request.checkpoint.dir)
+    write_job_file(*request.checkpoint.dir, *request.job_file);
+
+  TerminationSignals signals;  // before ZeroMQ starts its threads
+  const std::string secret = protocol::random_hex(16);
+
+  control::CoordinatorConfig config;
+  config.job_id = request.job_id;
+  config.secret = secret;
+  config.app = request.shown_app;
+  config.flavour = std::string(launch::flavour_name(request.flavour));
+  config.world_size = request.ranks;
+  config.control_port = request.recovery.control_port;
+  const CheckpointSettings& ckpt = request.checkpoint;
+  bool stop_now = false;
+  RebalanceState rebalance;
+  control::Coordinator* coordinator_ptr = nullptr;  // for the callbacks, which run inside its poll()
+  if (ckpt.dir) {
+    config.checkpoint = control::CoordinatorConfig::Checkpointing{
+        *ckpt.dir, ckpt.keep, ckpt.compression, ckpt.interval_seconds, ckpt.node_dir};
+    // Epochs are numbered by the directory, so "epoch K" may be passed over (a failed epoch
+    // leaves no number behind, a restart continues the numbering): stop at the first commit
+    // at or after K.
+    config.on_epoch_end = [&stop_now, &ckpt, &rebalance, &coordinator_ptr](const control::EpochEnd& end) {
+      if (end.committed && ckpt.stop_after_epoch && end.epoch >= *ckpt.stop_after_epoch)
+        stop_now = true;
+      if (rebalance.wanted && end.committed) rebalance.ready = true;
+      if (rebalance.wanted && !end.committed) {
+        // A cut that cannot complete now (e.g. a rank hung in the library) would fail every time:
+        // after a few tries the job goes on where it runs rather than checkpointing in a loop.
+        if (++rebalance.failed_epochs >= RebalanceState::kAttempts) {
+          std::fprintf(stderr, "yadokari: rebalance given up: %d checkpoints in a row did not commit; the job goes on where it runs\n",
+                       rebalance.failed_epochs);
+          rebalance = RebalanceState{};
+          return;
+        }
+        std::fprintf(stderr, "yadokari: rebalance: epoch %llu failed (%s); trying another\n",
+                     static_cast<unsigned long long>(end.epoch), end.message.c_str());
+        coordinator_ptr->request_checkpoint();
+      }
+    };
+  }
+  // Where the job runs (platform.hpp): this host, hosts reached over a remote shell, or a
+  // simulated cluster. With node agents, their heartbeats detect a lost node.
+  const std::unique_ptr<Platform> platform = make_platform(request);
+  if (std::string bind_host = platform->bind_host(); !bind_host.empty()) config.bind_host = bind_host;
+  if (platform->has_agents()) {
+    control::CoordinatorConfig::Membership membership;
+    membership.heartbeat = request.recovery.heartbeat;
+    for (const auto& node : platform->nodes())
+      if (node.alive) membership.slots[node.id] = node.slots;
+    config.membership = membership;
+    if (ckpt.dir)
+      config.on_rebalance = [&rebalance, &coordinator_ptr, &request]() -> protocol::RebalanceReply {
+        if (rebalance.wanted) return {false, "a rebalance of job " + request.job_id + " is already under way"};
+        rebalance.wanted = true;
+        coordinator_ptr->request_checkpoint();
+        std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
+        return {true, "rebalance of job " + request.job_id +
+                          " started: a checkpoint, then a restart placed anew on the nodes alive now"};
+      };
+  }
+  const std::vector<launch::HostSlots> hosts = platform->first_hosts();
+  std::unique_ptr<control::Coordinator> coordinator_holder;
+  try {
+    coordinator_holder = platform->start_coordinator(config);
+  } catch (const control::CoordinatorError& e) {
+    throw FrontendError(ErrorKind::failure, e.what());
+  }
+  control::Coordinator& coordinator = *coordinator_holder;
+  coordinator_ptr = &coordinator;
+
+  std::optional<control::PublishedJob> published;
+  try {
+    published.emplace(control::state_dir(),
+                      control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(),
+                                         secret, request.shown_app, config.flavour, request.ranks,
+                                         control::utc_now_iso8601(), platform->netns_pid()});
+  } catch (const control::RegistryError& e) {
+    throw FrontendError(ErrorKind::failure, std::string("cannot publish the job: ") + e.what());
+  }
+
+  std::optional<NodeAgents> agents;
+  if (platform->has_agents()) {
+    agents.emplace(coordinator.control_endpoint(), current_environment(), request.job_id, secret,
+                   ckpt.node_dir.string());
+    for (const auto& node : platform->nodes())
+      if (node.alive) agents->start(platform->agent_launch(node));
+    agents->wait_until_connected(coordinator, platform->agent_connect_timeout());
+  }
+  // Nodes that join the cluster while the job runs (`yadokari sim add`) get an agent; the
+  // next restart or rebalance may place ranks on them.
+  auto next_join_check = std::chrono::steady_clock::now();
+  const auto watch_for_joins = [&] {
+    if (!agents || std::chrono::steady_clock::now() < next_join_check) return;
+    next_join_check = std::chrono::steady_clock::now() + kJoinCheckInterval;
+    for (const auto& node : platform->joined_nodes(coordinator)) {
+      coordinator.expect_node(node.id, node.slots);
+      agents->start(platform->agent_launch(node));
+      std::fprintf(stderr, "yadokari: node %s joined (%d slots); it is used at the next restart or rebalance\n",
+                   node.id.c_str(), node.slots);
+    }
+  };
+
+  std::vector<RestartTimeline> timelines;
+  coordinator.set_status_extras([&timelines](protocol::StatusReport& report) {
+    report.restarts = static_cast<std::uint32_t>(timelines.size());
+    for (const auto& timeline : timelines) report.timeline.push_back(timeline_line(timeline));
+  });
+  RestartContext restart_context;
+  restart_context.platform = platform.get();
+  if (ckpt.dir) restart_context.ckpt_dir = *ckpt.dir;
+  restart_context.node_dir = ckpt.node_dir;
+  restart_context.job_id = request.job_id;
+  restart_context.app = request.app;
+  restart_context.world_size = request.ranks;
+  restart_context.settings = request.recovery;
+  // How long a node may be silent before it is lost; 0: no agents, nothing to watch.
+  const std::chrono::milliseconds loss_after =
+      agents ? std::chrono::duration_cast<std::chrono::milliseconds>(request.recovery.heartbeat.interval *
+                                                                     request.recovery.heartbeat.misses)
+             : std::chrono::milliseconds(0);
+
+  Incarnation incarnation{hosts, request.rank_env};
+  for (;;) {
+    const LaunchCommand command = command_for(request, *launcher, shim, coordinator.control_endpoint(), secret,
+                                              *platform, incarnation, path);
+    const pid_t child = spawn_process(command.argv, command.env);
+    const auto launched = std::chrono::steady_clock::now();
+    bool logged = timelines.empty();
+    // A stop is only ever set from inside poll(), i.e. on this thread.
+    const Outcome outcome =
+        supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, rebalance, [&] {
+          if (!timelines.empty())
+            follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
+          watch_for_joins();
+        });
+    if (outcome.exit_code) return *outcome.exit_code;
+    RestartCause cause;
+    if (outcome.rebalance) {
+      cause.text = "rebalance";
+      cause.rebalance = true;
+    } else {
+      cause = loss_of(outcome.lost);
+    }
+    RestartTimeline timeline;
+    restart_context.restarts_so_far = static_cast<int>(timelines.size());
+    incarnation = restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);
+    if (!cause.rebalance) ++restart_context.losses_so_far;
+    rebalance = RebalanceState{};
+    timelines.push_back(timeline);
+    coordinator.begin_incarnation();
+  }
+}
+
+}  // namespace yadokari::frontend

@@ -1,0 +1,106 @@
+#include "frontend/job_supervision.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "frontend/child_process.hpp"
+#include "frontend/launch_request.hpp"
+#include "frontend/job_stopper.hpp"
+
+namespace yadokari::frontend {
+namespace {
+
+constexpr std::chrono::milliseconds kServeInterval{50};
+
+std::string this_host() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// Pids of the ranks that registered from this host: the ones a stop can make sure of.
+std::vector<pid_t> local_rank_pids(const control::Coordinator& coordinator) {
+  std::vector<pid_t> pids;
+  const std::string host = this_host();
+  for (const auto& rank : coordinator.registrations())
+    if (rank.hostname == host) pids.push_back(static_cast<pid_t>(rank.pid));
+  return pids;
+}
+
+double seconds_between(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+}  // namespace
+
+Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
+                  const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
+                  std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
+                  const std::function<void()>& each_turn) {
+  const bool watch_nodes = loss_after.count() > 0;
+  int stopped_by = 0;
+  try {
+    for (;;) {
+      coordinator.poll(kServeInterval);
+      each_turn();
+      if (stop_now) {
+        stop_whole_job(launcher, local_rank_pids(coordinator));
+        std::fprintf(stderr,
+                     "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
+                     static_cast<unsigned long long>(*stop_after));
+        return Outcome{kStoppedAfterEpoch, {}, true};
+      }
+      while (auto received = signals.take()) {
+        stopped_by = received->number;
+        // A terminal's Ctrl-C already reached the launcher: it is in our process group.
+        if (!received->from_terminal) kill(launcher, received->number);
+      }
+      if (watch_nodes && stopped_by == 0)
+        if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, false};
+      if (rebalance.ready && stopped_by == 0) return Outcome{std::nullopt, {}, false, true};
+      if (auto code = try_reap(launcher)) {
+        // What the ranks said just before they ended may still be on its way (a restarted job
+        // that had nothing left to do restores and ends at once): read it, so that the
+        // restart's timeline and the last reports are not lost with the job.
+        for (int i = 0; i < 5; ++i) {
+          coordinator.poll(std::chrono::milliseconds(20));
+          each_turn();
+        }
+        if (watch_nodes && *code != 0 && stopped_by == 0) {
+          const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
+          while (std::chrono::steady_clock::now() < deadline) {
+            coordinator.poll(kServeInterval);
+            if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, true};
+          }
+        }
+        // A job told to stop by signal N ends with 128+N, as a shell reports it, whatever the
+        // launcher made of it: Open MPI's mpirun exits 1 on SIGTERM, Hydra 15 or even 0.
+        return Outcome{stopped_by != 0 ? 128 + stopped_by : *code, {}, true};
+      }
+    }
+  } catch (...) {
+    kill(launcher, SIGTERM);  // do not leave a job running that nobody supervises
+    throw;
+  }
+}
+
+void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,
+                    std::chrono::steady_clock::time_point launched, std::size_t world, bool& logged) {
+  const control::IncarnationProgress& progress = coordinator.progress();
+  if (!timeline.launch_s && progress.registered == world) {
+    timeline.init_s = progress.max_init_seconds;
+    timeline.launch_s = std::max(0.0, seconds_between(launched, progress.last_registered) - progress.max_init_seconds);
+  }
+  if (!timeline.restore_s && progress.restored == world) timeline.restore_s = progress.max_restore_seconds;
+  if (!logged && timeline.restore_s && timeline.launch_s) {
+    logged = true;
+    std::fprintf(stderr, "yadokari: %s\n", timeline_line(timeline).c_str());
+  }
+}
+
+
+}  // namespace yadokari::frontend

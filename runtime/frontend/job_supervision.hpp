@@ -1,0 +1,51 @@
+#pragma once
+// One launch of a job, supervised to its end: the control plane served, signals forwarded,
+// --stop-after-epoch, and (with node agents) the events that end a launch early so that the job
+// can be restarted elsewhere: a lost node, or a rebalance whose epoch committed.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "control/coordinator.hpp"
+#include "frontend/restart_timeline.hpp"
+#include "frontend/termination_signals.hpp"
+#include "membership/heartbeat_tracker.hpp"
+
+namespace yadokari::frontend {
+
+// How one launch ended: the job's exit code, or a reason to restart it elsewhere (the launcher
+// may still run then).
+struct Outcome {
+  std::optional<int> exit_code;
+  std::vector<membership::NodeEvent> lost;
+  bool launcher_reaped = false;
+  bool rebalance = false;  // `yadokari rebalance`: its epoch is committed, restart elsewhere now
+};
+
+// `yadokari rebalance`, from the request to the committed epoch it waits for.
+struct RebalanceState {
+  static constexpr int kAttempts = 3;  // checkpoints tried before a rebalance is given up
+  bool wanted = false;
+  bool ready = false;
+  int failed_epochs = 0;
+};
+
+// Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):
+// a lost node ends the launch too, and a launcher that fails first (it saw its ranks die) waits
+// that long for the heartbeat verdict, so that a node loss is restarted rather than reported as
+// the application's failure. `each_turn` runs after every poll.
+Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
+                  const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
+                  std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
+                  const std::function<void()>& each_turn);
+
+// Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,
+// and logs the timeline once it is complete (sets `logged`).
+void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,
+                    std::chrono::steady_clock::time_point launched, std::size_t world, bool& logged);
+
+}  // namespace yadokari::frontend

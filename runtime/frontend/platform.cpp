@@ -1,0 +1,23 @@
+#include "frontend/platform.hpp"
+
+#include "frontend/frontend_error.hpp"
+
+namespace yadokari::frontend {
+
+std::unique_ptr<Platform> make_platform(const LaunchRequest& request) {
+  if (request.sim) return make_sim_platform(request);
+  if (!request.hosts.empty()) return make_hosts_platform(request);
+  return make_local_platform(request);
+}
+
+std::unique_ptr<control::Coordinator> Platform::start_coordinator(const control::CoordinatorConfig& config) const {
+  return std::make_unique<control::Coordinator>(config);
+}
+
+std::vector<ClusterNode> Platform::joined_nodes(const control::Coordinator&) const { return {}; }
+
+std::vector<std::string> Platform::launcher_args(bool) const { return {}; }
+
+std::vector<std::string> Platform::launcher_prefix(const std::string&) const { return {}; }
+
+}  // namespace yadokari::frontend

@@ -1,0 +1,31 @@
+#pragma once
+// What `yadokari restart` checks before it launches anything: which epoch to restore, and that
+// the job it would launch can restore it (ranks, MPI flavour, the very same executable).
+// Libraries are checked by each rank at restore time, where they are actually loaded.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/job_file.hpp"
+#include "launch/mpi_flavour.hpp"
+
+namespace yadokari::frontend {
+
+struct RestartChoice {
+  std::uint64_t epoch = 0;
+  std::filesystem::path epoch_dir;  // absolute
+  launch::MpiFlavour flavour = launch::MpiFlavour::openmpi;
+  // "epoch 3 is not usable (rank-1.img: checksum mismatch in area 'heap'); using epoch 2", one
+  // per newer committed epoch passed over; printed once everything else checked out.
+  std::vector<std::string> notes;
+};
+
+// `dir` is absolute; `app` is job.app resolved; `ranks` is -n if given.
+// Throws FrontendError(1) with one of the messages in runtime/README.md ("no usable checkpoint in D",
+// "epoch E has X images but the job has N ranks", ...).
+RestartChoice choose_restart(const std::filesystem::path& dir, const JobFile& job,
+                             const std::filesystem::path& app, std::optional<int> ranks);
+
+}  // namespace yadokari::frontend
