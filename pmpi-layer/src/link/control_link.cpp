@@ -1,0 +1,61 @@
+#include "link/control_link.hpp"
+
+#include "control/rank_client.hpp"
+#include "shim/call_scope.hpp"
+#include "telemetry/compute_sampler.hpp"
+#include "telemetry/rank_totals.hpp"
+#include "shim/world.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace yk {
+namespace {
+
+std::unique_ptr<yadokari::control::RankControlClient> g_client;
+void (*g_listener)(const yadokari::control::Message&) = nullptr;
+std::string g_job_id;
+
+yadokari::control::RankStatus snapshot() {
+  yadokari::control::RankStatus s;
+  const RankTotals t = rank_totals();
+  s.mpi_calls_total = t.calls;
+  s.messages_sent = t.messages_sent;
+  s.bytes_sent = t.bytes_sent;
+  s.messages_received = t.messages_received;
+  s.bytes_received = t.bytes_received;
+  s.current_call = function_name(g_current_call.load(std::memory_order_relaxed));
+  s.seconds_since_init = seconds_since_init();
+  s.compute_seconds = compute_seconds();
+  return s;
+}
+
+}  // namespace
+
+void start_control_link() {
+  yadokari::control::RankIdentity id;
+  id.logical_rank = identity().logical_rank;
+  id.world_size = identity().world_size;
+  id.flavour = kFlavour;
+  id.init_seconds = identity().library_init_seconds;
+  if (const char* job = std::getenv("YADOKARI_JOB_ID")) g_job_id = job;
+  yadokari::control::RankControlClient::Listener listener;
+  if (g_listener) listener = [](const yadokari::control::Message& m) { g_listener(m); };
+  g_client = yadokari::control::RankControlClient::start_from_env(id, snapshot, std::move(listener));
+}
+
+bool control_link_up() { return g_client != nullptr; }
+
+void set_control_listener(void (*listener)(const yadokari::control::Message&)) { g_listener = listener; }
+
+void send_to_coordinator(const yadokari::control::Message& message) {
+  if (g_client) g_client->send(message);
+}
+
+const std::string& job_id() { return g_job_id; }
+
+void stop_control_link() { g_client.reset(); }
+
+}  // namespace yk
