@@ -2,6 +2,8 @@
 // and restoring it in a fresh process of a restarted job (from the MPI_Init wrapper).
 #pragma once
 
+#include "cut/cut_state.hpp"  // g_restarts
+
 #include <cstddef>
 #include <cstdint>
 
@@ -31,7 +33,6 @@ void restore_if_requested();
 // In the restarted process, right after the memory restore returned into the checkpoint:
 // re-post the receives that were pending at the cut.
 void after_restart();
-inline std::uint64_t g_restarts = 0;  // for the stats
 
 // wtime.cpp: the application's MPI_Wtime continues across a restart.
 void remember_wtime_at_checkpoint();

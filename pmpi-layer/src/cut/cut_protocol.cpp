@@ -2,7 +2,7 @@
 
 #include "control/protocol.hpp"
 #include "memory/memory.h"
-#include "shim/call_scope.hpp"
+#include "shim/slow_path.hpp"
 #include "cut/checkpoint_taker.hpp"
 #include "link/control_link.hpp"
 #include "objects/virtual_handles.hpp"

@@ -7,19 +7,16 @@
 // in-flight messages, write their images and wait for the epoch to commit.
 #pragma once
 
+#include "cut/cut_state.hpp"
+
 #include <mpi.h>
 
-#include <atomic>
 #include <cstdint>
 
 namespace yk {
 
-// Set by the control thread when a cut is in progress; read (relaxed) on every call boundary.
-inline std::atomic<bool> g_cut_requested{false};
-
-// True when checkpoints are possible in this process (YADOKARI_CKPT_DIR set and a control plane):
-// blocking calls then poll instead of blocking inside the library.
-inline bool g_interruptible = false;
+// g_cut_requested (set by the control thread when a cut is in progress, read relaxed on every
+// call boundary) and g_interruptible: cut_state.hpp.
 
 // Every MPI call entry while a cut is requested (CallScope). May checkpoint the process and
 // return in a restarted one.

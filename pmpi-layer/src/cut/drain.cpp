@@ -2,7 +2,11 @@
 
 #include "shim/diagnostics.hpp"
 #include "telemetry/rank_totals.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/cut_state.hpp"
+#include "objects/channel_hooks.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/slow_path.hpp"
 #include "shim/world.hpp"
 
 #include <chrono>

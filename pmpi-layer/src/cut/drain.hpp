@@ -5,6 +5,8 @@
 // the order they were drained (which keeps MPI's non-overtaking order per sender).
 #pragma once
 
+#include "cut/cut_state.hpp"
+
 #include <mpi.h>
 
 #include <cstddef>
@@ -18,11 +20,9 @@ namespace yk {
 // to the library. (MPI error codes are never negative.)
 inline constexpr int kNotDrained = -1;
 
-// Drained messages not yet delivered, and shim-completed requests not yet waited for: the
-// receive and completion wrappers look at anything else only when these are non-zero.
-inline std::size_t g_drained_pending = 0;
-inline std::uint64_t g_drained_total = 0;  // for the stats: how many messages a cut drained
-inline std::size_t g_shim_completed_requests = 0;
+// Drained messages not yet delivered (g_drained_pending, cut_state.hpp), and shim-completed
+// requests not yet waited for (g_shim_completed_requests, objects/object_state.hpp): the receive
+// and completion wrappers look at anything else only when these are non-zero.
 
 // Collective over the virtual world: every rank must call it at the same point.
 int consistent_cut();

@@ -1,8 +1,11 @@
 #include "cut/replay.hpp"
 
 #include "shim/diagnostics.hpp"
-#include "shim/trampolines.hpp"
-#include "shim/wrapper_support.hpp"
+#include "objects/trampolines.hpp"
+#include "cut/cut_state.hpp"
+#include "objects/message_size.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
 #include "shim/world.hpp"
 
 #include <unordered_map>

@@ -5,6 +5,8 @@
 // handle points at its new library object; objects the app had freed are freed again.
 #pragma once
 
+#include "cut/cut_state.hpp"  // g_objects_replayed
+
 #include <cstdint>
 
 namespace yk {
@@ -12,7 +14,5 @@ namespace yk {
 // Collective over the virtual world (communicator creations are collective). Returns the
 // number of calls replayed.
 std::uint64_t replay_creation_log();
-
-inline std::uint64_t g_objects_replayed = 0;  // for the stats
 
 }  // namespace yk

@@ -4,7 +4,9 @@
 // are posted again, and persistent requests re-made so that MPI_Start works on them.
 #include "shim/diagnostics.hpp"
 #include "cut/shim_state.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/drain.hpp"
+#include "objects/channel_hooks.hpp"
+#include "objects/object_hooks.hpp"
 
 #include <algorithm>
 #include <utility>

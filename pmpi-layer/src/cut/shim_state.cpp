@@ -7,7 +7,12 @@
 #include "cut/replay.hpp"
 #include "cut/shim_state_io.hpp"
 #include "shim/world.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/cut_state.hpp"
+#include "cut/drain.hpp"
+#include "objects/message_size.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/slow_path.hpp"
+#include "telemetry/call_counters.hpp"
 
 #include <chrono>
 #include <sstream>

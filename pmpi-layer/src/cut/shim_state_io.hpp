@@ -14,7 +14,7 @@
 #include "core/recipe.hpp"
 #include "cut/drain.hpp"
 #include "objects/records.hpp"
-#include "shim/trampolines.hpp"
+#include "objects/trampolines.hpp"
 #include "objects/virtual_handles.hpp"
 
 #include <cereal/archives/portable_binary.hpp>

@@ -7,7 +7,9 @@
 #include "shim/diagnostics.hpp"
 #include "cut/replay.hpp"
 #include "cut/shim_state.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/drain.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
 
 #include <exception>
 #include <stdexcept>

@@ -1,7 +1,9 @@
 #include "fortran/fortran_support.hpp"
 
 #include "objects/operations.hpp"
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
 
 #include <algorithm>
 #include <cstring>

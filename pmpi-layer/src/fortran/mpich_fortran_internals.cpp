@@ -3,7 +3,8 @@
 // Interpose those internals: translate the communicator/datatype for the library's predefined
 // keyvals (MPI_TAG_UB and friends, what Fortran codes query), and stop clearly for Fortran
 // user keyvals, which the shim does not support yet.
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
 
 #include <dlfcn.h>
 

@@ -1,7 +1,7 @@
 #include "link/control_link.hpp"
 
 #include "control/rank_client.hpp"
-#include "shim/call_scope.hpp"
+#include "telemetry/call_counters.hpp"
 #include "telemetry/compute_sampler.hpp"
 #include "telemetry/rank_totals.hpp"
 #include "shim/world.hpp"

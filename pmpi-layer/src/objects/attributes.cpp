@@ -2,7 +2,9 @@
 // values then live in the shim's records (so they survive a restart with the objects), and the
 // copy/delete callbacks are called with the app's virtual handles. Predefined attributes
 // (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, ...) still come from the library.
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
 #include "shim/world.hpp"
 
 #include <map>

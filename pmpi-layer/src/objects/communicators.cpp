@@ -1,7 +1,8 @@
 // Communicator records: the logical channel table behind every communicator the app uses, and
 // the per-communicator counters the consistent cut will need.
 #include "cut/cut_keys.hpp"
-#include "shim/wrapper_support.hpp"
+#include "objects/channel_hooks.hpp"
+#include "objects/object_hooks.hpp"
 #include "shim/world.hpp"
 
 namespace yk {

@@ -1,4 +1,4 @@
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
 
 namespace yk {
 

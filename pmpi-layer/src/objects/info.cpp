@@ -1,5 +1,5 @@
 // Info objects: the shim mirrors their key/value pairs so an info can be re-created.
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
 
 namespace yk {
 

@@ -23,13 +23,7 @@ YK_HOT std::uint64_t received_bytes(const MPI_Status* status) {
 // Sizes of the datatypes a rank sends with, keyed by the app's handle (a handle of the shim is
 // reused after MPI_Type_free, so freeing a type clears the cache). Single-writer only; under
 // MPI_THREAD_MULTIPLE the library is asked every time.
-// An empty slot has type 0, which is no valid datatype handle in either ABI (Open MPI: a null
-// pointer; MPICH: kind bits 00 with a zero index), so "hit" is one compare of the type.
-struct TypeSizeSlot {
-  MPI_Datatype type;
-  std::uint64_t size;
-};
-inline TypeSizeSlot g_type_size_cache[64];
+// The cache itself (g_type_size_cache) is declared in object_state.hpp.
 
 inline void forget_type_sizes() {
   for (auto& slot : g_type_size_cache) slot = TypeSizeSlot{};

@@ -2,9 +2,11 @@
 // trampoline slot (see trampolines.hpp).
 #include "objects/operations.hpp"
 
-#include "shim/trampolines.hpp"
+#include "objects/trampolines.hpp"
 #include "shim/diagnostics.hpp"
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
 
 #include <cstdio>
 

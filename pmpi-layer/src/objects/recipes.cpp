@@ -1,6 +1,6 @@
 // Recipes whose arguments are arrays: flattened into Recipe::ints in the order of the call's
 // arguments, so re-creating the object is a matter of reading them back in the same order.
-#include "shim/wrapper_support.hpp"
+#include "objects/object_hooks.hpp"
 
 namespace yk {
 namespace {

@@ -1,8 +1,12 @@
 // Requests: tracking what each pending operation is (for the channel table now, for the drain
 // protocol later) and the completion calls, which must hand completed virtual requests back to
 // the table and set the app's handle to MPI_REQUEST_NULL exactly as the library would.
-#include "cut/drain.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/cut_state.hpp"
+#include "cut/interruptible.hpp"
+#include "objects/channel_hooks.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
 #include "shim/world.hpp"
 
 namespace yk {

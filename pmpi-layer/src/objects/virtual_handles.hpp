@@ -5,12 +5,14 @@
 // Predefined handles (MPI_INT, MPI_SUM, MPI_COMM_NULL, ...) are not virtualised: they are the
 // same in every incarnation. The one exception is MPI_COMM_WORLD, which the application sees as
 // the virtual world (logical ranks), backed by a communicator the shim made at MPI_Init.
+//
+// The kinds and entries: kinds.hpp; the tables themselves: object_state.hpp.
 #pragma once
 
-#include "core/handle_table.hpp"
 #include "core/recipe.hpp"
 #include "objects/handle_codec.hpp"
-#include "objects/records.hpp"
+#include "objects/kinds.hpp"
+#include "objects/object_state.hpp"
 
 #include <mpi.h>
 
@@ -19,62 +21,6 @@
 #include <vector>
 
 namespace yk {
-
-template <class Handle, class Record>
-struct Entry {
-  Handle real{};
-  Recipe recipe;
-  Record record;
-  std::uint32_t references = 1;  // the library hands out extra references (see another_reference)
-};
-
-// Kind tags: in MPICH every handle type is `int`, so the kind cannot be told from the C type.
-#define YK_KINDS(X)                                                   \
-  X(CommK, MPI_Comm, CommRecord, 1, MPI_COMM_NULL, true)              \
-  X(GroupK, MPI_Group, NoRecord, 2, MPI_GROUP_NULL, false)            \
-  X(TypeK, MPI_Datatype, DatatypeRecord, 3, MPI_DATATYPE_NULL, true)  \
-  X(ErrhK, MPI_Errhandler, ErrhandlerRecord, 5, MPI_ERRHANDLER_NULL, true) \
-  X(OpK, MPI_Op, OpRecord, 6, MPI_OP_NULL, false)                     \
-  X(InfoK, MPI_Info, InfoRecord, 7, MPI_INFO_NULL, false)             \
-  X(ReqK, MPI_Request, RequestRecord, 11, MPI_REQUEST_NULL, false)    \
-  X(MsgK, MPI_Message, MessageRecord, 12, MPI_MESSAGE_NULL, false)
-
-// Each kind: handle type, record type, kind code, null handle, and whether the shim needs to map
-// a real handle back to its virtual one (the library hands real comms to error handlers and real
-// datatypes to user ops and MPI_Type_get_contents).
-#define YK_DECLARE_KIND(Tag, H, Rec, Code, Null, Reverse)     \
-  struct Tag {                                                \
-    using handle = H;                                         \
-    using record = Rec;                                       \
-    using entry = Entry<H, Rec>;                              \
-    static constexpr std::uint32_t code = Code;               \
-    static constexpr bool reverse_map = Reverse;              \
-    static H null() { return Null; }                          \
-    static constexpr const char* name = #H;                   \
-  };
-YK_KINDS(YK_DECLARE_KIND)
-#undef YK_DECLARE_KIND
-
-template <class K>
-struct Registry {
-  HandleTable<typename K::entry> table;
-  std::unordered_map<std::uint64_t, std::uint32_t> by_real;  // only if K::reverse_map
-};
-
-// One registry per kind, built when the shim is loaded (before the app's main and before
-// MPI_Init), so lookups never pay for a lazy-initialisation guard.
-template <class K>
-inline Registry<K> g_registry{};
-
-template <class K>
-inline Registry<K>& registry() { return g_registry<K>; }
-
-// The communicator entries that stand for MPI_COMM_WORLD and MPI_COMM_SELF (indices for
-// records and stats; pointers because the world is on the hottest path of all).
-inline std::uint32_t g_world_index = UINT32_MAX;
-inline std::uint32_t g_self_index = UINT32_MAX;
-inline CommK::entry* g_world_entry = nullptr;
-inline CommK::entry* g_self_entry = nullptr;
 
 template <class K>
 YK_HOT typename K::entry* find_entry(typename K::handle h) {
@@ -95,17 +41,6 @@ YK_HOT typename K::handle to_real(typename K::handle h) {
   if (auto* e = find_entry<K>(h)) return e->real;
   return h;
 }
-
-// Every object-creating call of the app, in order, with its recipe and the virtual handle it
-// returned (0 for a null result: a collective creation that gave this rank MPI_COMM_NULL still
-// has to be repeated by it). Replaying the log re-creates the app's objects on a fresh library
-// (replay.cpp), parents before children, including parents the app has freed since.
-struct CreationRecord {
-  std::uint32_t kind;
-  Recipe recipe;
-  std::uint64_t result;
-};
-inline std::vector<CreationRecord> g_creation_log;
 
 template <class K>
 void log_creation(const Recipe& recipe, typename K::handle result) {

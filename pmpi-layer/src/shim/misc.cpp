@@ -1,6 +1,7 @@
 // Calls that fit nowhere else, and the handler behind every unsupported-function stub.
 #include "shim/diagnostics.hpp"
-#include "shim/wrapper_support.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
 
 #include <cstdio>
 #include <cstdlib>

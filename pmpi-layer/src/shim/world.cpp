@@ -10,7 +10,10 @@
 #include "telemetry/stats_writer.hpp"
 #include "shim/diagnostics.hpp"
 #include "shim/fault_injection.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/cut_state.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
 
 #include <dlfcn.h>
 

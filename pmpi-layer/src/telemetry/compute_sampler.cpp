@@ -7,7 +7,7 @@
 #include "telemetry/compute_sampler.hpp"
 
 #include "core/compute_clock.hpp"
-#include "shim/call_scope.hpp"
+#include "telemetry/call_counters.hpp"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,7 +1,8 @@
 #include "telemetry/rank_totals.hpp"
 
 #include "shim/world.hpp"
-#include "shim/wrapper_support.hpp"
+#include "objects/virtual_handles.hpp"
+#include "telemetry/call_counters.hpp"
 
 namespace yk {
 

@@ -5,7 +5,9 @@
 #include "telemetry/rank_totals.hpp"
 #include "cut/replay.hpp"
 #include "shim/diagnostics.hpp"
-#include "shim/wrapper_support.hpp"
+#include "cut/cut_state.hpp"
+#include "objects/virtual_handles.hpp"
+#include "telemetry/call_counters.hpp"
 #include "shim/world.hpp"
 
 #include <nlohmann/json.hpp>

@@ -4,9 +4,11 @@
 // clock continuous: the value at the checkpoint is carried in the image, and the restarted
 // process adds the difference. Time the job spent stopped is not counted.
 #include "cut/checkpoint_taker.hpp"
-#include "shim/wrapper_support.hpp"
+#include "shim/api.hpp"
 
 #include "memory/memory.h"
+
+#include <mpi.h>
 
 namespace yk {
 namespace {

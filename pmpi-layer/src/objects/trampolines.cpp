@@ -1,7 +1,7 @@
-#include "shim/trampolines.hpp"
+#include "objects/trampolines.hpp"
 
 #include "fortran/fortran_support.hpp"
-#include "shim/wrapper_support.hpp"
+#include "objects/virtual_handles.hpp"
 
 #include <array>
 #include <utility>
