@@ -1,5 +1,8 @@
 #include "cut/checkpoint_taker.hpp"
 
+#include "cut/lifecycle.hpp"
+#include "telemetry/lifecycle.hpp"
+
 #include "memory/areas.hpp"
 #include "memory/memory.h"
 #include "control/protocol.hpp"
@@ -14,7 +17,7 @@
 #include "cut/image_areas.hpp"
 #include "telemetry/rank_totals.hpp"
 #include "cut/shim_state.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -127,11 +130,12 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     }
   }
   sink = new ImageAreaSink(*writer);
-  remember_wtime_at_checkpoint();
+  telemetry::on_checkpoint();
   const int rc = yadokari::memory::checkpoint(*sink);
   if (rc == YK_MEM_RESTARTED) {
     // A fresh process: `writer` and `sink` are the old process's, never touch them.
-    after_restart();
+    telemetry::on_restart();
+    cut::on_restart();
     return CheckpointOutcome::restarted;
   }
   CheckpointOutcome outcome = CheckpointOutcome::failed;

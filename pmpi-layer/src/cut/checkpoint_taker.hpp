@@ -24,18 +24,7 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target);
 // The cut's epoch directory (cut_protocol.cpp), copied into a caller's buffer.
 bool current_epoch_dir(char* out, std::size_t size);
 
-// In the MPI_Init wrapper, after the library and the virtual world are up: if this process was
-// started to restore (YADOKARI_RESTORE=<epoch dir>), bring back the shim's state, re-create the
-// MPI objects and restore the application's memory. Does not return then: the application
-// continues inside the call where it was checkpointed. Any refusal stops the job with one line.
-void restore_if_requested();
-
-// In the restarted process, right after the memory restore returned into the checkpoint:
-// re-post the receives that were pending at the cut.
-void after_restart();
-
-// wtime.cpp: the application's MPI_Wtime continues across a restart.
-void remember_wtime_at_checkpoint();
-void continue_wtime_after_restart();
+// The restore half (restart_loader.cpp): cut::restore_if_requested() and cut::on_restart()
+// (lifecycle.hpp).
 
 }  // namespace yk

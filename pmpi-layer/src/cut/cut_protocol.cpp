@@ -1,12 +1,13 @@
 #include "cut/cut_protocol.hpp"
 
+#include "cut/lifecycle.hpp"
 #include "control/protocol.hpp"
 #include "memory/memory.h"
 #include "shim/slow_path.hpp"
 #include "cut/checkpoint_taker.hpp"
 #include "link/control_link.hpp"
 #include "objects/virtual_handles.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -207,7 +208,7 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
 
 }  // namespace
 
-void start_cut_listener() { set_control_listener(on_message); }
+void cut::on_init() { set_control_listener(on_message); }
 
 void cut_boundary() { (void)stop_here(MPI_COMM_NULL, false); }
 
@@ -232,7 +233,7 @@ void collective_gate(MPI_Comm comm) {
 
 void collective_done() { g_inside_key.store(0, std::memory_order_relaxed); }
 
-void cut_at_finalize() {
+void cut::on_finalize() {
   g_finalizing.store(true, std::memory_order_seq_cst);
   if (g_cut_requested.load(std::memory_order_seq_cst)) (void)stop_here(MPI_COMM_NULL, true);
 }

@@ -28,11 +28,7 @@ void cut_boundary();
 void collective_gate(MPI_Comm comm);
 void collective_done();
 
-// MPI_Finalize: a cut in progress cannot complete any more; abandon it.
-void cut_at_finalize();
-
-// Listener for the control link's checkpoint messages (runs on the control thread).
-void start_cut_listener();
+// Set up and torn down by the composition root: cut::on_init(), cut::on_finalize() (lifecycle.hpp).
 
 // The application asked for a checkpoint (yadokari_checkpoint()): ask the coordinator and take
 // part in the cut right here.

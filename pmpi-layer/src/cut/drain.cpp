@@ -7,7 +7,7 @@
 #include "objects/object_hooks.hpp"
 #include "shim/api.hpp"
 #include "shim/slow_path.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,8 @@
 #include "cut/interruptible.hpp"
 
 #include "cut/cut_protocol.hpp"
+#include "cut/lifecycle.hpp"
+#include "shim/slow_path.hpp"
 
 #include <sched.h>
 
@@ -115,6 +117,11 @@ int interruptible_probe(int source, int tag, MPI_Comm comm, MPI_Status* status) 
     if (rc != MPI_SUCCESS || flag) return rc;
     poller.between_polls();
   }
+}
+
+void cut::enable_checkpoints(bool on) {
+  g_interruptible = on;
+  set_slow_path(kSlowInterruptible, on);  // blocking calls must poll: the slow wrappers
 }
 
 }  // namespace yk

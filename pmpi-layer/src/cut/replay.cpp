@@ -6,7 +6,7 @@
 #include "objects/message_size.hpp"
 #include "objects/object_hooks.hpp"
 #include "shim/api.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <unordered_map>
 #include <vector>

@@ -1,5 +1,6 @@
 // The restore half of checkpoint_taker.hpp: what the MPI_Init wrapper of a restarted rank does.
 #include "cut/checkpoint_taker.hpp"
+#include "cut/lifecycle.hpp"
 
 #include "link/control_link.hpp"
 
@@ -10,7 +11,7 @@
 #include "cut/image_areas.hpp"
 #include "cut/replay.hpp"
 #include "cut/shim_state.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <mpi.h>
 
@@ -21,7 +22,7 @@
 namespace yk {
 namespace {
 
-// When restore_if_requested() began; in the shim's own data, which the memory restore leaves alone.
+// When cut::restore_if_requested() began; in the shim's own data, which the memory restore leaves alone.
 std::chrono::steady_clock::time_point g_restore_started;
 
 namespace img = yadokari::image;
@@ -43,7 +44,7 @@ void check_header(const img::ImageHeader& h, const std::string& path) {
 
 }  // namespace
 
-void restore_if_requested() {
+void cut::restore_if_requested() {
   const char* dir = std::getenv("YADOKARI_RESTORE");
   if (!dir || !*dir) return;
   g_restore_started = std::chrono::steady_clock::now();
@@ -68,8 +69,7 @@ void restore_if_requested() {
   refuse(source->failed() ? source->error() : "the memory image does not fit this process (see above)");
 }
 
-void after_restart() {
-  continue_wtime_after_restart();
+void cut::on_restart() {
   repost_pending_receives();
   ++g_restarts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();

@@ -6,7 +6,7 @@
 #include "cut/checkpoint_taker.hpp"
 #include "cut/replay.hpp"
 #include "cut/shim_state_io.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 #include "cut/cut_state.hpp"
 #include "cut/drain.hpp"
 #include "objects/message_size.hpp"

@@ -1,10 +1,11 @@
 #include "link/control_link.hpp"
 
+#include "link/lifecycle.hpp"
 #include "control/rank_client.hpp"
 #include "telemetry/call_counters.hpp"
 #include "telemetry/compute_sampler.hpp"
 #include "telemetry/rank_totals.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <mpi.h>
 
@@ -34,7 +35,7 @@ yadokari::control::RankStatus snapshot() {
 
 }  // namespace
 
-void start_control_link() {
+void link::on_init() {
   yadokari::control::RankIdentity id;
   id.logical_rank = identity().logical_rank;
   id.world_size = identity().world_size;
@@ -46,7 +47,7 @@ void start_control_link() {
   g_client = yadokari::control::RankControlClient::start_from_env(id, snapshot, std::move(listener));
 }
 
-bool control_link_up() { return g_client != nullptr; }
+bool link::up() { return g_client != nullptr; }
 
 void set_control_listener(void (*listener)(const yadokari::control::Message&)) { g_listener = listener; }
 
@@ -56,6 +57,6 @@ void send_to_coordinator(const yadokari::control::Message& message) {
 
 const std::string& job_id() { return g_job_id; }
 
-void stop_control_link() { g_client.reset(); }
+void link::on_finalize() { g_client.reset(); }
 
 }  // namespace yk

@@ -8,11 +8,9 @@
 
 namespace yk {
 
-void start_control_link();  // after MPI_Init; no-op without YADOKARI_CONTROL
-void stop_control_link();   // in MPI_Finalize
-bool control_link_up();
+// Started and stopped by the composition root (link/lifecycle.hpp).
 
-// Set before start_control_link(): receives the coordinator's checkpoint messages on the control
+// Set before link::on_init(): receives the coordinator's checkpoint messages on the control
 // thread (cut_protocol.cpp).
 void set_control_listener(void (*listener)(const yadokari::control::Message&));
 

@@ -5,7 +5,7 @@
 #include "objects/object_hooks.hpp"
 #include "shim/api.hpp"
 #include "shim/call_scope.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <map>
 #include <vector>

@@ -3,7 +3,7 @@
 #include "cut/cut_keys.hpp"
 #include "objects/channel_hooks.hpp"
 #include "objects/object_hooks.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 namespace yk {
 namespace {

@@ -1,6 +1,6 @@
 #include "telemetry/rank_totals.hpp"
 
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 #include "objects/virtual_handles.hpp"
 #include "telemetry/call_counters.hpp"
 

@@ -8,7 +8,7 @@
 #include "cut/cut_state.hpp"
 #include "objects/virtual_handles.hpp"
 #include "telemetry/call_counters.hpp"
-#include "shim/world.hpp"
+#include "objects/world.hpp"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>

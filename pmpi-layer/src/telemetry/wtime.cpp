@@ -3,7 +3,7 @@
 // checkpoint would see time run backwards after the restart. The shim keeps the application's
 // clock continuous: the value at the checkpoint is carried in the image, and the restarted
 // process adds the difference. Time the job spent stopped is not counted.
-#include "cut/checkpoint_taker.hpp"
+#include "telemetry/lifecycle.hpp"
 #include "shim/api.hpp"
 
 #include "memory/memory.h"
@@ -25,9 +25,9 @@ __attribute__((constructor(102))) void carry_clock() {
 
 }  // namespace
 
-void remember_wtime_at_checkpoint() { g_carried_clock.wtime_at_checkpoint = PMPI_Wtime() + g_wtime_offset; }
+void telemetry::on_checkpoint() { g_carried_clock.wtime_at_checkpoint = PMPI_Wtime() + g_wtime_offset; }
 
-void continue_wtime_after_restart() { g_wtime_offset = g_carried_clock.wtime_at_checkpoint - PMPI_Wtime(); }
+void telemetry::on_restart() { g_wtime_offset = g_carried_clock.wtime_at_checkpoint - PMPI_Wtime(); }
 
 }  // namespace yk
 

@@ -1,21 +1,11 @@
-// MPI_Init / MPI_Init_thread / MPI_Finalize and the virtual world.
-#include "shim/world.hpp"
+// The rank's identity and the virtual world (world.hpp); objects::on_init() sets them up.
+#include "objects/world.hpp"
 
-#include "memory/memory.h"
-#include "cut/checkpoint_taker.hpp"
-#include "telemetry/compute_sampler.hpp"
-#include "link/control_link.hpp"
 #include "cut/cut_keys.hpp"
-#include "cut/cut_protocol.hpp"
-#include "telemetry/stats_writer.hpp"
-#include "shim/diagnostics.hpp"
-#include "shim/fault_injection.hpp"
-#include "cut/cut_state.hpp"
+#include "objects/lifecycle.hpp"
 #include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
-
-#include <dlfcn.h>
+#include "shim/diagnostics.hpp"
+#include "shim/slow_path.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,12 +17,8 @@ namespace yk {
 
 #if defined(OPEN_MPI)
 const char* const kFlavour = "openmpi";
-static constexpr const char* kLibraryName = "libmpi.so";
-static constexpr const char* kPrettyName = "Open MPI";
 #else
 const char* const kFlavour = "mpich";
-static constexpr const char* kLibraryName = "libmpich.so";
-static constexpr const char* kPrettyName = "MPICH";
 #endif
 
 namespace {
@@ -100,35 +86,9 @@ double seconds_since_init() {
 }
 MPI_Group world_group() { return g_world_group; }
 
-namespace {
-// Priority 102: after the memory layer's load-time constructor (101) has decided whether it is
-// on, and before the application can call any MPI function.
-__attribute__((constructor(102))) void note_memory_layer() {
-  set_slow_path(kSlowMemoryLayer, yk_mem_enabled() != 0);  // the fast path does not bracket calls
-}
-}  // namespace
+namespace objects {
 
-void check_abi_or_die() {
-  void* init = dlsym(RTLD_DEFAULT, "PMPI_Init");
-  Dl_info info{};
-  if (init && dladdr(init, &info) && info.dli_fname) {
-    const char* base = std::strrchr(info.dli_fname, '/');
-    base = base ? base + 1 : info.dli_fname;
-    if (std::strncmp(base, kLibraryName, std::strlen(kLibraryName)) != 0) {
-      print_line("yadokari: this shim (libyadokari-%s.so) is built for %s but the program uses %s; "
-                 "launch it with `yadokari run`, which picks the matching shim",
-                 kFlavour, kPrettyName, info.dli_fname);
-      std::_Exit(70);
-    }
-  }
-  const char* expected = std::getenv("YADOKARI_FLAVOUR");
-  if (expected && *expected && std::strcmp(expected, kFlavour) != 0) {
-    print_line("yadokari: YADOKARI_FLAVOUR=%s but this shim is built for %s", expected, kFlavour);
-    std::_Exit(70);
-  }
-}
-
-void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
+void on_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
   g_many_writers = (thread_level == MPI_THREAD_MULTIPLE);
   set_slow_path(kSlowManyWriters, g_many_writers);  // the fast path's counters assume one writer
   int real_rank = 0, size = 1;
@@ -153,52 +113,8 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
   MPI_Comm vworld = MPI_COMM_WORLD;
   if (!is_identity(map)) PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
   register_world(vworld);
-  start_cut_listener();
-  start_control_link();
-  // Compute time is only worth measuring for a front end to report it to.
-  if (control_link_up()) start_compute_sampler();
-  // Checkpoints need the memory layer (on when YADOKARI_CKPT_DIR or YADOKARI_RESTORE is set)
-  // and a coordinator to agree with.
-  g_interruptible = yk_mem_enabled() && control_link_up();
-  set_slow_path(kSlowInterruptible, g_interruptible);  // blocking calls must poll: the slow wrappers
 }
 
-void before_library_finalize() {
-  write_stats_if_requested();
-  stop_compute_sampler();
-  stop_control_link();
-}
+}  // namespace objects
 
 }  // namespace yk
-
-extern "C" YK_API int MPI_Init(int* argc, char*** argv) {
-  yk::check_abi_or_die();
-  yk::CallScope scope(yk::Fn::MPI_Init);
-  const auto started = std::chrono::steady_clock::now();
-  const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) {
-    yk::after_library_init(MPI_THREAD_SINGLE, started);
-    yk::restore_if_requested();  // returns only when there is nothing to restore
-  }
-  return rc;
-}
-
-extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  yk::check_abi_or_die();
-  yk::CallScope scope(yk::Fn::MPI_Init_thread);
-  const auto started = std::chrono::steady_clock::now();
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) {
-    yk::after_library_init(*provided, started);
-    yk::restore_if_requested();
-  }
-  return rc;
-}
-
-extern "C" YK_API int MPI_Finalize(void) {
-  yk::CallScope scope(yk::Fn::MPI_Finalize);
-  yk::hold_before_finalize();
-  yk::cut_at_finalize();
-  yk::before_library_finalize();
-  return PMPI_Finalize();
-}

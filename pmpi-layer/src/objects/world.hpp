@@ -1,5 +1,6 @@
 // The rank's view of the job: who it is (logical rank), the virtual world, and the shim's own
-// communicator. Set up right after the library's MPI_Init, torn down before its MPI_Finalize.
+// communicator. Set up right after the library's MPI_Init by objects::on_init()
+// (objects/lifecycle.hpp, called from the composition root, shim/lifecycle.cpp).
 #pragma once
 
 #include "core/recipe.hpp"
@@ -32,15 +33,6 @@ CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id);
 // protocol traffic never mixes with the application's. Collective on its first call (the
 // consistent cut's), made then, not at MPI_Init.
 MPI_Comm shim_comm();
-
-// Called by the MPI_Init/MPI_Init_thread wrappers once the library is up.
-void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started);
-// Called by MPI_Finalize before the library goes away.
-void before_library_finalize();
-
-// Aborts the process with one clear line if this shim was built for another MPI ABI than the
-// library the program actually uses (it would otherwise fail with "Invalid communicator").
-void check_abi_or_die();
 
 extern const char* const kFlavour;  // "openmpi" or "mpich", fixed at build time
 
