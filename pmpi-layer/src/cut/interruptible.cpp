@@ -124,4 +124,10 @@ void cut::enable_checkpoints(bool on) {
   set_slow_path(kSlowInterruptible, on);  // blocking calls must poll: the slow wrappers
 }
 
+const BlockingWaits& cut::polling_waits() {
+  static constexpr BlockingWaits kPolling{interruptible_wait, interruptible_waitall, interruptible_waitany,
+                                          interruptible_waitsome};
+  return kPolling;
+}
+
 }  // namespace yk

@@ -1,6 +1,8 @@
 // The cut's hooks for the composition root (shim/lifecycle.cpp), which alone calls them.
 #pragma once
 
+#include "objects/object_state.hpp"  // BlockingWaits
+
 namespace yk::cut {
 
 // After objects::on_init(), before link::on_init(): the listener for the control link's
@@ -10,6 +12,9 @@ void on_init();
 // Once the link is up or known absent: with checkpoints on (the memory layer on and a coordinator
 // to agree with), the blocking wrappers poll instead of blocking in the library (interruptible.cpp).
 void enable_checkpoints(bool on);
+
+// The MPI_Wait family's polling loops for objects::use_blocking_waits() (interruptible.cpp).
+const BlockingWaits& polling_waits();
 
 // At the end of the MPI_Init wrapper: if this process was started to restore
 // (YADOKARI_RESTORE=<epoch dir>), bring back the shim's state, re-create the MPI objects and

@@ -45,6 +45,19 @@ inline std::uint64_t g_posts = 0;
 // waited for yet: the completion wrappers look for them only when this is non-zero.
 inline std::size_t g_shim_completed_requests = 0;
 
+// How MPI_Wait, MPI_Waitall, MPI_Waitany and MPI_Waitsome block (requests.cpp). Null: inside the
+// library. With checkpoints on, the cut's polling loops (cut::polling_waits(), interruptible.cpp),
+// installed by the composition root through objects::use_blocking_waits(). They call the
+// requests' own MPI_Test* between looks at the checkpoint request: the cut depends on the
+// requests, never the other way round.
+struct BlockingWaits {
+  int (*wait)(MPI_Request* request, MPI_Status* status);
+  int (*waitall)(int count, MPI_Request requests[], MPI_Status statuses[]);
+  int (*waitany)(int count, MPI_Request requests[], int* index, MPI_Status* status);
+  int (*waitsome)(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]);
+};
+inline const BlockingWaits* g_blocking_waits = nullptr;
+
 // Sizes of the datatypes a rank sends with, keyed by the app's handle (message_size.hpp).
 // An empty slot has type 0, which is no valid datatype handle in either ABI (Open MPI: a null
 // pointer; MPICH: kind bits 00 with a zero index), so "hit" is one compare of the type.

@@ -1,9 +1,8 @@
 // Requests: tracking what each pending operation is (for the channel table now, for the drain
 // protocol later) and the completion calls, which must hand completed virtual requests back to
 // the table and set the app's handle to MPI_REQUEST_NULL exactly as the library would.
-#include "cut/cut_state.hpp"
-#include "cut/interruptible.hpp"
 #include "objects/channel_hooks.hpp"
+#include "objects/lifecycle.hpp"
 #include "objects/object_hooks.hpp"
 #include "shim/api.hpp"
 #include "shim/call_scope.hpp"
@@ -122,13 +121,15 @@ MPI_Comm message_comm(MPI_Message message) {
   return rec ? rec->comm : MPI_COMM_NULL;
 }
 
+void objects::use_blocking_waits(const BlockingWaits* waits) { g_blocking_waits = waits; }
+
 }  // namespace yk
 
 using namespace yk;
 
 extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   CallScope scope(Fn::MPI_Wait);
-  if (g_interruptible) [[unlikely]] return interruptible_wait(request, status);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->wait(request, status);
   if (!codec::is_virtual(*request)) return PMPI_Wait(request, status);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -164,7 +165,7 @@ void finish_all(int count, MPI_Request* app, MPI_Request* reals, MPI_Status* st,
 
 extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitall);
-  if (g_interruptible) [[unlikely]] return interruptible_waitall(count, array_of_requests, array_of_statuses);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitall(count, array_of_requests, array_of_statuses);
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
   const int rc = PMPI_Waitall(count, reals.get(), st.get());
@@ -197,7 +198,7 @@ int first_shim_completed(int count, const MPI_Request* requests) {
 
 extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   CallScope scope(Fn::MPI_Waitany);
-  if (g_interruptible) [[unlikely]] return interruptible_waitany(count, array_of_requests, index, status);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitany(count, array_of_requests, index, status);
   if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
     *index = i;
     finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
@@ -239,7 +240,7 @@ void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* 
 extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                             MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitsome);
-  if (g_interruptible) [[unlikely]] return interruptible_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
     *outcount = 1;
     array_of_indices[0] = i;

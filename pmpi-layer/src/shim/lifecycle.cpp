@@ -65,8 +65,10 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
   link::on_init();                               // registers with the front end, if there is one
   telemetry::on_init(link::up());                // compute time: only for a front end to report it to
   // Checkpoints need the memory layer (on when YADOKARI_CKPT_DIR or YADOKARI_RESTORE is set)
-  // and a coordinator to agree with.
-  cut::enable_checkpoints(yk_mem_enabled() && link::up());
+  // and a coordinator to agree with. Then blocking calls poll, looking at the checkpoint request:
+  const bool checkpoints = yk_mem_enabled() && link::up();
+  cut::enable_checkpoints(checkpoints);                                         // the blocking wrappers
+  objects::use_blocking_waits(checkpoints ? &cut::polling_waits() : nullptr);  // and the MPI_Wait family
 }
 
 // Before the library's MPI_Finalize, in this order.
