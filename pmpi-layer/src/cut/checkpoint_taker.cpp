@@ -1,7 +1,6 @@
 #include "cut/checkpoint_taker.hpp"
 
 #include "cut/lifecycle.hpp"
-#include "telemetry/lifecycle.hpp"
 
 #include "memory/areas.hpp"
 #include "memory/memory.h"
@@ -38,6 +37,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Where this rank's image goes. Static, not on the stack: nothing heap-owning may live in the
 // frames that the memory capture saves (after a restart it would point into the old heap).
 char g_image_path[4096];
+
+// What the composition root wants done around the capture (cut::set_checkpoint_hooks).
+cut::CheckpointHooks g_hooks{};
 
 void tell_coordinator(const CheckpointTarget& target, bool ok, const std::string& error,
                       const img::WrittenImage* written, double drain_s, double write_s) {
@@ -112,6 +114,8 @@ img::ImageWriter* open_image(const CheckpointTarget& target, std::string& error)
 
 }  // namespace
 
+void cut::set_checkpoint_hooks(const CheckpointHooks& hooks) { g_hooks = hooks; }
+
 CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
   const auto t0 = std::chrono::steady_clock::now();
   consistent_cut();
@@ -130,12 +134,11 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     }
   }
   sink = new ImageAreaSink(*writer);
-  telemetry::on_checkpoint();
+  g_hooks.before_capture();
   const int rc = yadokari::memory::checkpoint(*sink);
   if (rc == YK_MEM_RESTARTED) {
     // A fresh process: `writer` and `sink` are the old process's, never touch them.
-    telemetry::on_restart();
-    cut::on_restart();
+    g_hooks.after_restart();
     return CheckpointOutcome::restarted;
   }
   CheckpointOutcome outcome = CheckpointOutcome::failed;

@@ -22,6 +22,15 @@ const BlockingWaits& polling_waits();
 // call where it was checkpointed. Any refusal stops the job with one line (restart_loader.cpp).
 void restore_if_requested();
 
+// The other concerns' steps around a checkpoint's memory capture, in the order the composition
+// root gives them (cut/checkpoint_taker.cpp calls them). Installed at MPI_Init, before any
+// checkpoint or restore can happen; both must be set.
+struct CheckpointHooks {
+  void (*before_capture)();  // the last step before the memory capture
+  void (*after_restart)();   // the first step in a restarted process, when the restore returned
+};
+void set_checkpoint_hooks(const CheckpointHooks& hooks);
+
 // In the restarted process, right after the memory restore returned into the checkpoint:
 // re-post the receives that were pending at the cut and tell the front end (restart_loader.cpp).
 void on_restart();

@@ -1,7 +1,7 @@
 // The composition root: MPI_Init, MPI_Init_thread and MPI_Finalize, and the order in which the
 // shim's concerns are set up and torn down. Each hook it calls is declared in
-// <concern>/lifecycle.hpp and called from here only (a checkpoint's and a restart's steps are
-// called by cut/checkpoint_taker.cpp, in the order listed there).
+// <concern>/lifecycle.hpp and called from here only; the steps of the other concerns around a
+// checkpoint and a restart are given to the cut as hooks (cut::set_checkpoint_hooks).
 #include "cut/lifecycle.hpp"
 #include "link/lifecycle.hpp"
 #include "memory/memory.h"
@@ -58,8 +58,19 @@ void check_abi_or_die() {
   }
 }
 
-// Once the library is up, in this order.
+// Around the memory capture of a checkpoint (cut/checkpoint_taker.cpp: drain, the shim's state,
+// then these, then the capture) and, in a restarted process, when the restore returned into it.
+void before_checkpoint_capture() {
+  telemetry::on_checkpoint();  // MPI_Wtime's value at the checkpoint, carried in the image
+}
+void after_restart() {
+  telemetry::on_restart();  // MPI_Wtime continues from the checkpoint's value
+  cut::on_restart();        // pending receives re-posted, the restart counted and reported
+}
+
+// Once the library is up, in this order (a restore, if any, follows: cut::restore_if_requested()).
 void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
+  cut::set_checkpoint_hooks({before_checkpoint_capture, after_restart});
   objects::on_init(thread_level, init_started);  // identity, the virtual world, MPI_COMM_SELF
   cut::on_init();                                // the cut's listener, before the link can deliver
   link::on_init();                               // registers with the front end, if there is one
