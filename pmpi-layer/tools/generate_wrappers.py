@@ -238,7 +238,7 @@ def gen_c_wrapper(f):
         lines.append("}")
         return "\n".join(lines)
 
-    # The full wrapper, for whenever something special is going on (call_scope.hpp, g_slow_path):
+    # The full wrapper, for whenever something special is going on (shim/slow_path.hpp, g_slow_path):
     # cold and out of line, so that the fast path below saves no registers for it.
     slow = f"yk_slow_{f.name}"
     lines = [f"[[gnu::cold, gnu::noinline]] static int {slow}({f.c_params()}) {{",

@@ -65,7 +65,7 @@ void delete_comm_attributes(MPI_Comm comm);
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 void delete_type_attributes(MPI_Datatype type);
 // The keyvals the shim handed out (index = keyval - base) and which are not freed: part of the
-// shim's state at a checkpoint (cut/shim_state.cpp).
+// shim's state at a checkpoint (object_image.cpp).
 std::vector<KeyvalRecord>& keyval_records();
 std::vector<bool>& keyval_live_flags();
 

@@ -1,8 +1,8 @@
 // The objects' globals, in one place: the handle tables, the virtual world's entries, the
 // creation log, the traffic of freed communicators, the request counters and the datatype-size
 // cache. State private to one file of objects/ (attribute keyvals, trampoline slots, the rank's
-// identity) stays in that file behind its accessors. What of it an image carries:
-// cut/shim_state.cpp.
+// identity) stays in that file behind its accessors. What of it an image carries, and how it is
+// put back: object_image.{hpp,cpp}.
 #pragma once
 
 #include "core/channel_table.hpp"

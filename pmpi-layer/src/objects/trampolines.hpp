@@ -25,7 +25,7 @@ void* op_trampoline(int slot);  // MPI_User_function* for the library
 int claim_errhandler_slot(void* user_fn, bool fortran);
 void* errhandler_trampoline(int slot);  // MPI_Comm_errhandler_function* for the library
 
-// The slot assignments, saved at a checkpoint and put back at a restart (shim_state.cpp): a
+// The slot assignments, saved at a checkpoint and put back at a restart (object_image.cpp): a
 // re-created op or error handler is registered through the same slot, and the app's function
 // pointers are still valid (same binary, ASLR off).
 std::array<UserFunctionSlot, kTrampolineSlots>& op_slots();
