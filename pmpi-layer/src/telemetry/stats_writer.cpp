@@ -1,14 +1,11 @@
 #include "telemetry/stats_writer.hpp"
 
-#include "cut/checkpoint_taker.hpp"
-
-#include "telemetry/rank_totals.hpp"
-#include "cut/replay.hpp"
-#include "shim/diagnostics.hpp"
-#include "cut/cut_state.hpp"
+#include "cut/cut_state.hpp"  // the cut's counters: drained, replayed, restarts
 #include "objects/virtual_handles.hpp"
-#include "telemetry/call_counters.hpp"
 #include "objects/world.hpp"
+#include "shim/diagnostics.hpp"
+#include "telemetry/call_counters.hpp"
+#include "telemetry/rank_totals.hpp"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
