@@ -87,7 +87,7 @@ struct RankStatus {
 // the epoch (CheckpointResume with committed = false).
 
 // Collectives a rank has entered on one communicator. `key` names the communicator the same way
-// on every member (see pmpi-layer/src/mpi/cut_keys.hpp); the world is key 1.
+// on every member (see pmpi-layer/src/cut/cut_keys.hpp); the world is key 1.
 struct CommCount {
   std::uint64_t key = 0;
   std::uint64_t entered = 0;

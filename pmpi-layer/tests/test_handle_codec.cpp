@@ -1,6 +1,6 @@
 // The spelling of virtual handles in both ABIs: integer handles (MPICH) and pointer handles
 // (Open MPI), checked against the real libraries' special values.
-#include "mpi/handle_codec.hpp"
+#include "objects/handle_codec.hpp"
 
 #include <catch2/catch.hpp>
 

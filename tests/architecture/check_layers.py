@@ -23,7 +23,7 @@ INCLUDE_ROOTS = {
     "common": "common", "protocol": "protocol",
     "image": "checkpoint/image", "storage": "checkpoint/storage", "memory": "checkpoint/memory",
     "scheduler": "scheduler",
-    "core": "pmpi-layer/src/core", "link": "pmpi-layer/src/link", "mpi": "pmpi-layer/src/mpi",
+    "core": "pmpi-layer/src/core", "link": "pmpi-layer/src/link",
 }
 for name in ("agent", "cli", "control", "frontend", "launch", "membership", "sim"):
     INCLUDE_ROOTS[name] = "runtime/" + name

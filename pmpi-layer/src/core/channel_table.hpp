@@ -35,7 +35,7 @@ class CommChannels {
     if (Channel* c = find(peer)) Counter::add_pair(c->messages_received, 1, c->bytes_received, bytes, single_writer);
   }
   // The channel of `peer`, or null for an out-of-range peer: the wrappers look it up before the
-  // library call and count into it after (wrapper_support.hpp, SendTally).
+  // library call and count into it after (objects/channel_hooks.hpp, SendTally).
   YK_HOT Channel* find(int peer) {
     return (peer >= 0 && static_cast<std::size_t>(peer) < channels_.size()) ? &channels_[peer] : nullptr;
   }

@@ -1,0 +1,170 @@
+#include "cut/checkpoint_taker.hpp"
+
+#include "cut/cut_protocol.hpp"  // current_epoch_dir
+
+#include "cut/lifecycle.hpp"
+
+#include "memory/areas.hpp"
+#include "memory/memory.h"
+#include "protocol/codec.hpp"
+#include "image/binary_identity.hpp"
+#include "image/image_error.hpp"
+#include "image/image_writer.hpp"
+#include "telemetry/compute_sampler.hpp"
+#include "link/control_link.hpp"
+#include "shim/diagnostics.hpp"
+#include "cut/drain.hpp"
+#include "cut/write_fault.hpp"
+#include "cut/image_areas.hpp"
+#include "telemetry/rank_totals.hpp"
+#include "cut/shim_state.hpp"
+#include "objects/world.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+#include <cstdio>
+#include <string>
+
+namespace yk {
+namespace {
+
+namespace ctl = yadokari::protocol;
+namespace img = yadokari::image;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Where this rank's image goes. Static, not on the stack: nothing heap-owning may live in the
+// frames that the memory capture saves (after a restart it would point into the old heap).
+char g_image_path[4096];
+
+// What the composition root wants done around the capture (cut::set_checkpoint_hooks).
+cut::CheckpointHooks g_hooks{};
+
+void tell_coordinator(const CheckpointTarget& target, bool ok, const std::string& error,
+                      const img::WrittenImage* written, double drain_s, double write_s) {
+  ctl::ImageWritten w;
+  w.epoch = target.epoch;
+  w.logical_rank = identity().logical_rank;
+  w.ok = ok;
+  w.error = error;
+  if (written) {
+    w.path = written->path;
+    w.size = written->size;
+    w.xxh64 = written->xxh64;
+  }
+  w.drain_seconds = drain_s;
+  w.write_seconds = write_s;
+  w.drained_messages = g_drained_pending;
+  if (ok) {
+    TrafficRow row = traffic_row();
+    w.bytes_to = std::move(row.bytes_sent);
+    w.messages_to = std::move(row.messages_sent);
+    // Cumulative in this process; the front end takes the difference between two commits.
+    w.compute_seconds = compute_seconds();
+    w.hostname = node_name();
+  }
+  send_to_coordinator(w);
+}
+
+// Opens the image and writes the shim's own records; the memory areas follow through the sink.
+// Returns null (and says why in `error`) if this rank cannot be checkpointed.
+img::ImageWriter* open_image(const CheckpointTarget& target, std::string& error) {
+  std::string why;
+  if (!shim_state_checkpointable(&why)) {
+    error = why;
+    return nullptr;
+  }
+  char dir[4001];
+  if (!current_epoch_dir(dir, sizeof dir)) {
+    error = "epoch directory path too long";
+    return nullptr;
+  }
+  // Node-local storage (--node-dir): this node's epoch directory is made by its first rank.
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made) {
+    error = std::string("cannot create ") + dir + ": " + made.message();
+    return nullptr;
+  }
+  const int n = std::snprintf(g_image_path, sizeof g_image_path, "%.4000s/rank-%d.img", dir, identity().logical_rank);
+  if (n < 0 || static_cast<std::size_t>(n) >= sizeof g_image_path) {
+    error = "epoch directory path too long";
+    return nullptr;
+  }
+  try {
+    img::ImageHeader header;
+    header.job_id = job_id();
+    header.rank = static_cast<std::uint32_t>(identity().logical_rank);
+    header.world_size = static_cast<std::uint32_t>(identity().world_size);
+    header.epoch = target.epoch;
+    header.flavour = kFlavour;
+    header.binaries = img::loaded_binaries();
+    img::WriterOptions options;
+    options.compression_level = target.compression;
+    auto* writer = new img::ImageWriter(g_image_path, std::move(header), options);
+    const std::string records = save_shim_state();
+    writer->add_area({img::AreaKind::mpi_records, "shim-state", 0, img::kProtRead}, records.data(), records.size());
+    return writer;
+  } catch (const std::exception& e) {
+    error = e.what();
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+void cut::set_checkpoint_hooks(const CheckpointHooks& hooks) { g_hooks = hooks; }
+
+CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
+  const auto t0 = std::chrono::steady_clock::now();
+  consistent_cut();
+  const double drain_s = seconds_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+
+  // Only raw pointers from here to the capture (see g_image_path).
+  img::ImageWriter* writer = nullptr;
+  ImageAreaSink* sink = nullptr;
+  {
+    std::string error;
+    writer = open_image(target, error);
+    if (!writer) {
+      tell_coordinator(target, false, error, nullptr, drain_s, seconds_since(t1));
+      return CheckpointOutcome::failed;
+    }
+  }
+  sink = new ImageAreaSink(*writer);
+  g_hooks.before_capture();
+  const int rc = yadokari::memory::checkpoint(*sink);
+  if (rc == YK_MEM_RESTARTED) {
+    // A fresh process: `writer` and `sink` are the old process's, never touch them.
+    g_hooks.after_restart();
+    return CheckpointOutcome::restarted;
+  }
+  CheckpointOutcome outcome = CheckpointOutcome::failed;
+  {
+    std::string error;
+    img::WrittenImage written;
+    bool ok = false;
+    if (rc == YK_MEM_CHECKPOINTED && !sink->failed()) {
+      pause_in_image_write(target.epoch);
+      try {
+        written = writer->finish();
+        ok = true;
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    } else {
+      error = sink->failed() ? sink->error() : "the memory capture was refused (see the rank's stderr)";
+    }
+    delete sink;
+    delete writer;  // removes the .tmp if unfinished
+    tell_coordinator(target, ok, error, ok ? &written : nullptr, drain_s, seconds_since(t1));
+    outcome = ok ? CheckpointOutcome::written : CheckpointOutcome::failed;
+  }
+  return outcome;
+}
+
+}  // namespace yk

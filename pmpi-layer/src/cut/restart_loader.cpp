@@ -1,0 +1,79 @@
+// The restore half of checkpoint_taker.hpp: what the MPI_Init wrapper of a restarted rank does.
+#include "cut/checkpoint_taker.hpp"
+#include "cut/lifecycle.hpp"
+
+#include "link/control_link.hpp"
+
+#include "memory/areas.hpp"
+#include "image/image_error.hpp"
+#include "image/image_reader.hpp"
+#include "shim/diagnostics.hpp"
+#include "cut/image_areas.hpp"
+#include "cut/replay.hpp"
+#include "cut/shim_state.hpp"
+#include "objects/world.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+namespace yk {
+namespace {
+
+// When cut::restore_if_requested() began; in the shim's own data, which the memory restore leaves alone.
+std::chrono::steady_clock::time_point g_restore_started;
+
+namespace img = yadokari::image;
+
+[[noreturn]] void refuse(const std::string& line) {
+  print_line("yadokari: rank %d cannot restore: %s", identity().logical_rank, line.c_str());
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
+void check_header(const img::ImageHeader& h, const std::string& path) {
+  if (h.rank != static_cast<std::uint32_t>(identity().logical_rank))
+    refuse(path + " is the image of rank " + std::to_string(h.rank));
+  if (h.world_size != static_cast<std::uint32_t>(identity().world_size))
+    refuse(path + " is from a " + std::to_string(h.world_size) + "-rank job, this one has " +
+           std::to_string(identity().world_size));
+  if (h.flavour != kFlavour) refuse(path + " was taken with " + h.flavour + ", this job uses " + kFlavour);
+}
+
+}  // namespace
+
+void cut::restore_if_requested() {
+  const char* dir = std::getenv("YADOKARI_RESTORE");
+  if (!dir || !*dir) return;
+  g_restore_started = std::chrono::steady_clock::now();
+  const std::string path = std::string(dir) + "/rank-" + std::to_string(identity().logical_rank) + ".img";
+  // Heap objects on purpose, never freed: this function does not return on success, and the
+  // memory restore overwrites the stack it runs on.
+  img::ImageReader* reader = nullptr;
+  try {
+    reader = new img::ImageReader(path);
+    check_header(reader->header(), path);
+    const img::AreaRecord* state = reader->find("shim-state");
+    if (!state) refuse(path + " has no shim-state area");
+    const std::vector<std::byte> bytes = reader->read_area(state->index);
+    load_shim_state(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  } catch (const std::exception& e) {
+    refuse(e.what());
+  }
+  replay_creation_log();
+  auto* source = new ImageAreaSource(*reader);
+  yadokari::memory::restore(*source, path.c_str());
+  // Only on refusal (the memory layer printed why; nothing was modified).
+  refuse(source->failed() ? source->error() : "the memory image does not fit this process (see above)");
+}
+
+void cut::on_restart() {
+  repost_pending_receives();
+  ++g_restarts;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();
+  send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds});
+}
+
+}  // namespace yk

@@ -1,0 +1,19 @@
+#include "cut/write_fault.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace yk {
+
+void pause_in_image_write(std::uint64_t epoch) {
+  const char* spec = std::getenv("YADOKARI_FAULT_SLOW_WRITE");
+  if (!spec || !*spec) return;
+  char* colon = nullptr;
+  const unsigned long long wanted = std::strtoull(spec, &colon, 10);
+  if (!colon || *colon != ':' || wanted != epoch) return;
+  const long ms = std::strtol(colon + 1, nullptr, 10);
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+}  // namespace yk

@@ -1,0 +1,15 @@
+// A test hook in the image write: widens the window a test needs to hit on purpose.
+//   YADOKARI_FAULT_SLOW_WRITE=E:MS   every rank sleeps MS milliseconds in the middle of writing its
+//                                    image of epoch E (after the memory capture, before the image
+//                                    is finished and renamed), so a test can kill a node while
+//                                    epoch E is being written.
+// Unset (always, outside tests): nothing happens.
+#pragma once
+
+#include <cstdint>
+
+namespace yk {
+
+void pause_in_image_write(std::uint64_t epoch);
+
+}  // namespace yk

@@ -1,0 +1,62 @@
+#include "link/control_link.hpp"
+
+#include "link/lifecycle.hpp"
+#include "link/rank_client.hpp"
+#include "telemetry/call_counters.hpp"
+#include "telemetry/compute_sampler.hpp"
+#include "telemetry/rank_totals.hpp"
+#include "objects/world.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace yk {
+namespace {
+
+std::unique_ptr<yadokari::link::RankControlClient> g_client;
+void (*g_listener)(const yadokari::protocol::Message&) = nullptr;
+std::string g_job_id;
+
+yadokari::protocol::RankStatus snapshot() {
+  yadokari::protocol::RankStatus s;
+  const RankTotals t = rank_totals();
+  s.mpi_calls_total = t.calls;
+  s.messages_sent = t.messages_sent;
+  s.bytes_sent = t.bytes_sent;
+  s.messages_received = t.messages_received;
+  s.bytes_received = t.bytes_received;
+  s.current_call = function_name(g_current_call.load(std::memory_order_relaxed));
+  s.seconds_since_init = seconds_since_init();
+  s.compute_seconds = compute_seconds();
+  return s;
+}
+
+}  // namespace
+
+void link::on_init() {
+  yadokari::link::RankIdentity id;
+  id.logical_rank = identity().logical_rank;
+  id.world_size = identity().world_size;
+  id.flavour = kFlavour;
+  id.init_seconds = identity().library_init_seconds;
+  if (const char* job = std::getenv("YADOKARI_JOB_ID")) g_job_id = job;
+  yadokari::link::RankControlClient::Listener listener;
+  if (g_listener) listener = [](const yadokari::protocol::Message& m) { g_listener(m); };
+  g_client = yadokari::link::RankControlClient::start_from_env(id, snapshot, std::move(listener));
+}
+
+bool link::up() { return g_client != nullptr; }
+
+void set_control_listener(void (*listener)(const yadokari::protocol::Message&)) { g_listener = listener; }
+
+void send_to_coordinator(const yadokari::protocol::Message& message) {
+  if (g_client) g_client->send(message);
+}
+
+const std::string& job_id() { return g_job_id; }
+
+void link::on_finalize() { g_client.reset(); }
+
+}  // namespace yk

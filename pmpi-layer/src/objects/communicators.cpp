@@ -1,0 +1,85 @@
+// Communicator records: the logical channel table behind every communicator the app uses, and
+// the per-communicator counters the consistent cut will need.
+#include "cut/cut_keys.hpp"
+#include "objects/channel_hooks.hpp"
+#include "objects/object_hooks.hpp"
+#include "objects/world.hpp"
+
+namespace yk {
+namespace {
+
+// Peers of `real` (the remote group of an intercommunicator) as virtual-world ranks.
+std::vector<int> world_ranks_of_peers(MPI_Comm real) {
+  int inter = 0;
+  PMPI_Comm_test_inter(real, &inter);
+  MPI_Group peers;
+  if (inter)
+    PMPI_Comm_remote_group(real, &peers);
+  else
+    PMPI_Comm_group(real, &peers);
+  int n = 0;
+  PMPI_Group_size(peers, &n);
+  std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  PMPI_Group_translate_ranks(peers, n, ranks.data(), world_group(), world.data());
+  PMPI_Group_free(&peers);
+  return world;
+}
+
+CommRecord* comm_record(MPI_Comm comm) { return record_of<CommK>(comm); }
+
+}  // namespace
+
+CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id) {
+  CommRecord rec;
+  rec.channels = CommChannels(comm_id, world_ranks_of_peers(real));
+  return rec;
+}
+
+MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
+  if (real == MPI_COMM_NULL) return adopt<CommK>(real, std::move(recipe));  // logs the creation
+  auto& reg = registry<CommK>();
+  // A new communicator inherits its parent's error handler (MPI 3.1 §8.3).
+  MPI_Errhandler inherited = MPI_ERRHANDLER_NULL;
+  const bool collective_over_parent = recipe.op != RecipeOp::comm_create_group;
+  const MPI_Comm parent_handle =
+      recipe.parents.empty() ? MPI_COMM_NULL : codec::from_u64<MPI_Comm>(recipe.parents.front());
+  if (!recipe.parents.empty())
+    if (auto* parent = comm_record(parent_handle)) inherited = parent->errhandler;
+  const MPI_Comm v = adopt<CommK>(real, std::move(recipe));
+  auto& entry = reg.table.at(codec::index_of(v));
+  entry.record = make_comm_record(real, codec::index_of(v));
+  entry.record.errhandler = inherited;
+  CommRecord* parent = collective_over_parent ? comm_record(parent_handle) : nullptr;
+  entry.record.cut_key = child_cut_key(parent, entry.record);
+  return v;
+}
+
+void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes) {
+  if (auto* rec = comm_record(comm)) rec->channels.on_send(dest, bytes);
+}
+
+int peer_count(MPI_Comm comm) {
+  if (auto* rec = comm_record(comm)) return static_cast<int>(rec->channels.peers());
+  int n = 0;
+  PMPI_Comm_size(to_real<CommK>(comm), &n);
+  return n;
+}
+
+int cart_ndims(MPI_Comm comm) {
+  int n = 0;
+  PMPI_Cartdim_get(to_real<CommK>(comm), &n);
+  return n;
+}
+
+void retire_comm_channels(MPI_Comm comm) {
+  // Only the last reference's free retires it; MPI_COMM_WORLD/SELF are never freed by the app.
+  if (!codec::is_virtual(comm)) return;
+  if (auto* e = find_entry<CommK>(comm); e && e->references == 1) g_retired_channels.retire(e->record.channels);
+}
+
+void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  if (auto* rec = comm_record(comm)) rec->errhandler = errhandler;
+}
+
+}  // namespace yk

@@ -1,0 +1,70 @@
+// The objects' globals, in one place: the handle tables, the virtual world's entries, the
+// creation log, the traffic of freed communicators, the request counters and the datatype-size
+// cache. State private to one file of objects/ (attribute keyvals, trampoline slots, the rank's
+// identity) stays in that file behind its accessors. What of it an image carries, and how it is
+// put back: object_image.{hpp,cpp}.
+#pragma once
+
+#include "core/channel_table.hpp"
+#include "objects/kinds.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace yk {
+
+// One registry per kind, built when the shim is loaded (before the app's main and before
+// MPI_Init), so lookups never pay for a lazy-initialisation guard.
+template <class K>
+inline Registry<K> g_registry{};
+
+template <class K>
+inline Registry<K>& registry() { return g_registry<K>; }
+
+// The communicator entries that stand for MPI_COMM_WORLD and MPI_COMM_SELF (indices for
+// records and stats; pointers because the world is on the hottest path of all).
+inline std::uint32_t g_world_index = UINT32_MAX;
+inline std::uint32_t g_self_index = UINT32_MAX;
+inline CommK::entry* g_world_entry = nullptr;
+inline CommK::entry* g_self_entry = nullptr;
+
+// Every object-creating call of the app, in order (kinds.hpp, CreationRecord).
+inline std::vector<CreationRecord> g_creation_log;
+
+// The traffic of freed communicators, by logical peer (communicators.cpp).
+inline RetiredChannels g_retired_channels;
+
+// Receives posted and persistent requests started, in order (requests.cpp; a restart re-posts
+// pending receives in this order).
+inline std::uint64_t g_posts = 0;
+
+// Requests the shim completed (drained message, or matched before a cut) and the app has not
+// waited for yet: the completion wrappers look for them only when this is non-zero.
+inline std::size_t g_shim_completed_requests = 0;
+
+// How MPI_Wait, MPI_Waitall, MPI_Waitany and MPI_Waitsome block (requests.cpp). Null: inside the
+// library. With checkpoints on, the cut's polling loops (cut::polling_waits(), interruptible.cpp),
+// installed by the composition root through objects::use_blocking_waits(). They call the
+// requests' own MPI_Test* between looks at the checkpoint request: the cut depends on the
+// requests, never the other way round.
+struct BlockingWaits {
+  int (*wait)(MPI_Request* request, MPI_Status* status);
+  int (*waitall)(int count, MPI_Request requests[], MPI_Status statuses[]);
+  int (*waitany)(int count, MPI_Request requests[], int* index, MPI_Status* status);
+  int (*waitsome)(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]);
+};
+inline const BlockingWaits* g_blocking_waits = nullptr;
+
+// Sizes of the datatypes a rank sends with, keyed by the app's handle (message_size.hpp).
+// An empty slot has type 0, which is no valid datatype handle in either ABI (Open MPI: a null
+// pointer; MPICH: kind bits 00 with a zero index), so "hit" is one compare of the type.
+struct TypeSizeSlot {
+  MPI_Datatype type;
+  std::uint64_t size;
+};
+inline TypeSizeSlot g_type_size_cache[64];
+
+}  // namespace yk

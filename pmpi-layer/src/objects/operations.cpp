@@ -1,0 +1,64 @@
+// User reduction operations and user error handlers: registered with the library through a
+// trampoline slot (see trampolines.hpp).
+#include "objects/operations.hpp"
+
+#include "objects/trampolines.hpp"
+#include "shim/diagnostics.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
+
+#include <cstdio>
+
+namespace yk {
+
+int create_op(void* user_fn, int commute, bool fortran, MPI_Op* op) {
+  const int slot = claim_op_slot(user_fn, fortran);
+  if (slot < 0) {
+    print_line("yadokari: more than %zu user reduction operations alive at once", kTrampolineSlots);
+    return MPI_ERR_INTERN;
+  }
+  MPI_Op real = MPI_OP_NULL;
+  const int rc = PMPI_Op_create(reinterpret_cast<MPI_User_function*>(op_trampoline(slot)), commute, &real);
+  if (rc != MPI_SUCCESS) {
+    release_op_slot(slot);
+    return rc;
+  }
+  Recipe r = recipe(RecipeOp::op_create, {commute, fortran ? 1 : 0});
+  r.function = reinterpret_cast<std::uintptr_t>(user_fn);
+  *op = adopt<OpK>(real, std::move(r), OpRecord{reinterpret_cast<MPI_User_function*>(user_fn), commute, fortran, slot});
+  return MPI_SUCCESS;
+}
+
+int create_errhandler(void* user_fn, bool fortran, MPI_Errhandler* errhandler) {
+  const int slot = claim_errhandler_slot(user_fn, fortran);
+  if (slot < 0) {
+    print_line("yadokari: more than %zu user error handlers created", kTrampolineSlots);
+    return MPI_ERR_INTERN;
+  }
+  MPI_Errhandler real = MPI_ERRHANDLER_NULL;
+  const int rc = PMPI_Comm_create_errhandler(
+      reinterpret_cast<MPI_Comm_errhandler_function*>(errhandler_trampoline(slot)), &real);
+  if (rc != MPI_SUCCESS) return rc;
+  Recipe r = recipe(RecipeOp::errhandler_create, {fortran ? 1 : 0});
+  r.function = reinterpret_cast<std::uintptr_t>(user_fn);
+  *errhandler = adopt<ErrhK>(real, std::move(r),
+                             ErrhandlerRecord{reinterpret_cast<MPI_Comm_errhandler_function*>(user_fn), fortran, slot});
+  return MPI_SUCCESS;
+}
+
+void release_op_trampoline(MPI_Op op) {
+  if (auto* rec = record_of<OpK>(op)) release_op_slot(rec->trampoline);
+}
+
+}  // namespace yk
+
+extern "C" YK_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  yk::CallScope scope(yk::Fn::MPI_Op_create);
+  return yk::create_op(reinterpret_cast<void*>(user_fn), commute, false, op);
+}
+
+extern "C" YK_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  yk::CallScope scope(yk::Fn::MPI_Comm_create_errhandler);
+  return yk::create_errhandler(reinterpret_cast<void*>(fn), false, errhandler);
+}

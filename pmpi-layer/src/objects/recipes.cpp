@@ -1,0 +1,111 @@
+// Recipes whose arguments are arrays: flattened into Recipe::ints in the order of the call's
+// arguments, so re-creating the object is a matter of reading them back in the same order.
+#include "objects/object_hooks.hpp"
+
+namespace yk {
+namespace {
+
+template <class T>
+void append(std::vector<std::int64_t>& out, const T* values, int n) {
+  for (int i = 0; i < n; ++i) out.push_back(static_cast<std::int64_t>(values[i]));
+}
+
+}  // namespace
+
+Recipe recipe_cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder) {
+  Recipe r = recipe(RecipeOp::cart_create, {ndims}, {hv(old)});
+  append(r.ints, dims, ndims);
+  append(r.ints, periods, ndims);
+  r.ints.push_back(reorder);
+  return r;
+}
+
+Recipe recipe_cart_sub(MPI_Comm comm, const int remain_dims[]) {
+  const int n = cart_ndims(comm);
+  Recipe r = recipe(RecipeOp::cart_sub, {n}, {hv(comm)});
+  append(r.ints, remain_dims, n);
+  return r;
+}
+
+Recipe recipe_graph_create(MPI_Comm old, int nnodes, const int index[], const int edges[], int reorder) {
+  Recipe r = recipe(RecipeOp::graph_create, {nnodes}, {hv(old)});
+  append(r.ints, index, nnodes);
+  const int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
+  r.ints.push_back(nedges);
+  append(r.ints, edges, nedges);
+  r.ints.push_back(reorder);
+  return r;
+}
+
+Recipe recipe_dist_graph_adjacent(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
+                                  int outdegree, const int destinations[], const int destweights[], int reorder) {
+  const bool weighted = sourceweights != MPI_UNWEIGHTED && sourceweights != MPI_WEIGHTS_EMPTY;
+  Recipe r = recipe(RecipeOp::dist_graph_create_adjacent, {indegree, outdegree, weighted ? 1 : 0, reorder}, {hv(old)});
+  append(r.ints, sources, indegree);
+  append(r.ints, destinations, outdegree);
+  if (weighted) {
+    append(r.ints, sourceweights, indegree);
+    append(r.ints, destweights, outdegree);
+  }
+  return r;
+}
+
+Recipe recipe_ranks(RecipeOp op, MPI_Group group, int n, const int ranks[]) {
+  Recipe r = recipe(op, {n}, {hv(group)});
+  append(r.ints, ranks, n);
+  return r;
+}
+
+Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const int displacements[], MPI_Datatype old) {
+  Recipe r = recipe(op, {count}, {hv(old)});
+  append(r.ints, blocklengths, count);
+  append(r.ints, displacements, count);
+  return r;
+}
+
+Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype old) {
+  Recipe r = recipe(op, {count}, {hv(old)});
+  append(r.ints, blocklengths, count);
+  append(r.ints, displacements, count);
+  return r;
+}
+
+Recipe recipe_block(RecipeOp op, int count, int blocklength, const int displacements[], MPI_Datatype old) {
+  Recipe r = recipe(op, {count, blocklength}, {hv(old)});
+  append(r.ints, displacements, count);
+  return r;
+}
+
+Recipe recipe_block(RecipeOp op, int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype old) {
+  Recipe r = recipe(op, {count, blocklength}, {hv(old)});
+  append(r.ints, displacements, count);
+  return r;
+}
+
+Recipe recipe_struct(int count, const int blocklengths[], const MPI_Aint displacements[], const MPI_Datatype types[]) {
+  Recipe r = recipe(RecipeOp::type_struct, {count});
+  append(r.ints, blocklengths, count);
+  append(r.ints, displacements, count);
+  for (int i = 0; i < count; ++i) r.parents.push_back(hv(types[i]));
+  return r;
+}
+
+Recipe recipe_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, MPI_Datatype old) {
+  Recipe r = recipe(RecipeOp::type_subarray, {ndims, order}, {hv(old)});
+  append(r.ints, sizes, ndims);
+  append(r.ints, subsizes, ndims);
+  append(r.ints, starts, ndims);
+  return r;
+}
+
+Recipe recipe_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
+                     const int psizes[], int order, MPI_Datatype old) {
+  Recipe r = recipe(RecipeOp::type_darray, {size, rank, ndims, order}, {hv(old)});
+  append(r.ints, gsizes, ndims);
+  append(r.ints, distribs, ndims);
+  append(r.ints, dargs, ndims);
+  append(r.ints, psizes, ndims);
+  return r;
+}
+
+}  // namespace yk

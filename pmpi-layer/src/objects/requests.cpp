@@ -1,0 +1,342 @@
+// Requests: tracking what each pending operation is (for the channel table now, for the drain
+// protocol later) and the completion calls, which must hand completed virtual requests back to
+// the table and set the app's handle to MPI_REQUEST_NULL exactly as the library would.
+#include "objects/channel_hooks.hpp"
+#include "objects/lifecycle.hpp"
+#include "objects/object_hooks.hpp"
+#include "shim/api.hpp"
+#include "shim/call_scope.hpp"
+#include "objects/world.hpp"
+
+namespace yk {
+namespace {
+
+using ReqEntry = ReqK::entry;
+
+// Statuses the shim needs even when the app passes MPI_STATUSES_IGNORE (a receive's source and
+// size). Small counts stay on the stack.
+class StatusScratch {
+ public:
+  StatusScratch(MPI_Status* app, int n) {
+    if (app != MPI_STATUSES_IGNORE) {
+      data_ = app;
+    } else {
+      const std::size_t count = n > 0 ? static_cast<std::size_t>(n) : 0;
+      data_ = count <= kInline ? inline_ : (heap_ = new MPI_Status[count]);
+    }
+  }
+  ~StatusScratch() { delete[] heap_; }
+  StatusScratch(const StatusScratch&) = delete;
+  StatusScratch& operator=(const StatusScratch&) = delete;
+  MPI_Status* get() { return data_; }
+
+ private:
+  static constexpr std::size_t kInline = 32;
+  MPI_Status inline_[kInline];
+  MPI_Status* heap_ = nullptr;
+  MPI_Status* data_ = nullptr;
+};
+
+// The library completed the operation behind the app's virtual request `*app`; `real_after` is
+// what the library left in the real handle (MPI_REQUEST_NULL, or the inactive persistent one).
+void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
+  const MPI_Request v = *app;
+  if (!codec::is_virtual(v)) return;
+  ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
+  e.record.active = false;
+  if (e.record.completed_by_shim) [[unlikely]] {
+    // Completed by the consistent cut or from a drained message: counted then; hand out the
+    // status kept then (the library has nothing behind this request any more).
+    if (status != MPI_STATUS_IGNORE) *status = e.record.status;
+    e.record.completed_by_shim = false;
+    --g_shim_completed_requests;
+    // A persistent request stays, inactive, with its library handle; any other is done.
+    real_after = e.record.persistent ? e.real : MPI_REQUEST_NULL;
+  } else if (e.record.kind == RequestKind::receive && status != MPI_STATUS_IGNORE) {
+    on_receive(find_entry<CommK>(e.record.comm), e.record.peer, status);
+  }
+  if (real_after == MPI_REQUEST_NULL && !e.record.persistent) {
+    release<ReqK>(v);
+    *app = MPI_REQUEST_NULL;
+  } else {
+    e.real = real_after;
+  }
+}
+
+// MPI_Start(all) of a persistent request: counted (sends) and, for a restart, remembered as active.
+void count_start(ReqEntry& e) {
+  e.record.active = true;
+  e.record.posted = ++g_posts;
+  if (e.record.kind == RequestKind::send) on_send_bytes(e.record.comm, e.record.peer, e.record.bytes);
+}
+
+}  // namespace
+
+MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm,
+                       CommK::entry* comm_entry, bool persistent) {
+  RequestRecord r{RequestKind::send, persistent, comm, dest, message_bytes(count, datatype)};
+  if (!persistent && comm_entry) comm_entry->record.channels.on_send(dest, r.bytes);
+  return adopt<ReqK>(real, Recipe{}, r);
+}
+
+MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool persistent) {
+  return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::receive, persistent, comm, source, 0});
+}
+
+MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, bool persistent) {
+  RequestRecord r{RequestKind::receive, persistent, comm, source, 0};
+  r.repostable = true;
+  r.buf = buf;
+  r.count = count;
+  r.datatype = datatype;
+  r.tag = tag;
+  r.posted = persistent ? 0 : ++g_posts;  // a persistent one is posted by MPI_Start
+  return adopt<ReqK>(real, Recipe{}, r);
+}
+
+MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm) {
+  RequestRecord r{RequestKind::send, true, comm, dest, message_bytes(count, datatype)};
+  r.repostable = true;
+  r.mode = mode;
+  r.buf = const_cast<void*>(buf);  // only ever handed back to a *send_init
+  r.count = count;
+  r.datatype = datatype;
+  r.tag = tag;
+  return adopt<ReqK>(real, Recipe{}, r);
+}
+
+MPI_Request track_collective(MPI_Request real, MPI_Comm comm) {
+  on_collective(find_entry<CommK>(comm));
+  return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::collective, false, comm, MPI_PROC_NULL, 0});
+}
+
+MPI_Message track_message(MPI_Message real, MPI_Comm comm) {
+  return adopt<MsgK>(real, Recipe{}, MessageRecord{comm});
+}
+
+MPI_Comm message_comm(MPI_Message message) {
+  auto* rec = record_of<MsgK>(message);
+  return rec ? rec->comm : MPI_COMM_NULL;
+}
+
+void objects::use_blocking_waits(const BlockingWaits* waits) { g_blocking_waits = waits; }
+
+}  // namespace yk
+
+using namespace yk;
+
+extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Wait);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->wait(request, status);
+  if (!codec::is_virtual(*request)) return PMPI_Wait(request, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  MPI_Request real = to_real<ReqK>(*request);
+  const int rc = PMPI_Wait(&real, st);
+  if (rc == MPI_SUCCESS) finish(request, real, st);
+  return rc;
+}
+
+extern "C" YK_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Test);
+  if (!codec::is_virtual(*request)) return PMPI_Test(request, flag, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  MPI_Request real = to_real<ReqK>(*request);
+  const int rc = PMPI_Test(&real, flag, st);
+  if (rc == MPI_SUCCESS && *flag) finish(request, real, st);
+  return rc;
+}
+
+namespace {
+
+// Waitall/Testall: on success every request completed; on MPI_ERR_IN_STATUS those whose status
+// is not MPI_ERR_PENDING did.
+void finish_all(int count, MPI_Request* app, MPI_Request* reals, MPI_Status* st, int rc) {
+  for (int i = 0; i < count; ++i) {
+    if (rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR == MPI_ERR_PENDING) continue;
+    finish(&app[i], reals[i], &st[i]);
+  }
+}
+
+}  // namespace
+
+extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  CallScope scope(Fn::MPI_Waitall);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitall(count, array_of_requests, array_of_statuses);
+  RealArray<ReqK> reals(array_of_requests, count);
+  StatusScratch st(array_of_statuses, count);
+  const int rc = PMPI_Waitall(count, reals.get(), st.get());
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) finish_all(count, array_of_requests, reals.get(), st.get(), rc);
+  return rc;
+}
+
+extern "C" YK_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  CallScope scope(Fn::MPI_Testall);
+  RealArray<ReqK> reals(array_of_requests, count);
+  StatusScratch st(array_of_statuses, count);
+  const int rc = PMPI_Testall(count, reals.get(), flag, st.get());
+  if ((rc == MPI_SUCCESS && *flag) || rc == MPI_ERR_IN_STATUS)
+    finish_all(count, array_of_requests, reals.get(), st.get(), rc);
+  return rc;
+}
+
+namespace {
+
+// The library ignores requests the shim completed (there is nothing behind them), so the
+// "any"/"some" calls return those first. Index of the first one, or -1.
+int first_shim_completed(int count, const MPI_Request* requests) {
+  if (g_shim_completed_requests == 0) return -1;
+  for (int i = 0; i < count; ++i)
+    if (auto* e = find_entry<ReqK>(requests[i]); e && e->record.completed_by_shim) return i;
+  return -1;
+}
+
+}  // namespace
+
+extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Waitany);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitany(count, array_of_requests, index, status);
+  if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
+    *index = i;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
+    return MPI_SUCCESS;
+  }
+  RealArray<ReqK> reals(array_of_requests, count);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Waitany(count, reals.get(), index, st);
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) finish(&array_of_requests[*index], reals[*index], st);
+  return rc;
+}
+
+extern "C" YK_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Testany);
+  if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
+    *index = i;
+    *flag = 1;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
+    return MPI_SUCCESS;
+  }
+  RealArray<ReqK> reals(array_of_requests, count);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Testany(count, reals.get(), index, flag, st);
+  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) finish(&array_of_requests[*index], reals[*index], st);
+  return rc;
+}
+
+namespace {
+
+void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* indices, MPI_Status* st) {
+  if (outcount == MPI_UNDEFINED) return;
+  for (int k = 0; k < outcount; ++k) finish(&app[indices[k]], reals[indices[k]], &st[k]);
+}
+
+}  // namespace
+
+extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                            MPI_Status array_of_statuses[]) {
+  CallScope scope(Fn::MPI_Waitsome);
+  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
+    *outcount = 1;
+    array_of_indices[0] = i;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
+    return MPI_SUCCESS;
+  }
+  RealArray<ReqK> reals(array_of_requests, incount);
+  StatusScratch st(array_of_statuses, incount);
+  const int rc = PMPI_Waitsome(incount, reals.get(), outcount, array_of_indices, st.get());
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
+  return rc;
+}
+
+extern "C" YK_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                            MPI_Status array_of_statuses[]) {
+  CallScope scope(Fn::MPI_Testsome);
+  if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
+    *outcount = 1;
+    array_of_indices[0] = i;
+    finish(&array_of_requests[i], MPI_REQUEST_NULL, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
+    return MPI_SUCCESS;
+  }
+  RealArray<ReqK> reals(array_of_requests, incount);
+  StatusScratch st(array_of_statuses, incount);
+  const int rc = PMPI_Testsome(incount, reals.get(), outcount, array_of_indices, st.get());
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
+  return rc;
+}
+
+namespace {
+
+// A request the shim completed (drained message, or matched before a cut) that the app has not
+// waited for yet: the library's handle behind it is already gone (or inactive, if persistent).
+ReqEntry* shim_completed(MPI_Request request) {
+  if (g_shim_completed_requests == 0) return nullptr;
+  ReqEntry* e = find_entry<ReqK>(request);
+  return (e && e->record.completed_by_shim) ? e : nullptr;
+}
+
+}  // namespace
+
+extern "C" YK_API int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Request_get_status);
+  if (const ReqEntry* e = shim_completed(request)) {
+    *flag = 1;
+    if (status != MPI_STATUS_IGNORE) *status = e->record.status;
+    return MPI_SUCCESS;
+  }
+  return PMPI_Request_get_status(to_real<ReqK>(request), flag, status);
+}
+
+extern "C" YK_API int MPI_Cancel(MPI_Request* request) {
+  CallScope scope(Fn::MPI_Cancel);
+  if (shim_completed(*request)) return MPI_SUCCESS;  // cancelling a completed request does nothing
+  MPI_Request real = to_real<ReqK>(*request);
+  return PMPI_Cancel(&real);
+}
+
+extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
+  CallScope scope(Fn::MPI_Request_free);
+  if (ReqEntry* e = shim_completed(*request)) {
+    e->record.completed_by_shim = false;
+    --g_shim_completed_requests;
+    if (e->real != MPI_REQUEST_NULL) PMPI_Request_free(&e->real);  // an inactive persistent one
+    release<ReqK>(*request);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
+  if (!codec::is_virtual(*request)) return PMPI_Request_free(request);
+  MPI_Request real = to_real<ReqK>(*request);
+  const int rc = PMPI_Request_free(&real);
+  if (rc == MPI_SUCCESS) {
+    release<ReqK>(*request);
+    *request = MPI_REQUEST_NULL;
+  }
+  return rc;
+}
+
+extern "C" YK_API int MPI_Start(MPI_Request* request) {
+  CallScope scope(Fn::MPI_Start);
+  ReqK::entry* e = find_entry<ReqK>(*request);
+  if (!e) return PMPI_Start(request);
+  const int rc = PMPI_Start(&e->real);
+  if (rc == MPI_SUCCESS) count_start(*e);
+  return rc;
+}
+
+extern "C" YK_API int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+  CallScope scope(Fn::MPI_Startall);
+  RealArray<ReqK> reals(array_of_requests, count);
+  const int rc = PMPI_Startall(count, reals.get());
+  if (rc == MPI_SUCCESS)
+    for (int i = 0; i < count; ++i)
+      if (ReqK::entry* e = find_entry<ReqK>(array_of_requests[i])) {
+        e->real = reals[i];
+        count_start(*e);
+      }
+  return rc;
+}

@@ -1,0 +1,67 @@
+// The scope of every MPI call: it counts the call and publishes "which MPI call is this rank in
+// right now" (telemetry/call_counters.hpp; shown by `yadokari status`), and is a boundary of the
+// consistent cut. One store on entry and one on exit. The fast path's flag word: slow_path.hpp.
+#pragma once
+
+#include "cut/cut_protocol.hpp"  // cut_boundary, g_cut_requested
+#include "memory/library_scope.hpp"
+#include "shim/slow_path.hpp"  // g_slow_path
+#include "telemetry/call_counters.hpp"  // g_call_counts, g_current_call
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace yk {
+
+class CallScope {
+ public:
+  YK_HOT explicit CallScope(Fn f) : outer_(g_current_call.load(std::memory_order_relaxed)) {
+    // Allocations inside MPI calls go to glibc, never into the application's arena
+    // (docs/architecture.md, pitfall 7).
+    yadokari::memory::enter_library();
+    g_call_counts[static_cast<std::size_t>(f)].add(1);
+    // [[likely]]: the outermost call is the common case; without the hint GCC lays it out as a
+    // jump away and back on every call.
+    if (outer_ == Fn::none_) [[likely]] {
+      g_current_call.store(f, std::memory_order_relaxed);
+      // The entry of an MPI call is a boundary of the consistent cut: nothing translated yet.
+      if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
+        cut_boundary();
+    }
+  }
+  YK_HOT ~CallScope() {
+    if (outer_ == Fn::none_) [[likely]] g_current_call.store(Fn::none_, std::memory_order_relaxed);
+    yadokari::memory::leave_library();
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  Fn outer_;
+};
+
+// True when a wrapper may take its fast path: no special state, and not nested inside another MPI
+// call of this thread (a user op or error handler calling MPI; nested calls are no boundaries).
+YK_HOT bool fast_path_open() {
+  return g_current_call.load(std::memory_order_relaxed) == Fn::none_ &&
+         g_slow_path.load(std::memory_order_relaxed) == 0;
+}
+
+// CallScope for the fast path: the outer call (fast_path_open() checked it), no cut request, a
+// single writer and no memory layer are known, so nothing is tested and nothing survives the
+// library call but the caller's own values. Same effects as CallScope (count, current call) except
+// the library bracket, which only the memory layer's allocator looks at: with the layer off every
+// allocation goes to glibc anyway, and with it on the slow path brackets the call.
+class FastCallScope {
+ public:
+  YK_HOT explicit FastCallScope(Fn f) {
+    g_call_counts[static_cast<std::size_t>(f)].add_single_writer(1);
+    g_current_call.store(f, std::memory_order_relaxed);
+  }
+  YK_HOT ~FastCallScope() { g_current_call.store(Fn::none_, std::memory_order_relaxed); }
+  FastCallScope(const FastCallScope&) = delete;
+  FastCallScope& operator=(const FastCallScope&) = delete;
+};
+
+}  // namespace yk
