@@ -40,7 +40,8 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {"YADOKARI_ASLR_REEXEC", "internal", "", "memory layer",
      "guard against a re-exec loop while turning address randomisation off; removed after the re-exec"},
     // Tests and the demo.
-    {"YADOKARI_FAULT_SLOW_WRITE", "E:MS", "", "rank", "tests: every rank pauses MS ms inside its image write of epoch E"},
+    {"YADOKARI_FAULT_SLOW_WRITE", "E:MS", "", "rank",
+     "tests: every rank pauses MS ms inside its image write of epoch E"},
     {"YADOKARI_FAULT_HOLD_FINALIZE", "path", "", "rank",
      "tests and the demo: ranks wait at MPI_Finalize until the file exists (at most 5 minutes), still checkpointable"},
     // What the front end reads; each is overridden by its flag.

@@ -20,7 +20,7 @@ struct AgentHello {
   static constexpr MessageType kType = MessageType::agent_hello;
   std::string job_id;
   std::string secret;
-  std::string node;      // the node's id in the cluster ("n2")
+  std::string node;  // the node's id in the cluster ("n2")
   std::string hostname;
   std::int64_t pid = 0;
   // > 0: a node that was not part of the job joins it with this many slots (`yadokari join`).
@@ -79,9 +79,9 @@ struct ImageOrder {
   ImageOrderKind kind = ImageOrderKind::verify;
   std::uint64_t epoch = 0;
   std::int32_t rank = -1;
-  std::uint64_t size = 0;   // the whole file, as the MANIFEST (or ImageWritten) says
+  std::uint64_t size = 0;  // the whole file, as the MANIFEST (or ImageWritten) says
   std::uint64_t xxh64 = 0;
-  std::string to_node;      // copy only
+  std::string to_node;  // copy only
 
   template <class Archive>
   void serialize(Archive& ar) {
@@ -97,7 +97,7 @@ struct ImageChunk {
   std::uint64_t order_id = 0;
   std::uint64_t epoch = 0;
   std::int32_t rank = -1;
-  std::uint64_t size = 0;   // expected, from the order: the receiver checks the copy against them
+  std::uint64_t size = 0;  // expected, from the order: the receiver checks the copy against them
   std::uint64_t xxh64 = 0;
   std::string to_node;
   std::uint64_t offset = 0;

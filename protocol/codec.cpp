@@ -20,8 +20,7 @@ void load(PortableBinaryInputArchive& archive, std::string& text) {
   size_type size = 0;
   archive(make_size_tag(size));
   if (size > kMaxTextBytes)
-    throw yadokari::protocol::ProtocolError("string of " + std::to_string(size) +
-                                           " bytes in a control message");
+    throw yadokari::protocol::ProtocolError("string of " + std::to_string(size) + " bytes in a control message");
   text.resize(static_cast<std::size_t>(size));
   archive(binary_data(text.data(), static_cast<std::size_t>(size)));
 }
@@ -35,8 +34,7 @@ constexpr std::size_t kHeaderSize = 6;
 // Two message structs sharing a type value would make decoding ambiguous.
 template <std::size_t... I>
 constexpr bool types_are_unique(std::index_sequence<I...>) {
-  constexpr std::array<MessageType, sizeof...(I)> types{
-      std::variant_alternative_t<I, Message>::kType...};
+  constexpr std::array<MessageType, sizeof...(I)> types{std::variant_alternative_t<I, Message>::kType...};
   for (std::size_t a = 0; a < types.size(); ++a)
     for (std::size_t b = a + 1; b < types.size(); ++b)
       if (types[a] == types[b]) return false;
@@ -207,8 +205,7 @@ MessageType decode_header(std::string_view bytes) {
     throw ProtocolError("control message has protocol version " + std::to_string(version) +
                         ", this build speaks version " + std::to_string(kProtocolVersion));
   const std::uint16_t type = get_u16(bytes, 4);
-  if (!is_known_type<>(type))
-    throw ProtocolError("unknown control message type " + std::to_string(type));
+  if (!is_known_type<>(type)) throw ProtocolError("unknown control message type " + std::to_string(type));
   return static_cast<MessageType>(type);
 }
 
@@ -224,8 +221,7 @@ Message decode(std::string_view bytes) {
     // cereal::Exception on truncation, ours on absurd lengths, bad_alloc on absurd counts.
     throw ProtocolError("malformed control message " + name + ": " + e.what());
   }
-  if (in.peek() != std::char_traits<char>::eof())
-    throw ProtocolError("trailing bytes after control message " + name);
+  if (in.peek() != std::char_traits<char>::eof()) throw ProtocolError("trailing bytes after control message " + name);
   try {
     std::visit([](const auto& m) { check_strings(m); }, message);
   } catch (const ProtocolError& e) {

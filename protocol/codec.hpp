@@ -14,12 +14,11 @@
 
 namespace yadokari::protocol {
 
-using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest,
-                             StatusReport, ErrorReply, CheckpointPrepare, CutReport, CutTargets,
-                             CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
-                             CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat,
-                             StopProcesses, RankRestored, RebalanceRequest, RebalanceReply,
-                             ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs, AgentBye>;
+using Message =
+    std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest, StatusReport, ErrorReply,
+                 CheckpointPrepare, CutReport, CutTargets, CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
+                 CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat, StopProcesses, RankRestored,
+                 RebalanceRequest, RebalanceReply, ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs, AgentBye>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public yadokari::Error {
@@ -41,8 +40,8 @@ template <class T>
 T decode_as(std::string_view bytes) {
   Message message = decode(bytes);
   if (auto* wanted = std::get_if<T>(&message)) return std::move(*wanted);
-  throw ProtocolError("expected control message " + std::string(message_type_name(T::kType)) +
-                      ", got " + std::string(message_type_name(type_of(message))));
+  throw ProtocolError("expected control message " + std::string(message_type_name(T::kType)) + ", got " +
+                      std::string(message_type_name(type_of(message))));
 }
 
 }  // namespace yadokari::protocol

@@ -27,9 +27,9 @@ struct StatusRequest {
 
 // A node as the front end's membership sees it (jobs with node agents: `--sim`).
 struct NodeStatus {
-  std::string node;      // "n2"
+  std::string node;  // "n2"
   std::string hostname;
-  std::string state;     // "alive", "suspect", "lost"
+  std::string state;  // "alive", "suspect", "lost"
   double seconds_since_heard = 0.0;
   std::int32_t slots = 0;
 
@@ -55,8 +55,7 @@ struct StatusReport {
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch,
-       restarts, timeline);
+    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch, restarts, timeline);
   }
 };
 
@@ -70,7 +69,6 @@ struct ErrorReply {
     ar(reason);
   }
 };
-
 
 // CLI (`yadokari checkpoint`) -> front end, on the status endpoint.
 struct CheckpointRequest {

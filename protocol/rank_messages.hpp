@@ -19,7 +19,7 @@ struct RegisterRank {
   std::int32_t world_size = 0;
   std::int64_t pid = 0;
   std::string hostname;
-  std::string flavour;  // "openmpi" or "mpich"
+  std::string flavour;        // "openmpi" or "mpich"
   double init_seconds = 0.0;  // spent in the library's MPI_Init (the restart timeline's phase)
 
   template <class Archive>
@@ -69,8 +69,8 @@ struct RankStatus {
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(query_id, logical_rank, pid, hostname, mpi_calls_total, messages_sent, bytes_sent,
-       messages_received, bytes_received, current_call, seconds_since_init, compute_seconds);
+    ar(query_id, logical_rank, pid, hostname, mpi_calls_total, messages_sent, bytes_sent, messages_received,
+       bytes_received, current_call, seconds_since_init, compute_seconds);
   }
 };
 
@@ -126,9 +126,9 @@ struct CutReport {
   std::uint64_t epoch = 0;
   std::int32_t logical_rank = -1;
   CutState state = CutState::unreached;
-  std::uint64_t round = 0;     // the CutTargets round this report was made against (0: none yet)
-  std::uint64_t gate_key = 0;  // at_gate / inside: the communicator
-  std::uint64_t serial = 0;    // per rank, increasing: a later report replaces an earlier one
+  std::uint64_t round = 0;        // the CutTargets round this report was made against (0: none yet)
+  std::uint64_t gate_key = 0;     // at_gate / inside: the communicator
+  std::uint64_t serial = 0;       // per rank, increasing: a later report replaces an earlier one
   std::vector<CommCount> counts;  // every communicator the rank belongs to (world included)
 
   template <class Archive>
@@ -140,7 +140,7 @@ struct CutReport {
 struct CutTargets {
   static constexpr MessageType kType = MessageType::cut_targets;
   std::uint64_t epoch = 0;
-  std::uint64_t round = 0;  // 1, 2, ...
+  std::uint64_t round = 0;         // 1, 2, ...
   std::vector<CommCount> targets;  // communicators not listed: target = what the rank entered
 
   template <class Archive>

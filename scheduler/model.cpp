@@ -16,8 +16,7 @@ std::string plural(long count, const char* one, const char* many) {
 
 bool positive_finite(double value) { return std::isfinite(value) && value > 0; }
 
-void validate(const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current,
-              const Options& options) {
+void validate(const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current, const Options& options) {
   const long w = job.world_size;
   if (w < 1) throw PlacementError("the job has no ranks to place (world size " + std::to_string(w) + ")");
   if (!job.compute_seconds.empty() && static_cast<long>(job.compute_seconds.size()) != w)
@@ -33,23 +32,22 @@ void validate(const Job& job, const std::vector<Node>& nodes, const CurrentPlace
   for (const auto* m : {&job.traffic.bytes, &job.traffic.messages}) {
     if (!m->empty() && m->size() != cells)
       throw PlacementError(std::string("the traffic matrix has ") + std::to_string(m->size()) + " " +
-                           (m == &job.traffic.bytes ? "byte" : "message") + " entries; a job of " +
-                           std::to_string(w) + " ranks needs " + std::to_string(cells));
+                           (m == &job.traffic.bytes ? "byte" : "message") + " entries; a job of " + std::to_string(w) +
+                           " ranks needs " + std::to_string(cells));
   }
   if (nodes.empty()) throw PlacementError("no nodes were given to place " + plural(w, "rank", "ranks") + " on");
   std::map<std::string, int> seen;
   for (const Node& node : nodes) {
     if (node.name.empty()) throw PlacementError("a node has an empty name");
     if (seen[node.name]++) throw PlacementError("node '" + node.name + "' appears twice in the node list");
-    if (node.slots < 0)
-      throw PlacementError("node '" + node.name + "' has " + std::to_string(node.slots) + " slots");
+    if (node.slots < 0) throw PlacementError("node '" + node.name + "' has " + std::to_string(node.slots) + " slots");
     if (node.speed && !positive_finite(*node.speed))
       throw PlacementError("node '" + node.name + "' has speed " + number("%g", *node.speed) +
                            "; a speed must be greater than 0");
   }
   if (!current.empty() && static_cast<long>(current.size()) != w)
-    throw PlacementError("the current placement lists " + std::to_string(current.size()) +
-                         " ranks for a job of " + std::to_string(w));
+    throw PlacementError("the current placement lists " + std::to_string(current.size()) + " ranks for a job of " +
+                         std::to_string(w));
   if (!(std::isfinite(options.max_oversubscribe) && options.max_oversubscribe >= 1))
     throw PlacementError("the allowed oversubscription must be at least 1, not " +
                          number("%g", options.max_oversubscribe));
@@ -119,14 +117,14 @@ Model::Model(const Job& job_, const std::vector<Node>& nodes_, const CurrentPlac
   for (int n = 0; n < node_count; ++n) {
     if (!alive(n)) continue;
     ++alive_nodes;
-    capacity[static_cast<std::size_t>(n)] =
-        static_cast<int>(std::floor(slots(n) * options.max_oversubscribe + 1e-9));
+    capacity[static_cast<std::size_t>(n)] = static_cast<int>(std::floor(slots(n) * options.max_oversubscribe + 1e-9));
     total_slots += slots(n);
     total_capacity += capacity[static_cast<std::size_t>(n)];
   }
   if (alive_nodes == 0) throw PlacementError("no node is alive to place " + plural(world, "rank", "ranks") + " on");
   if (total_capacity < world) {
-    const std::string nodes_text = alive_nodes == 1 ? "the surviving node has " : "the " + std::to_string(alive_nodes) + " surviving nodes have ";
+    const std::string nodes_text =
+        alive_nodes == 1 ? "the surviving node has " : "the " + std::to_string(alive_nodes) + " surviving nodes have ";
     throw PlacementError(nodes_text + plural(total_slots, "slot", "slots") + " for " + plural(world, "rank", "ranks") +
                          " (allowed oversubscription " + number("%g", options.max_oversubscribe) + "x gives " +
                          std::to_string(total_capacity) + ")");
@@ -205,7 +203,8 @@ std::uint64_t inter_node_bytes(const Model& model, const Assignment& assignment)
   if (model.job.traffic.bytes.empty()) return 0;
   for (int a = 0; a < model.world; ++a)
     for (int b = a + 1; b < model.world; ++b)
-      if (assignment[static_cast<std::size_t>(a)] != assignment[static_cast<std::size_t>(b)]) total += model.bytes(a, b);
+      if (assignment[static_cast<std::size_t>(a)] != assignment[static_cast<std::size_t>(b)])
+        total += model.bytes(a, b);
   return total;
 }
 
@@ -252,7 +251,8 @@ Placement finish(const Model& model, const Assignment& assignment, std::string p
   for (int r = 0; r < model.world; ++r) {
     const int n = assignment[static_cast<std::size_t>(r)];
     if (n < 0 || !model.alive(n))
-      throw std::logic_error("scheduler: policy " + policy + " left rank " + std::to_string(r) + " without a live node");
+      throw std::logic_error("scheduler: policy " + policy + " left rank " + std::to_string(r) +
+                             " without a live node");
   }
   for (int n = 0; n < model.node_count; ++n)
     if (counts[static_cast<std::size_t>(n)] > model.capacity[static_cast<std::size_t>(n)])

@@ -12,20 +12,19 @@ namespace yadokari::scheduler::detail {
 using Assignment = std::vector<int>;
 
 struct Model {
-  Model(const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current,
-        const Options& options);
+  Model(const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current, const Options& options);
 
   const Job& job;
   const std::vector<Node>& nodes;
   const Options& options;
   int world = 0;
   int node_count = 0;
-  Assignment current;             // node index hosting each rank now; -1 = none/unknown node
-  std::vector<bool> was_placed;   // the current placement named a node (known or not) for the rank
-  std::vector<int> capacity;      // floor(slots × max_oversubscribe) if alive, else 0
-  std::vector<double> speed;      // resolved relative per-core speed (> 0)
+  Assignment current;            // node index hosting each rank now; -1 = none/unknown node
+  std::vector<bool> was_placed;  // the current placement named a node (known or not) for the rank
+  std::vector<int> capacity;     // floor(slots × max_oversubscribe) if alive, else 0
+  std::vector<double> speed;     // resolved relative per-core speed (> 0)
   std::vector<bool> speed_inferred;
-  std::vector<double> work;       // per rank: compute seconds at speed 1 (0 if !compute_known)
+  std::vector<double> work;  // per rank: compute seconds at speed 1 (0 if !compute_known)
   bool compute_known = false;
   std::vector<int> by_name;       // node indices sorted by name
   std::vector<int> rank_of_name;  // node index -> position in by_name (for tie-breaking)
@@ -68,8 +67,7 @@ std::uint64_t inter_node_bytes(const Model& model, const Assignment& assignment)
 
 // Builds the output: hosts, rank map, moved ranks; checks the invariants (every rank placed on an
 // alive node within capacity) and throws std::logic_error if a policy broke one.
-Placement finish(const Model& model, const Assignment& assignment, std::string policy,
-                 std::string explanation);
+Placement finish(const Model& model, const Assignment& assignment, std::string policy, std::string explanation);
 
 // "0-3,5,7-8"
 std::string rank_list(std::vector<int> ranks);

@@ -50,10 +50,10 @@ using CurrentPlacement = std::vector<std::string>;
 // The cost model of `auto` (defaults: the measurements in docs/platform.md §4, shared memory vs TCP over
 // veth between simulated nodes).
 struct CostParameters {
-  double intra_latency_s = 0.5e-6;        // per message between ranks on one node
-  double intra_bandwidth_Bps = 4.0e9;     // bytes per second between ranks on one node
-  double inter_latency_s = 15e-6;         // per message between nodes
-  double inter_bandwidth_Bps = 1.1e9;     // bytes per second between nodes
+  double intra_latency_s = 0.5e-6;     // per message between ranks on one node
+  double intra_bandwidth_Bps = 4.0e9;  // bytes per second between ranks on one node
+  double inter_latency_s = 15e-6;      // per message between nodes
+  double inter_bandwidth_Bps = 1.1e9;  // bytes per second between nodes
   // Extra factor on an oversubscribed node's compute time (busy-polling MPI libraries lose more
   // than the share of a core; docs/platform.md §1: 1.4–2.3× for MG/SP). 1 = fair sharing.
   double oversubscription_penalty = 1.0;
@@ -100,10 +100,10 @@ struct Placement {
   // Real rank i hosts logical rank rank_map[i] (YADOKARI_RANK_MAP); consistent with `hosts`: the
   // first hosts[0].slots entries are the logical ranks placed on hosts[0], ascending, and so on.
   std::vector<int> rank_map;
-  std::vector<int> moved;    // logical ranks whose node changed (not counting unplaced ones), ascending
-  std::string policy;        // the policy that produced it; for auto, "auto(<candidate>)"
-  std::string explanation;   // human-readable, one or more sentences, no trailing newline
-  Cost cost;                 // the cost model's prediction for this placement
+  std::vector<int> moved;   // logical ranks whose node changed (not counting unplaced ones), ascending
+  std::string policy;       // the policy that produced it; for auto, "auto(<candidate>)"
+  std::string explanation;  // human-readable, one or more sentences, no trailing newline
+  Cost cost;                // the cost model's prediction for this placement
 };
 
 // --- Functions ---------------------------------------------------------------------------------
@@ -111,8 +111,8 @@ struct Placement {
 // Computes the next placement. Throws PlacementError (one line, no "yadokari: " prefix: the CLI
 // adds it) for inconsistent inputs or when the alive nodes cannot hold W ranks within
 // max_oversubscribe.
-Placement place(Policy policy, const Job& job, const std::vector<Node>& nodes,
-                const CurrentPlacement& current, const Options& options = {});
+Placement place(Policy policy, const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current,
+                const Options& options = {});
 
 // The cost model alone, for any rank -> node-name map (used by `auto`, tests and `yadokari plan`).
 Cost predict_cost(const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current,

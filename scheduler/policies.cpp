@@ -174,8 +174,8 @@ Result balanced_policy(const Model& m) {
   if (displaced.empty())
     text += "no rank was displaced";
   else
-    text += "ranks " + origins(m, displaced) + " placed one by one on the node with the most free slots: " +
-            targets(m, a, displaced);
+    text += "ranks " + origins(m, displaced) +
+            " placed one by one on the node with the most free slots: " + targets(m, a, displaced);
   text += "; " + stayed(m, a) + ".";
   return {std::move(a), std::move(text)};
 }
@@ -250,8 +250,9 @@ std::vector<int> comm_refine(const Model& m, Assignment& a, const Assignment& ke
   // inside a node saves (1/inter - 1/intra bandwidth) seconds.
   const CostParameters& p = m.options.cost;
   const double per_byte = 1.0 / p.inter_bandwidth_Bps - 1.0 / p.intra_bandwidth_Bps;
-  const double threshold = per_byte > 0 ? std::max(1.0, m.options.comm_min_gain * detail::cost_of(m, a).total_s / per_byte)
-                                        : std::numeric_limits<double>::infinity();
+  const double threshold = per_byte > 0
+                               ? std::max(1.0, m.options.comm_min_gain * detail::cost_of(m, a).total_s / per_byte)
+                               : std::numeric_limits<double>::infinity();
   const auto gain_of = [&](int r, int to) {
     return static_cast<double>(affinity[at(r)][at(to)]) - static_cast<double>(affinity[at(r)][at(a[at(r)])]);
   };
@@ -337,8 +338,8 @@ Result comm_policy(const Model& m) {
                                          : " placed next to the partners they exchange the most bytes with: ") +
             targets(m, a, displaced);
   if (!extra.empty())
-    text += "; also moved " + rank_list(extra) + " (" + targets(m, a, extra) + ") because it cut inter-node traffic from " +
-            bytes_text(static_cast<double>(after_fill)) + " to " +
+    text += "; also moved " + rank_list(extra) + " (" + targets(m, a, extra) +
+            ") because it cut inter-node traffic from " + bytes_text(static_cast<double>(after_fill)) + " to " +
             bytes_text(static_cast<double>(detail::inter_node_bytes(m, a))) + " per epoch";
   if (!m.job.traffic.bytes.empty())
     text += "; inter-node traffic " + bytes_text(static_cast<double>(detail::inter_node_bytes(m, a))) + " per epoch";
@@ -380,9 +381,9 @@ Result speed_policy(const Model& m) {
       }
       const double eps = 1e-12 * std::max(t, best_t);
       const bool keeps = target[at(n)] < kept_counts[at(n)], best_keeps = target[at(best)] < kept_counts[at(best)];
-      if (t < best_t - eps ||
-          (t <= best_t + eps && (keeps > best_keeps || (keeps == best_keeps && m.slots(n) - target[at(n)] >
-                                                                                    m.slots(best) - target[at(best)])))) {
+      if (t < best_t - eps || (t <= best_t + eps &&
+                               (keeps > best_keeps || (keeps == best_keeps && m.slots(n) - target[at(n)] >
+                                                                                  m.slots(best) - target[at(best)])))) {
         best = n;
         best_t = t;
       }
@@ -421,7 +422,9 @@ Result speed_policy(const Model& m) {
     const bool measured = m.nodes[at(n)].speed.has_value() || m.speed_inferred[at(n)];
     any_measured = any_measured || measured;
     speeds += (speeds.empty() ? "" : ", ") + m.name(n) + " " + number("%.3g", m.speed[at(n)]) +
-              (m.speed_inferred[at(n)] ? " (inferred)" : measured ? "" : " (not measured)");
+              (m.speed_inferred[at(n)] ? " (inferred)"
+               : measured              ? ""
+                                       : " (not measured)");
     targets_text += (targets_text.empty() ? "" : ", ") + m.name(n) + " " + std::to_string(target[at(n)]) + "/" +
                     std::to_string(m.slots(n));
   }
@@ -475,9 +478,10 @@ Result consolidate_candidate(const Model& m) {
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
   const std::vector<int> moved = unplaced(stay);
-  std::string text = "consolidate: all ranks on the fewest nodes that hold them within the allowed "
-                     "oversubscription (" + list + "), heavy partners together; moved " +
-                     (moved.empty() ? std::string("none") : targets(m, a, moved)) + ".";
+  std::string text =
+      "consolidate: all ranks on the fewest nodes that hold them within the allowed "
+      "oversubscription (" +
+      list + "), heavy partners together; moved " + (moved.empty() ? std::string("none") : targets(m, a, moved)) + ".";
   return {std::move(a), std::move(text)};
 }
 
@@ -499,9 +503,11 @@ std::string cost_text(const Cost& c) {
 }
 
 Result auto_policy(const Model& m) {
-  const std::vector<std::pair<std::string, Result (*)(const Model&)>> makers = {
-      {"balanced", balanced_policy}, {"comm", comm_policy}, {"speed", speed_policy},
-      {"node", node_policy},         {"consolidate", consolidate_candidate}};
+  const std::vector<std::pair<std::string, Result (*)(const Model&)>> makers = {{"balanced", balanced_policy},
+                                                                                {"comm", comm_policy},
+                                                                                {"speed", speed_policy},
+                                                                                {"node", node_policy},
+                                                                                {"consolidate", consolidate_candidate}};
   std::vector<Candidate> candidates;
   for (const auto& [name, make] : makers) {
     Result r = make(m);
@@ -535,7 +541,8 @@ Result auto_policy(const Model& m) {
   std::vector<const Candidate*> ranked;
   for (const auto& c : candidates)
     if (eligible(c)) ranked.push_back(&c);
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const Candidate* x, const Candidate* y) { return better(*x, *y); });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](const Candidate* x, const Candidate* y) { return better(*x, *y); });
   const Candidate& best = *ranked.front();
 
   std::string text = "auto: chose " + best.name;
@@ -568,8 +575,9 @@ Result auto_policy(const Model& m) {
         text += "it saves " + number("%.3g s", d_compute) + " of compute and " + number("%.3g s", d_comm) +
                 " of communication";
     } else {
-      text += "; equal predicted cost, so the one moving fewer ranks (then the earlier in balanced, comm, speed, "
-              "node, consolidate) wins";
+      text +=
+          "; equal predicted cost, so the one moving fewer ranks (then the earlier in balanced, comm, speed, "
+          "node, consolidate) wins";
     }
   }
   if (!m.compute_known && !m.has_traffic())
@@ -597,10 +605,18 @@ Placement place(Policy policy, const Job& job, const std::vector<Node>& nodes, c
   Result r;
   std::string name(policy_name(policy));
   switch (policy) {
-    case Policy::node: r = node_policy(m); break;
-    case Policy::balanced: r = balanced_policy(m); break;
-    case Policy::comm: r = comm_policy(m); break;
-    case Policy::speed: r = speed_policy(m); break;
+    case Policy::node:
+      r = node_policy(m);
+      break;
+    case Policy::balanced:
+      r = balanced_policy(m);
+      break;
+    case Policy::comm:
+      r = comm_policy(m);
+      break;
+    case Policy::speed:
+      r = speed_policy(m);
+      break;
     case Policy::auto_: {
       r = auto_policy(m);
       // "auto: chose <candidate>..." names the candidate.

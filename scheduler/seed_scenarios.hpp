@@ -12,8 +12,8 @@ struct Scenario {
   std::vector<Node> nodes;
   CurrentPlacement current;
   Options options;
-  std::string lost;                 // the node that left
-  std::vector<std::string> targets; // the surviving nodes, in the order a split is written
+  std::string lost;                  // the node that left
+  std::vector<std::string> targets;  // the surviving nodes, in the order a split is written
 };
 
 // Seed 000 §5.4 (per-process re-placement): 7 ranks placed (2,2,3) on nodes "host", "remote-a",

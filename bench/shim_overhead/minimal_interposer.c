@@ -15,30 +15,30 @@
 
 static unsigned long g_calls[3];
 
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   int rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
   ++g_calls[0];
   return rc;
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) {
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
   int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
   ++g_calls[1];
   return rc;
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   ++g_calls[2];
   return rc;
 }
 
 int MPI_Finalize(void) {
-  const char *dir = getenv("YADOKARI_STATS");
+  const char* dir = getenv("YADOKARI_STATS");
   if (dir && *dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/minimal-interposer.%ld.json", dir, (long)getpid());
-    FILE *f = fopen(path, "w");
+    FILE* f = fopen(path, "w");
     if (f) {
       fprintf(f, "{\"MPI_Send\":%lu,\"MPI_Recv\":%lu,\"MPI_Allreduce\":%lu}\n", g_calls[0], g_calls[1], g_calls[2]);
       fclose(f);

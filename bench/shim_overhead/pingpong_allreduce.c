@@ -28,9 +28,9 @@ typedef struct {
   double median, min, max, q1, q3;
 } summary_t;
 
-typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
-typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
-typedef int (*allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*send_fn)(const void*, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+typedef int (*allreduce_fn)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
 
 typedef struct {
   send_fn send;
@@ -46,13 +46,13 @@ typedef struct {
   double *sbuf, *rbuf;
 } ctx_t;
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
 }
 
 /* Quantile with linear interpolation over a sorted array. */
-static double quantile(const double *v, int n, double q) {
+static double quantile(const double* v, int n, double q) {
   double pos = q * (double)(n - 1);
   int lo = (int)pos;
   if (lo >= n - 1) return v[n - 1];
@@ -61,7 +61,7 @@ static double quantile(const double *v, int n, double q) {
 }
 
 /* Sorts v in place. */
-static summary_t summarize(double *v, int n) {
+static summary_t summarize(double* v, int n) {
   summary_t s;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   s.min = v[0];
@@ -72,8 +72,8 @@ static summary_t summarize(double *v, int n) {
   return s;
 }
 
-static long parse_long(const char *flag, const char *text, long min) {
-  char *end = NULL;
+static long parse_long(const char* flag, const char* text, long min) {
+  char* end = NULL;
   long v = strtol(text, &end, 10);
   if (end == text || *end != '\0' || v < min) {
     fprintf(stderr, "shim_overhead: %s needs an integer >= %ld, got '%s'\n", flag, min, text);
@@ -82,13 +82,13 @@ static long parse_long(const char *flag, const char *text, long min) {
   return v;
 }
 
-static void print_summary(const char *name, summary_t s) {
-  printf("\"%s\":{\"median\":%.4f,\"min\":%.4f,\"max\":%.4f,\"q1\":%.4f,\"q3\":%.4f}", name, s.median, s.min,
-         s.max, s.q1, s.q3);
+static void print_summary(const char* name, summary_t s) {
+  printf("\"%s\":{\"median\":%.4f,\"min\":%.4f,\"max\":%.4f,\"q1\":%.4f,\"q3\":%.4f}", name, s.median, s.min, s.max,
+         s.q1, s.q3);
 }
 
 /* n round trips between ranks 0 and 1; returns the half round-trip time in us (0 on other ranks). */
-static double pingpong_block(const ctx_t *c, const api_t *api, long n) {
+static double pingpong_block(const ctx_t* c, const api_t* api, long n) {
   const int tag = 7;
   double t0 = MPI_Wtime();
   if (c->rank == 0) {
@@ -107,7 +107,7 @@ static double pingpong_block(const ctx_t *c, const api_t *api, long n) {
 }
 
 /* n allreduces over all ranks; returns (on rank 0) the slowest rank's mean time per call in us. */
-static double allreduce_block(const ctx_t *c, const api_t *api, long n) {
+static double allreduce_block(const ctx_t* c, const api_t* api, long n) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (long i = 0; i < n; ++i) api->allreduce(c->sbuf, c->rbuf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -118,9 +118,9 @@ static double allreduce_block(const ctx_t *c, const api_t *api, long n) {
 
 /* In-process A/B of one measurement: blocks through the public names (the shim's wrappers when
  * it is preloaded) alternate with blocks through the PMPI names, the order flipping each block. */
-typedef double (*block_fn)(const ctx_t *, const api_t *, long);
-static void ab_blocks(const ctx_t *c, block_fn block, long warmup, long blocks, long iters, double *pub,
-                      double *prof, double *ratio, double *diff_ns) {
+typedef double (*block_fn)(const ctx_t*, const api_t*, long);
+static void ab_blocks(const ctx_t* c, block_fn block, long warmup, long blocks, long iters, double* pub, double* prof,
+                      double* ratio, double* diff_ns) {
   MPI_Barrier(MPI_COMM_WORLD);
   block(c, &kProfiling, warmup);
   for (long b = 0; b < blocks; ++b) {
@@ -136,7 +136,7 @@ static void ab_blocks(const ctx_t *c, block_fn block, long warmup, long blocks, 
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -181,10 +181,10 @@ int main(int argc, char **argv) {
   c.rbuf = calloc((size_t)c.count, sizeof(double));
   /* pp, ar: phases 1 and 2; the rest: phase 3 (public, profiling, ratio; ping-pong then allreduce). */
   enum { kVectors = 10 };
-  double *v[kVectors];
+  double* v[kVectors];
   for (int k = 0; k < kVectors; ++k) v[k] = calloc((size_t)blocks, sizeof(double));
-  double *pp = v[0], *ar = v[1], *pp_pub = v[2], *pp_prof = v[3], *pp_ratio = v[4], *pp_diff = v[5],
-         *ar_pub = v[6], *ar_prof = v[7], *ar_ratio = v[8], *ar_diff = v[9];
+  double *pp = v[0], *ar = v[1], *pp_pub = v[2], *pp_prof = v[3], *pp_ratio = v[4], *pp_diff = v[5], *ar_pub = v[6],
+         *ar_prof = v[7], *ar_ratio = v[8], *ar_diff = v[9];
   int oom = !c.sbuf || !c.rbuf;
   for (int k = 0; k < kVectors; ++k) oom |= !v[k];
   if (oom) {
@@ -216,9 +216,10 @@ int main(int argc, char **argv) {
 
   if (rank == 0) {
     int n = (int)blocks;
-    printf("{\"bench\":\"shim_overhead\",\"ranks\":%d,\"bytes\":%ld,\"iters\":%ld,\"blocks\":%ld,\"warmup\":%ld,"
-           "\"allreduce_ok\":%s,\"unit\":\"us\",",
-           size, bytes, iters, blocks, warmup, ok ? "true" : "false");
+    printf(
+        "{\"bench\":\"shim_overhead\",\"ranks\":%d,\"bytes\":%ld,\"iters\":%ld,\"blocks\":%ld,\"warmup\":%ld,"
+        "\"allreduce_ok\":%s,\"unit\":\"us\",",
+        size, bytes, iters, blocks, warmup, ok ? "true" : "false");
     print_summary("pingpong_half_rtt", summarize(pp, n));
     printf(",");
     print_summary("allreduce", summarize(ar, n));

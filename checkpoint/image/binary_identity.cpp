@@ -55,8 +55,7 @@ std::optional<std::string> build_id_of_file(int fd, const std::string& path) {
     if (segment.p_type != PT_NOTE || segment.p_filesz > kMaxNoteSegment) continue;
     std::string notes(segment.p_filesz, '\0');
     if (io::read_at(fd, segment.p_offset, notes.data(), notes.size(), path) != notes.size()) continue;
-    if (auto id =
-            find_build_id(reinterpret_cast<const std::byte*>(notes.data()), notes.size(), segment.p_align))
+    if (auto id = find_build_id(reinterpret_cast<const std::byte*>(notes.data()), notes.size(), segment.p_align))
       return id;
   }
   return std::nullopt;
@@ -167,13 +166,12 @@ std::vector<std::string> identity_mismatches(const std::vector<BinaryIdentity>& 
       continue;
     }
     if (!(*found->second == then))
-      differences.push_back(then.path + " changed since the checkpoint (was " + describe_with_size(then) +
-                            "; now " + describe_with_size(*found->second) + ")");
+      differences.push_back(then.path + " changed since the checkpoint (was " + describe_with_size(then) + "; now " +
+                            describe_with_size(*found->second) + ")");
     now.erase(found);
   }
   for (const auto& binary : current)
-    if (now.count(binary.path))
-      differences.push_back(binary.path + " is loaded now but was not at the checkpoint");
+    if (now.count(binary.path)) differences.push_back(binary.path + " is loaded now but was not at the checkpoint");
   return differences;
 }
 

@@ -35,7 +35,8 @@ constexpr std::size_t kBufferSize = 1u << 20;
 
 std::size_t read_at(int fd, std::uint64_t offset, void* data, std::size_t size, const std::string& file) {
   std::size_t done = 0;
-  if (const int error = posix::read_at(fd, offset, data, size, done); error != 0) throw io_error(file, "reading", error);
+  if (const int error = posix::read_at(fd, offset, data, size, done); error != 0)
+    throw io_error(file, "reading", error);
   return done;
 }
 

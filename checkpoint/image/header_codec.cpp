@@ -51,8 +51,7 @@ std::vector<std::byte> encode_header(const ImageHeader& header, const std::strin
   for (const auto& binary : header.binaries) {
     put_string(out, binary.path, "binary path", file);
     if (binary.id.size() > std::numeric_limits<std::uint8_t>::max())
-      throw ImageError(ImageErrorKind::usage, file,
-                       "identity of " + binary.path + " is longer than 255 bytes");
+      throw ImageError(ImageErrorKind::usage, file, "identity of " + binary.path + " is longer than 255 bytes");
     out.put(static_cast<std::uint8_t>(binary.kind));
     out.put(static_cast<std::uint8_t>(binary.id.size()));
     out.put_bytes(binary.id.data(), binary.id.size());
@@ -72,15 +71,14 @@ std::size_t check_prefix(const std::byte* data, std::size_t available, std::uint
   const std::size_t magic_bytes = std::min(available, sizeof kMagic);
   if (std::memcmp(data, kMagic, magic_bytes) != 0)
     throw ImageError(ImageErrorKind::not_an_image, file, "not a yadokari image (bad magic)");
-  if (available < kPrefixSize)
-    throw ImageError(ImageErrorKind::truncated, file, "truncated inside the header");
+  if (available < kPrefixSize) throw ImageError(ImageErrorKind::truncated, file, "truncated inside the header");
   if (load<std::uint64_t>(data + kPrefixChecksumOffset) != XXH64(data, kPrefixChecksumOffset, 0))
     throw ImageError(ImageErrorKind::checksum_mismatch, file, "checksum mismatch in the header");
   const auto version = load<std::uint32_t>(data + kVersionOffset);
   if (version != kFormatVersion)
     throw ImageError(ImageErrorKind::unsupported_version, file,
-                     "unsupported image format version " + std::to_string(version) +
-                         " (this yadokari reads version " + std::to_string(kFormatVersion) + ")");
+                     "unsupported image format version " + std::to_string(version) + " (this yadokari reads version " +
+                         std::to_string(kFormatVersion) + ")");
   const std::size_t length = load<std::uint32_t>(data + kHeaderLengthOffset);
   if (length < kPrefixSize + sizeof(std::uint64_t) || length > kMaxHeaderSize)
     throw corrupt_header(file, "impossible header length " + std::to_string(length));

@@ -69,15 +69,13 @@ bool read_run_list(int fd, const std::string& file, const AreaRecord& area, std:
   if (count > area.pages() || count > (area.stored_length - sizeof number) / format::kRunSize) return false;
   list_size = sizeof number + count * format::kRunSize;
   std::vector<std::byte> bytes(count * format::kRunSize);
-  if (io::read_at(fd, area.data_offset + sizeof number, bytes.data(), bytes.size(), file) != bytes.size())
-    return false;
+  if (io::read_at(fd, area.data_offset + sizeof number, bytes.data(), bytes.size(), file) != bytes.size()) return false;
   std::uint64_t next_free = 0;
   std::uint64_t stored_pages = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     PageRun run{codec::load<std::uint64_t>(bytes.data() + i * 16),
                 codec::load<std::uint64_t>(bytes.data() + i * 16 + 8)};
-    if (run.count == 0 || run.first < next_free || run.first > area.pages() ||
-        run.count > area.pages() - run.first)
+    if (run.count == 0 || run.first < next_free || run.first > area.pages() || run.count > area.pages() - run.first)
       return false;
     next_free = run.first + run.count;
     stored_pages += run.count;
@@ -151,9 +149,8 @@ void ImageReader::read_records() {
                          "corrupt image: the end record counts " + std::to_string(record.area_count) +
                              " areas but the image has " + std::to_string(areas_.size()));
       if (offset != file_size_)
-        throw ImageError(
-            ImageErrorKind::corrupt, path_,
-            "corrupt image: " + std::to_string(file_size_ - offset) + " bytes after the end record");
+        throw ImageError(ImageErrorKind::corrupt, path_,
+                         "corrupt image: " + std::to_string(file_size_ - offset) + " bytes after the end record");
       return;
     }
 
@@ -177,9 +174,9 @@ const AreaRecord* ImageReader::find(const std::string& name) const {
 void ImageReader::read_area(std::size_t index, std::span<std::byte> out, bool zero_fill) const {
   const AreaRecord& area = areas_.at(index);
   if (out.size() != area.length)
-    throw ImageError(ImageErrorKind::usage, path_,
-                     "area '" + area.name + "' has " + std::to_string(area.length) + " bytes, not " +
-                         std::to_string(out.size()));
+    throw ImageError(
+        ImageErrorKind::usage, path_,
+        "area '" + area.name + "' has " + std::to_string(area.length) + " bytes, not " + std::to_string(out.size()));
   walk(area, out.data(), zero_fill);
 }
 
@@ -202,8 +199,7 @@ void ImageReader::walk(const AreaRecord& area, std::byte* out, bool zero_fill) c
     runs = all_pages(area.length);
   }
 
-  PayloadReader payload(fd_, path_, area.data_offset + list_size, area.stored_length - list_size,
-                        area.compressed());
+  PayloadReader payload(fd_, path_, area.data_offset + list_size, area.stored_length - list_size, area.compressed());
   std::vector<std::byte> scratch(out ? 0 : std::min<std::uint64_t>(kScratchSize, area.length));
   Hasher hash;
   std::uint64_t position = 0;  // bytes of the area produced so far
@@ -216,8 +212,8 @@ void ImageReader::walk(const AreaRecord& area, std::byte* out, bool zero_fill) c
     zeros_until(run.first * kPageSize);
     const std::uint64_t end = position + run_bytes(run, area.length);
     while (position < end) {
-      const std::size_t n = static_cast<std::size_t>(
-          std::min<std::uint64_t>(end - position, out ? end - position : scratch.size()));
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(end - position, out ? end - position : scratch.size()));
       std::byte* target = out ? out + position : scratch.data();
       if (!payload.read(target, n)) throw data_mismatch(path_, area);
       hash.add(target, n);

@@ -39,9 +39,7 @@ class ImageWriter {
 
   // Appends one area with the `length` bytes at `data`.
   void add_area(const AreaInfo& info, const void* data, std::size_t length);
-  void add_area(const AreaInfo& info, std::span<const std::byte> data) {
-    add_area(info, data.data(), data.size());
-  }
+  void add_area(const AreaInfo& info, std::span<const std::byte> data) { add_area(info, data.data(), data.size()); }
 
   // Writes the end record, makes the image durable under its final name and returns its size and
   // hash. After an error (any ImageError) the writer is finished: the .tmp is gone.

@@ -9,8 +9,7 @@
 
 namespace yadokari::image {
 
-PayloadReader::PayloadReader(int fd, std::string file, std::uint64_t offset, std::uint64_t size,
-                             bool compressed)
+PayloadReader::PayloadReader(int fd, std::string file, std::uint64_t offset, std::uint64_t size, bool compressed)
     : fd_(fd), file_(std::move(file)), next_(offset), remaining_(size), compressed_(compressed) {
   if (!compressed_) return;
   context_ = ZSTD_createDCtx();

@@ -25,9 +25,8 @@ PayloadWriter::PayloadWriter(int compression_level, std::string file)
 
 PayloadWriter::~PayloadWriter() { ZSTD_freeCCtx(context_); }
 
-PayloadWriter::Written PayloadWriter::write(io::BufferedOutput& out, const std::byte* data,
-                                            std::uint64_t length, const std::vector<PageRun>& runs,
-                                            bool write_run_list) {
+PayloadWriter::Written PayloadWriter::write(io::BufferedOutput& out, const std::byte* data, std::uint64_t length,
+                                            const std::vector<PageRun>& runs, bool write_run_list) {
   const std::uint64_t start = out.offset();
   if (write_run_list) {
     std::byte number[8];
@@ -67,15 +66,14 @@ void PayloadWriter::prepare(std::uint64_t stored_bytes) {
   check(ZSTD_CCtx_setPledgedSrcSize(context_, stored_bytes), file_);
 }
 
-bool PayloadWriter::compress_small(const std::byte* data, std::uint64_t length,
-                                   const std::vector<PageRun>& runs, std::uint64_t stored_bytes) {
+bool PayloadWriter::compress_small(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
+                                   std::uint64_t stored_bytes) {
   prepare(stored_bytes);
   small_.resize(ZSTD_compressBound(stored_bytes));
   ZSTD_outBuffer output{small_.data(), small_.size(), 0};
   for (const auto& run : runs) {
     ZSTD_inBuffer input{data + run.first * format::kPageSize, run_bytes(run, length), 0};
-    while (input.pos < input.size)
-      check(ZSTD_compressStream2(context_, &output, &input, ZSTD_e_continue), file_);
+    while (input.pos < input.size) check(ZSTD_compressStream2(context_, &output, &input, ZSTD_e_continue), file_);
   }
   ZSTD_inBuffer none{nullptr, 0, 0};
   while (true) {

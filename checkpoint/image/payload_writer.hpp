@@ -26,8 +26,8 @@ class PayloadWriter {
   };
 
   // Writes the data section; `write_run_list` says whether zero pages were elided.
-  Written write(io::BufferedOutput& out, const std::byte* data, std::uint64_t length,
-                const std::vector<PageRun>& runs, bool write_run_list);
+  Written write(io::BufferedOutput& out, const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
+                bool write_run_list);
 
  private:
   // Compresses the stored pages into `chunk_` when they are small enough to try; false if

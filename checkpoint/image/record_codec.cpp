@@ -18,8 +18,7 @@ void seal(RecordBytes& bytes) {
 }
 
 ImageError corrupt_record(std::size_t position, const std::string& file, const std::string& what) {
-  return ImageError(ImageErrorKind::corrupt, file,
-                    "corrupt record #" + std::to_string(position) + ": " + what);
+  return ImageError(ImageErrorKind::corrupt, file, "corrupt record #" + std::to_string(position) + ": " + what);
 }
 
 }  // namespace
@@ -50,8 +49,7 @@ RecordBytes encode_end_record(std::uint64_t area_count, std::uint64_t header_che
 }
 
 DecodedRecord decode_record(const RecordBytes& bytes, std::size_t position, const std::string& file) {
-  if (load<std::uint64_t>(bytes.data() + kRecordChecksumOffset) !=
-      XXH64(bytes.data(), kRecordChecksumOffset, 0))
+  if (load<std::uint64_t>(bytes.data() + kRecordChecksumOffset) != XXH64(bytes.data(), kRecordChecksumOffset, 0))
     throw ImageError(ImageErrorKind::checksum_mismatch, file,
                      "checksum mismatch in record #" + std::to_string(position));
 
@@ -77,8 +75,7 @@ DecodedRecord decode_record(const RecordBytes& bytes, std::size_t position, cons
   const auto* name = reinterpret_cast<const char*>(bytes.data() + kNameOffset);
   area.name.assign(name, strnlen(name, kMaxNameLength));
 
-  if (area.flags & ~(kFlagCompressed | kFlagZeroPagesElided))
-    throw corrupt_record(position, file, "unknown flags");
+  if (area.flags & ~(kFlagCompressed | kFlagZeroPagesElided)) throw corrupt_record(position, file, "unknown flags");
   if (area.zero_pages > area.pages()) throw corrupt_record(position, file, "more zero pages than pages");
   if (area.zero_pages != 0 && !area.zero_pages_elided())
     throw corrupt_record(position, file, "zero pages counted but not elided");

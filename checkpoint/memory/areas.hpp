@@ -26,8 +26,8 @@ struct AreaSink {
   virtual ~AreaSink() = default;
   // One area; `data` is valid only during the call. Return false to abort the capture (the
   // checkpoint then fails with YK_MEM_ERROR). `name` is at most 47 characters.
-  virtual bool area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot,
-                    const char* name, const void* data) = 0;
+  virtual bool area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot, const char* name,
+                    const void* data) = 0;
 };
 
 struct AreaHeader {

@@ -38,18 +38,18 @@ void yk_mem_expect_restore(void);
 /* Capture the application's memory into a file (simple internal format, see file_format.hpp).
  * Must be called by the application thread (the one running main). Returns YK_MEM_CHECKPOINTED,
  * YK_MEM_RESTARTED (second return after a restore) or YK_MEM_ERROR (one line on stderr). */
-int yk_mem_checkpoint_file(const char *path);
+int yk_mem_checkpoint_file(const char* path);
 
 /* Restore from a file written by yk_mem_checkpoint_file(). Does not return on success (the saved
  * yk_mem_checkpoint*() call returns YK_MEM_RESTARTED instead). Returns YK_MEM_ERROR with one line
  * on stderr if the image cannot be used (nothing was modified then); aborts the process if the
  * image turns out truncated after memory was already overwritten. */
-int yk_mem_restore_file(const char *path);
+int yk_mem_restore_file(const char* path);
 
 /* Carry a range of the shim's own static memory (its .data/.bss, at the same address in every
  * incarnation because ASLR is off) in the capture, e.g. state that must survive a restart.
  * Register at load time; a restore refuses an image whose registrations differ. At most 32. */
-void yk_mem_carry(void *addr, size_t len, const char *name);
+void yk_mem_carry(void* addr, size_t len, const char* name);
 
 /* Called on the application stack right before the application's main runs (tests restore from
  * there; the product restores after MPI_Init instead). Set at load time. */

@@ -26,8 +26,7 @@ constexpr const char* kManifestName = "MANIFEST";
 std::optional<std::uint64_t> epoch_of(const std::string& name) {
   std::uint64_t epoch = 0;
   const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), epoch);
-  if (error != std::errc() || end != name.data() + name.size() || std::to_string(epoch) != name)
-    return std::nullopt;
+  if (error != std::errc() || end != name.data() + name.size() || std::to_string(epoch) != name) return std::nullopt;
   return epoch;
 }
 
@@ -49,9 +48,7 @@ fs::path EpochStore::rank_image_path(std::uint64_t epoch, std::uint32_t rank) co
   return epoch_dir(epoch) / rank_image_name(rank);
 }
 
-std::string EpochStore::rank_image_name(std::uint32_t rank) {
-  return "rank-" + std::to_string(rank) + ".img";
-}
+std::string EpochStore::rank_image_name(std::uint32_t rank) { return "rank-" + std::to_string(rank) + ".img"; }
 
 fs::path EpochStore::manifest_path(std::uint64_t epoch) const { return epoch_dir(epoch) / kManifestName; }
 
@@ -67,8 +64,7 @@ void EpochStore::create_epoch_dir(std::uint64_t epoch) const {
 
 void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
   const std::string what = "cannot commit epoch " + std::to_string(epoch) + ": ";
-  if (manifest.epoch != epoch)
-    throw StorageError(what + "its MANIFEST names epoch " + std::to_string(manifest.epoch));
+  if (manifest.epoch != epoch) throw StorageError(what + "its MANIFEST names epoch " + std::to_string(manifest.epoch));
   const auto committed = committed_epochs();
   if (!committed.empty() && committed.back() >= epoch)
     throw StorageError(what + "epoch " + std::to_string(committed.back()) + " is already committed");
@@ -85,8 +81,8 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
                          std::to_string(image.size));
   }
   if (ranks.size() != manifest.world_size)
-    throw StorageError(what + std::to_string(ranks.size()) + " images for " +
-                       std::to_string(manifest.world_size) + " ranks");
+    throw StorageError(what + std::to_string(ranks.size()) + " images for " + std::to_string(manifest.world_size) +
+                       " ranks");
   if (manifest.commit_time.empty()) manifest.commit_time = utc_now_iso8601();
   try {
     write_file_atomically(manifest_path(epoch), to_json_text(manifest), Durability::survives_crash);
@@ -191,8 +187,7 @@ std::vector<std::uint64_t> EpochStore::prune(unsigned keep) const {
   if (committed.empty()) return {};
   keep = std::max(keep, 1u);
   const std::uint64_t newest = committed.back();
-  const std::set<std::uint64_t> kept(committed.end() - std::min<std::size_t>(keep, committed.size()),
-                                     committed.end());
+  const std::set<std::uint64_t> kept(committed.end() - std::min<std::size_t>(keep, committed.size()), committed.end());
 
   std::vector<std::uint64_t> removed;
   for (const auto epoch : all_epochs()) {
@@ -215,8 +210,6 @@ std::vector<std::uint64_t> EpochStore::prune(unsigned keep) const {
   return removed;
 }
 
-void EpochStore::check_writable(std::uint64_t min_free_bytes) const {
-  storage::check_writable(dir_, min_free_bytes);
-}
+void EpochStore::check_writable(std::uint64_t min_free_bytes) const { storage::check_writable(dir_, min_free_bytes); }
 
 }  // namespace yadokari::storage

@@ -26,13 +26,14 @@ std::uint64_t parse_hex64(const std::string& text) {
 template <class T>
 T whole(const nlohmann::json& object, const char* field) {
   const nlohmann::json& value = object.at(field);
-  const bool fits = value.is_number_unsigned()  ? value.get<std::uint64_t>() <= std::numeric_limits<T>::max()
-                    : value.is_number_integer() ? value.get<std::int64_t>() >= 0 &&
-                                                      static_cast<std::uint64_t>(value.get<std::int64_t>()) <=
-                                                          std::numeric_limits<T>::max()
-                                                : false;
-  if (!fits) throw std::invalid_argument(std::string(field) + " must be a whole number from 0 to " +
-                                         std::to_string(std::numeric_limits<T>::max()) + ", not " + value.dump());
+  const bool fits = value.is_number_unsigned() ? value.get<std::uint64_t>() <= std::numeric_limits<T>::max()
+                    : value.is_number_integer()
+                        ? value.get<std::int64_t>() >= 0 &&
+                              static_cast<std::uint64_t>(value.get<std::int64_t>()) <= std::numeric_limits<T>::max()
+                        : false;
+  if (!fits)
+    throw std::invalid_argument(std::string(field) + " must be a whole number from 0 to " +
+                                std::to_string(std::numeric_limits<T>::max()) + ", not " + value.dump());
   return static_cast<T>(value.get<std::uint64_t>());
 }
 
@@ -50,10 +51,8 @@ ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& writ
 std::string to_json_text(const Manifest& manifest) {
   nlohmann::json images = nlohmann::json::array();
   for (const auto& image : manifest.images) {
-    nlohmann::json entry = {{"rank", image.rank},
-                            {"file", image.file},
-                            {"size", image.size},
-                            {"xxh64", image::hex64(image.xxh64)}};
+    nlohmann::json entry = {
+        {"rank", image.rank}, {"file", image.file}, {"size", image.size}, {"xxh64", image::hex64(image.xxh64)}};
     if (!image.nodes.empty()) entry["nodes"] = image.nodes;  // node-local storage only
     entry["drain_seconds"] = image.drain_seconds;
     entry["write_seconds"] = image.write_seconds;

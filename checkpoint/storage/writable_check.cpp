@@ -57,12 +57,10 @@ void check_writable(const std::filesystem::path& directory, std::uint64_t min_fr
   ::unlink(probe.c_str());
 
   struct statvfs fs {};
-  if (::statvfs(directory.c_str(), &fs) != 0)
-    throw StorageError(name + " cannot be examined: " + std::strerror(errno));
+  if (::statvfs(directory.c_str(), &fs) != 0) throw StorageError(name + " cannot be examined: " + std::strerror(errno));
   const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes < min_free_bytes)
-    throw StorageError(name + " has only " + mib(free_bytes) + " free (at least " + mib(min_free_bytes) +
-                       " needed)");
+    throw StorageError(name + " has only " + mib(free_bytes) + " free (at least " + mib(min_free_bytes) + " needed)");
 }
 
 }  // namespace yadokari::storage

@@ -20,7 +20,6 @@ void check_private(const std::filesystem::path& directory);
 //   "checkpoint directory D is not a directory"
 //   "checkpoint directory D is not writable: <reason>"
 //   "checkpoint directory D has only N MiB free (at least M MiB needed)"
-void check_writable(const std::filesystem::path& directory,
-                    std::uint64_t min_free_bytes = kDefaultMinFreeBytes);
+void check_writable(const std::filesystem::path& directory, std::uint64_t min_free_bytes = kDefaultMinFreeBytes);
 
 }  // namespace yadokari::storage

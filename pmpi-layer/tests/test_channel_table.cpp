@@ -28,7 +28,7 @@ TEST_CASE("traffic of sub-communicators adds up by logical rank", "[channels]") 
   yk::CommChannels world(0, {0, 1, 2, 3});
   yk::CommChannels row(1, {2, 3});
   world.on_send(3, 10);
-  row.on_send(1, 5);   // to world rank 3
+  row.on_send(1, 5);     // to world rank 3
   row.on_receive(0, 7);  // from world rank 2
   auto r = yk::make_traffic_row(4);
   yk::accumulate(world, r);

@@ -35,6 +35,6 @@ TEST_CASE("pointer handles: virtual ones are tagged outside user space", "[codec
 
 TEST_CASE("Fortran integers of virtual handles are recognised", "[codec]") {
   CHECK(yk::codec::fortran_is_virtual(yk::codec::kFortranTag + 3));
-  CHECK_FALSE(yk::codec::fortran_is_virtual(0));   // MPI_COMM_WORLD
+  CHECK_FALSE(yk::codec::fortran_is_virtual(0));  // MPI_COMM_WORLD
   CHECK_FALSE(yk::codec::fortran_is_virtual(-1));
 }

@@ -93,7 +93,8 @@ TEST_CASE("a table restored at the saved indices hands out the same indices next
   CHECK(fresh.add({9, ""}, false) == 6);  // then past the high-water mark
 }
 
-TEST_CASE("restoring leaves unlisted holes free, lowest first, and refuses a doubly used index", "[handle_table][restart]") {
+TEST_CASE("restoring leaves unlisted holes free, lowest first, and refuses a doubly used index",
+          "[handle_table][restart]") {
   yk::HandleTable<Obj> t;
   t.restore_at(3, {3, ""});
   t.restore_at(1, {1, ""});

@@ -88,8 +88,9 @@ void serve_images(zmq::socket_t& socket, const AgentOptions& options, NodeImages
   } else if (const auto* chunk = std::get_if<protocol::ImageChunk>(&message)) {
     if (!images) {
       if (chunk->last || chunk->offset == 0)
-        send(socket, protocol::ImageOrderDone{chunk->order_id, false,
-                                             "node " + options.node + " keeps no images (its agent has no --node-dir)"});
+        send(socket,
+             protocol::ImageOrderDone{chunk->order_id, false,
+                                      "node " + options.node + " keeps no images (its agent has no --node-dir)"});
       return;
     }
     if (const auto done = images->receive(*chunk)) send(socket, *done);
@@ -125,8 +126,8 @@ void stop_processes(const protocol::StopProcesses& stop, const AgentOptions& opt
     if (belongs_to_job(static_cast<pid_t>(pid), options.job_id))
       (void)kill(static_cast<pid_t>(pid), SIGKILL);
     else
-      std::fprintf(stderr, "yadokari agent %s: not stopping pid %lld: not a process of job %s\n",
-                   options.node.c_str(), static_cast<long long>(pid), options.job_id.c_str());
+      std::fprintf(stderr, "yadokari agent %s: not stopping pid %lld: not a process of job %s\n", options.node.c_str(),
+                   static_cast<long long>(pid), options.job_id.c_str());
   }
 }
 
@@ -169,7 +170,7 @@ int run_node_agent(const AgentOptions& options) {
   }
   const std::string hello =
       protocol::encode(protocol::AgentHello{options.job_id, options.secret, options.node, this_host(),
-                                          static_cast<std::int64_t>(getpid()), options.join_slots});
+                                            static_cast<std::int64_t>(getpid()), options.join_slots});
   (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
 
   const auto coordinator_lost = [&] {

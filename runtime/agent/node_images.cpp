@@ -60,8 +60,7 @@ std::string NodeImages::problem_with_file(const fs::path& path, std::uint64_t ep
 
 std::string NodeImages::send_copy(const protocol::ImageOrder& order,
                                   const std::function<void(const protocol::ImageChunk&)>& send) const {
-  if (auto problem = problem_with(order.epoch, order.rank, order.size, order.xxh64); !problem.empty())
-    return problem;
+  if (auto problem = problem_with(order.epoch, order.rank, order.size, order.xxh64); !problem.empty()) return problem;
   const fs::path path = image_path(order.epoch, order.rank);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return where(order.epoch, order.rank) + ": cannot open: " + std::generic_category().message(errno);
@@ -77,7 +76,8 @@ std::string NodeImages::send_copy(const protocol::ImageOrder& order,
     // An empty image still sends one (last) chunk: the receiver answers on it.
     do {
       chunk.bytes.resize(protocol::ImageChunk::kMaxBytes);
-      const std::size_t got = image::io::read_at(fd, chunk.offset, chunk.bytes.data(), chunk.bytes.size(), path.string());
+      const std::size_t got =
+          image::io::read_at(fd, chunk.offset, chunk.bytes.data(), chunk.bytes.size(), path.string());
       chunk.bytes.resize(got);
       chunk.last = chunk.offset + got >= order.size || got == 0;
       send(chunk);

@@ -33,41 +33,34 @@ void check_ckpt_dir_flag(const CheckpointFlags& flags) {
 CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env) {
   CheckpointSettings settings;
   check_ckpt_dir_flag(flags);
-  if (auto dir = pick_option(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env))
-    settings.dir = dir->value;
+  if (auto dir = pick_option(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env)) settings.dir = dir->value;
 
   if (auto interval = pick_option(flags.interval, "--interval", "YADOKARI_CKPT_INTERVAL", env)) {
     char* end = nullptr;
     const double seconds = std::strtod(interval->value.c_str(), &end);
-    if (end != interval->value.c_str() + interval->value.size() || !std::isfinite(seconds) ||
-        seconds < 0)
-      throw CliError(exit_code::usage, interval->name +
-                                           " must be a number of seconds (0 or more), not '" +
-                                           interval->value + "'");
+    if (end != interval->value.c_str() + interval->value.size() || !std::isfinite(seconds) || seconds < 0)
+      throw CliError(exit_code::usage,
+                     interval->name + " must be a number of seconds (0 or more), not '" + interval->value + "'");
     settings.interval_seconds = seconds;
   }
-  if (auto stop =
-          pick_option(flags.stop_after_epoch, "--stop-after-epoch", "YADOKARI_STOP_AFTER_EPOCH", env)) {
+  if (auto stop = pick_option(flags.stop_after_epoch, "--stop-after-epoch", "YADOKARI_STOP_AFTER_EPOCH", env)) {
     const auto epoch = whole_number<std::uint64_t>(stop->value);
     if (!epoch || *epoch < 1)
-      throw CliError(exit_code::usage, stop->name + " must be an epoch number (1 or more), not '" +
-                                           stop->value + "'");
+      throw CliError(exit_code::usage, stop->name + " must be an epoch number (1 or more), not '" + stop->value + "'");
     settings.stop_after_epoch = *epoch;
   }
   if (auto keep = pick_option(flags.keep, "--keep", "YADOKARI_KEEP", env)) {
     const auto count = whole_number<unsigned>(keep->value);
     if (!count || *count < 1)
-      throw CliError(
-          exit_code::usage,
-          keep->name + " must be a whole number of epochs (1 or more), not '" + keep->value + "'");
+      throw CliError(exit_code::usage,
+                     keep->name + " must be a whole number of epochs (1 or more), not '" + keep->value + "'");
     settings.keep = *count;
   }
   if (auto compress = pick_option(flags.compress, "--compress", "YADOKARI_CKPT_COMPRESS", env)) {
     const auto level = whole_number<int>(compress->value);
     if (!level || *level < 0 || *level > 19)
-      throw CliError(exit_code::usage, compress->name +
-                                           " must be a zstd level from 0 (off) to 19, not '" +
-                                           compress->value + "'");
+      throw CliError(exit_code::usage,
+                     compress->name + " must be a zstd level from 0 (off) to 19, not '" + compress->value + "'");
     settings.compression = *level;
   }
 
@@ -84,8 +77,7 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
   // break a job that does not checkpoint.
   if (!settings.dir) {
     if (!flags.interval.empty()) throw CliError(exit_code::usage, "--interval needs --ckpt-dir");
-    if (!flags.stop_after_epoch.empty())
-      throw CliError(exit_code::usage, "--stop-after-epoch needs --ckpt-dir");
+    if (!flags.stop_after_epoch.empty()) throw CliError(exit_code::usage, "--stop-after-epoch needs --ckpt-dir");
     if (!flags.node_dir.empty())
       throw CliError(exit_code::usage, "--node-dir needs --ckpt-dir (the MANIFESTs stay there)");
   }
@@ -97,15 +89,14 @@ std::filesystem::path prepare_checkpoint_dir(const std::filesystem::path& dir) {
   std::error_code error;
   fs::path absolute = fs::absolute(dir, error).lexically_normal();
   if (error)
-    throw CliError(exit_code::failure, "checkpoint directory " + dir.string() +
-                                           " cannot be created: " + error.message());
+    throw CliError(exit_code::failure,
+                   "checkpoint directory " + dir.string() + " cannot be created: " + error.message());
   if (!absolute.has_filename()) absolute = absolute.parent_path();  // "ckpt/" -> "ckpt"
   // Only D itself is created: a typo in a parent should not grow a tree somewhere.
   const fs::path parent = absolute.parent_path();
   if (!fs::exists(absolute, error) && !fs::exists(parent, error))
     throw CliError(exit_code::failure, "checkpoint directory " + dir.string() +
-                                           " cannot be created: " + parent.string() +
-                                           " does not exist");
+                                           " cannot be created: " + parent.string() + " does not exist");
   try {
     storage::check_writable(dir);
   } catch (const storage::StorageError& e) {

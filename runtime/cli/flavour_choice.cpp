@@ -18,21 +18,19 @@ launch::MpiFlavour choose_flavour(const std::filesystem::path& app, const std::s
   switch (detected.outcome) {
     case Outcome::detected:
       if (wanted && *wanted != *detected.flavour)
-        throw CliError(exit_code::usage,
-                       shown_name + " is linked against " +
-                           std::string(launch::flavour_name(*detected.flavour)) + " but --mpi " +
-                           std::string(launch::flavour_name(*wanted)) + " was given");
+        throw CliError(exit_code::usage, shown_name + " is linked against " +
+                                             std::string(launch::flavour_name(*detected.flavour)) + " but --mpi " +
+                                             std::string(launch::flavour_name(*wanted)) + " was given");
       return *detected.flavour;
     case Outcome::ambiguous:
-      throw CliError(exit_code::usage, shown_name + " is linked against both Open MPI and MPICH (" +
-                                           detected.evidence + ")");
+      throw CliError(exit_code::usage,
+                     shown_name + " is linked against both Open MPI and MPICH (" + detected.evidence + ")");
     case Outcome::not_found:
       throw CliError(exit_code::not_found, "app not found: " + shown_name);
     case Outcome::not_elf:
       if (wanted) return *wanted;
-      throw CliError(exit_code::usage,
-                     shown_name + " is not an ELF executable, so its MPI cannot be detected (" +
-                         "give --mpi openmpi or --mpi mpich)");
+      throw CliError(exit_code::usage, shown_name + " is not an ELF executable, so its MPI cannot be detected (" +
+                                           "give --mpi openmpi or --mpi mpich)");
     case Outcome::not_mpi:
       if (wanted) return *wanted;
       throw CliError(exit_code::usage, shown_name +

@@ -32,8 +32,8 @@ std::vector<launch::HostSlots> read_hostfile(const std::string& path) {
       slots = count.value_or(0);
     }
     if (!good || host.empty())
-      throw CliError(exit_code::usage, path + ":" + std::to_string(number) + ": expected 'host', 'host slots=N' or 'host:N', not '" +
-                                           line + "'");
+      throw CliError(exit_code::usage, path + ":" + std::to_string(number) +
+                                           ": expected 'host', 'host slots=N' or 'host:N', not '" + line + "'");
     hosts.push_back(launch::HostSlots{host, slots});
   }
   if (hosts.empty()) throw CliError(exit_code::usage, "--hostfile " + path + " lists no host");

@@ -20,9 +20,7 @@ std::string utc_time(std::int64_t unix_ns) {
   return text;
 }
 
-std::string address_text(std::uint64_t address) {
-  return address == 0 ? "-" : fmt::format("{:#018x}", address);
-}
+std::string address_text(std::uint64_t address) { return address == 0 ? "-" : fmt::format("{:#018x}", address); }
 
 std::string compression_text(const image::AreaRecord& area) { return area.compressed() ? "zstd" : "none"; }
 
@@ -63,8 +61,8 @@ std::string inspect_text(const image::ImageReader& image, const bool verified) {
     identity_width = std::max(identity_width, image::describe_identity(binary).size());
   }
   for (const auto& binary : header.binaries)
-    out += fmt::format("  {:<{}}  {:<{}}  {} bytes\n", shown(binary.path), path_width,
-                       image::describe_identity(binary), identity_width, binary.size);
+    out += fmt::format("  {:<{}}  {:<{}}  {} bytes\n", shown(binary.path), path_width, image::describe_identity(binary),
+                       identity_width, binary.size);
 
   std::uint64_t in_memory = 0;
   std::uint64_t stored = 0;
@@ -72,16 +70,15 @@ std::string inspect_text(const image::ImageReader& image, const bool verified) {
     in_memory += area.length;
     stored += area.stored_length;
   }
-  out += fmt::format("areas     {}, {} bytes in memory, {} bytes stored\n", image.areas().size(), in_memory,
-                     stored);
+  out += fmt::format("areas     {}, {} bytes in memory, {} bytes stored\n", image.areas().size(), in_memory, stored);
 
   // Column widths fit the longest cell, so the table stays aligned for any image.
   struct Row {
     std::string cells[10];
   };
   std::vector<Row> rows;
-  rows.push_back({{"#", "address", "length", "prot", "kind", "name", "stored", "compression", "zero pages",
-                   "checksum"}});
+  rows.push_back(
+      {{"#", "address", "length", "prot", "kind", "name", "stored", "compression", "zero pages", "checksum"}});
   for (const auto& area : image.areas())
     rows.push_back({{std::to_string(area.index), address_text(area.address), std::to_string(area.length),
                      image::protection_string(area.protection), image::to_string(area.kind), shown(area.name),

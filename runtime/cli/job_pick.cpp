@@ -22,8 +22,8 @@ control::JobRecord pick_job(const std::string& wanted) {
   if (jobs.size() > 1) {
     std::string ids;
     for (const auto& job : jobs) ids += (ids.empty() ? "" : ", ") + job.job_id;
-    throw CliError(exit_code::usage, std::to_string(jobs.size()) + " jobs are running (" + ids +
-                                         "); pick one with --job");
+    throw CliError(exit_code::usage,
+                   std::to_string(jobs.size()) + " jobs are running (" + ids + "); pick one with --job");
   }
   return jobs.front();
 }

@@ -39,7 +39,8 @@ void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
                       "zstd level for images, 0 = off (env YADOKARI_CKPT_COMPRESS, default 0)");
   command->add_option("--node-dir", flags.node_dir,
                       "Keep images on each node's local storage at this absolute path and replicate each "
-                      "to a partner node before the epoch commits (env YADOKARI_NODE_DIR; needs node agents: --sim, --hosts or --hostfile)");
+                      "to a partner node before the epoch commits (env YADOKARI_NODE_DIR; needs node agents: --sim, "
+                      "--hosts or --hostfile)");
 }
 
 // The automatic restart loop's choices (jobs on a simulated cluster, which have node agents).
@@ -62,16 +63,14 @@ void add_recovery_flags(CLI::App* command, RecoveryFlags& flags) {
 void add_run(CLI::App& app, RunOptions& options) {
   auto* run = app.add_subcommand("run", "Run an MPI program under yadokari");
   run->add_option("-n,--np", options.ranks, "Number of ranks")->required();
-  run->add_option("--mpi", options.mpi, "MPI of the program: openmpi, mpich or auto (detect)")
-      ->capture_default_str();
+  run->add_option("--mpi", options.mpi, "MPI of the program: openmpi, mpich or auto (detect)")->capture_default_str();
   run->add_option("--hosts", options.hosts, "Hosts and slots: h1:slots,h2:slots (starts a node agent on each)");
   run->add_option("--hostfile", options.hostfile, "File of hosts: 'host slots=N' or 'host:N' per line (like --hosts)");
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
   run->add_option("--sim", options.sim, "Run on the simulated cluster NAME (yadokari sim up)");
   add_checkpoint_flags(run, options.checkpoint);
   add_recovery_flags(run, options.recovery);
-  run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")
-      ->required();
+  run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")->required();
   // Everything from APP on belongs to the application, even words that look like options.
   run->positionals_at_end();
 }
@@ -88,8 +87,8 @@ void add_checkpoint(CLI::App& app, CheckpointOptions& options) {
 }
 
 void add_rebalance(CLI::App& app, CheckpointOptions& options) {
-  auto* rebalance = app.add_subcommand(
-      "rebalance", "Checkpoint a running job and restart it placed anew on the nodes alive now");
+  auto* rebalance =
+      app.add_subcommand("rebalance", "Checkpoint a running job and restart it placed anew on the nodes alive now");
   rebalance->add_option("--job", options.job, "Job id (default: the only running job)");
 }
 
@@ -101,15 +100,14 @@ struct RestartArgs {
 };
 
 void add_restart(CLI::App& app, RestartOptions& options, RestartArgs& args) {
-  auto* restart = app.add_subcommand(
-      "restart", "Restart a job from the newest usable epoch in its checkpoint directory");
+  auto* restart =
+      app.add_subcommand("restart", "Restart a job from the newest usable epoch in its checkpoint directory");
   add_checkpoint_flags(restart, options.checkpoint);
   add_recovery_flags(restart, options.recovery);
   restart->add_option("-n,--np", options.ranks, "Number of ranks (must equal the checkpoint's)");
   restart->add_option("--hosts", args.hosts, "Hosts and slots (default: as in job.json)");
   restart->add_option("--mpi-args", args.mpi_args, "Extra launcher arguments (default: as in job.json)");
-  restart->add_option("--rank-map", options.rank_map,
-                      "Comma list: real rank i hosts logical rank LIST[i]");
+  restart->add_option("--rank-map", options.rank_map, "Comma list: real rank i hosts logical rank LIST[i]");
   restart->add_option("--sim", options.sim, "Run on the simulated cluster NAME (its live nodes)");
   args.command = restart;
 }
@@ -135,7 +133,8 @@ void add_agent(CLI::App& app, yadokari::agent::AgentOptions& options, bool& cred
 // `yadokari join`: this host joins a running job as a new node (usable at its next restart or
 // rebalance); the agent runs in the foreground until the job ends.
 void add_join(CLI::App& app, yadokari::agent::AgentOptions& options) {
-  auto* join = app.add_subcommand("join", "Join this host to a running job as a node (its agent runs until the job ends)");
+  auto* join =
+      app.add_subcommand("join", "Join this host to a running job as a node (its agent runs until the job ends)");
   join->add_option("--coordinator", options.coordinator,
                    "The job's control endpoint, tcp://ADDRESS:PORT (run the job with --port to know it)")
       ->required();
@@ -152,7 +151,8 @@ int join_job(yadokari::agent::AgentOptions options) {
                    "join needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment (the job's record on its "
                    "front end: $YADOKARI_STATE_DIR/jobs/<id>.json)");
   if (options.join_slots < 0) throw CliError(exit_code::usage, "--slots must be at least 1");
-  if (options.join_slots == 0) options.join_slots = static_cast<std::int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.join_slots == 0)
+    options.join_slots = static_cast<std::int32_t>(std::max(1u, std::thread::hardware_concurrency()));
   if (options.node.empty()) {
     char name[256] = {};
     gethostname(name, sizeof name - 1);

@@ -16,8 +16,8 @@ struct OptionSource {
   std::string name;  // "--interval" or "YADOKARI_CKPT_INTERVAL"
 };
 
-inline std::optional<OptionSource> pick_option(const std::string& flag_value, const char* flag,
-                                               const char* variable, const EnvLookup& env) {
+inline std::optional<OptionSource> pick_option(const std::string& flag_value, const char* flag, const char* variable,
+                                               const EnvLookup& env) {
   if (!flag_value.empty()) return OptionSource{flag_value, flag};
   if (auto value = env(variable); value && !value->empty()) return OptionSource{*value, variable};
   return std::nullopt;

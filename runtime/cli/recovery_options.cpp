@@ -33,15 +33,15 @@ RecoverySettings resolve_recovery_settings(const RecoveryFlags& flags, const Env
     char* end = nullptr;
     const double ratio = std::strtod(over->value.c_str(), &end);
     if (end != over->value.c_str() + over->value.size() || !std::isfinite(ratio) || ratio < 1)
-      throw CliError(exit_code::usage, over->name + " must be a number of ranks per slot (1 or more), not '" +
-                                           over->value + "'");
+      throw CliError(exit_code::usage,
+                     over->name + " must be a number of ranks per slot (1 or more), not '" + over->value + "'");
     settings.max_oversubscribe = ratio;
   }
   if (auto port = pick_option(flags.port, "--port", "YADOKARI_PORT", env)) {
     const auto number = whole_number<int>(port->value);
     if (!number || *number < 1 || *number > 65535)
-      throw CliError(exit_code::usage, port->name + " must be a TCP port number from 1 to 65535, not '" +
-                                           port->value + "'");
+      throw CliError(exit_code::usage,
+                     port->name + " must be a TCP port number from 1 to 65535, not '" + port->value + "'");
     settings.control_port = *number;
   }
   if (auto address = pick_option(flags.bind_address, "--bind-address", "YADOKARI_BIND_ADDRESS", env))

@@ -16,7 +16,8 @@ struct RecoveryFlags {
   std::string max_restarts;       // --max-restarts      YADOKARI_MAX_RESTARTS (default 3)
   std::string max_oversubscribe;  // --max-oversubscribe YADOKARI_MAX_OVERSUBSCRIBE (default 2)
   std::string port{};             // --port              YADOKARI_PORT (default: any free port)
-  std::string bind_address{};     // --bind-address      YADOKARI_BIND_ADDRESS (default: see frontend/platform.hpp, bind_host)
+  std::string
+      bind_address{};  // --bind-address      YADOKARI_BIND_ADDRESS (default: see frontend/platform.hpp, bind_host)
 };
 
 using frontend::RecoverySettings;

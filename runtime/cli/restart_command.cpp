@@ -26,22 +26,20 @@ void check_rank_map(const std::string& map, int world_size) {
     const auto comma = std::min(map.find(',', at), map.size());
     int rank = -1;
     const auto [end, error] = std::from_chars(map.data() + at, map.data() + comma, rank);
-    good = error == std::errc() && end == map.data() + comma && rank >= 0 && rank < world_size &&
-           seen.insert(rank).second;
+    good =
+        error == std::errc() && end == map.data() + comma && rank >= 0 && rank < world_size && seen.insert(rank).second;
     at = comma + 1;
   }
   if (!good || seen.size() != static_cast<std::size_t>(world_size))
     throw CliError(exit_code::usage, "--rank-map must list each logical rank from 0 to " +
-                                         std::to_string(world_size - 1) + " once, not '" + map +
-                                         "'");
+                                         std::to_string(world_size - 1) + " once, not '" + map + "'");
 }
 
 }  // namespace
 
 int restart_job(const RestartOptions& options) {
   check_ckpt_dir_flag(options.checkpoint);
-  if (options.checkpoint.ckpt_dir.empty())
-    throw CliError(exit_code::usage, "restart needs --ckpt-dir");
+  if (options.checkpoint.ckpt_dir.empty()) throw CliError(exit_code::usage, "restart needs --ckpt-dir");
   if (options.ranks && *options.ranks < 1) throw CliError(exit_code::usage, "-n must be at least 1");
   // The directory as typed, for messages; absolute for everything else.
   const fs::path typed = options.checkpoint.ckpt_dir;
@@ -60,8 +58,7 @@ int restart_job(const RestartOptions& options) {
 
   const char* path = std::getenv("PATH");
   request.app = resolve_app(job.app, path ? path : "");
-  const frontend::RestartChoice choice = frontend::choose_restart(
-      dir, job, request.app, options.ranks);
+  const frontend::RestartChoice choice = frontend::choose_restart(dir, job, request.app, options.ranks);
   // Only now, when nothing more can refuse the restart: keep checkpointing into D.
   request.checkpoint.dir = prepare_checkpoint_dir(dir);
 
@@ -72,8 +69,7 @@ int restart_job(const RestartOptions& options) {
   request.ranks = job.world_size;
   request.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
                       {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)}};
-  if (!options.rank_map.empty())
-    request.rank_env.emplace_back("YADOKARI_RANK_MAP", options.rank_map);
+  if (!options.rank_map.empty()) request.rank_env.emplace_back("YADOKARI_RANK_MAP", options.rank_map);
   for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
   return frontend::launch_job(request);
 }

@@ -12,7 +12,7 @@ namespace yadokari::cli {
 
 struct RestartOptions {
   CheckpointFlags checkpoint;           // ckpt_dir is required
-  RecoveryFlags recovery;  // --policy, --max-restarts, --max-oversubscribe (with --sim)
+  RecoveryFlags recovery;               // --policy, --max-restarts, --max-oversubscribe (with --sim)
   std::optional<int> ranks;             // -n
   std::optional<std::string> hosts;     // overrides job.json's when given
   std::optional<std::string> mpi_args;  // likewise

@@ -64,12 +64,12 @@ int run_job(const RunOptions& options) {
   if (request.checkpoint.dir) {
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
     request.job_file = frontend::JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),
-                               request.args,
-                               std::string(launch::flavour_name(request.flavour)),
-                               options.ranks,
-                               request.job_id,
-                               options.mpi_args,
-                               hosts_text};
+                                         request.args,
+                                         std::string(launch::flavour_name(request.flavour)),
+                                         options.ranks,
+                                         request.job_id,
+                                         options.mpi_args,
+                                         hosts_text};
   }
   return frontend::launch_job(request);
 }

@@ -17,7 +17,7 @@ struct RunOptions {
   std::string mpi_args;              // extra launcher arguments, shell-quoted
   std::string sim;                   // --sim NAME: on the simulated cluster NAME (`yadokari sim`)
   CheckpointFlags checkpoint;        // --ckpt-dir, --interval, ...
-  RecoveryFlags recovery;  // --policy, --max-restarts, --max-oversubscribe (with --sim)
+  RecoveryFlags recovery;            // --policy, --max-restarts, --max-oversubscribe (with --sim)
   std::vector<std::string> command;  // APP ARGS...
 };
 

@@ -117,19 +117,26 @@ int sim_exec(const SimOptions& options) {
   Cluster cluster = sim::load_cluster(options.name);
   const Node* node = sim::find_node(cluster, options.node);
   if (!node) {
-    throw CliError(exit_code::failure, "cluster " + options.name + " has no node " + options.node +
-                                           " (nodes: " + sim::node_names(cluster) + ", frontend " +
-                                           cluster.frontend.hostname + ")");
+    throw CliError(exit_code::failure, "cluster " + options.name + " has no node " + options.node + " (nodes: " +
+                                           sim::node_names(cluster) + ", frontend " + cluster.frontend.hostname + ")");
   }
   const std::string state = sim::node_state(*node);
   if (state != "up") {
-    throw CliError(exit_code::failure, "node " + node->hostname + " of cluster " + options.name + " is " + state +
-                                           (state == "down" ? " (killed with yadokari sim kill)" : " (its holder process is gone)"));
+    throw CliError(exit_code::failure,
+                   "node " + node->hostname + " of cluster " + options.name + " is " + state +
+                       (state == "down" ? " (killed with yadokari sim kill)" : " (its holder process is gone)"));
   }
   std::error_code error;
   const auto cwd = std::filesystem::current_path(error);
-  std::vector<std::string> argv{"nsenter", "-t", std::to_string(node->pid), "-n", "-u", "-i", "-m",
-                                "--wd=" + (error ? std::string("/") : cwd.string()), "--"};
+  std::vector<std::string> argv{"nsenter",
+                                "-t",
+                                std::to_string(node->pid),
+                                "-n",
+                                "-u",
+                                "-i",
+                                "-m",
+                                "--wd=" + (error ? std::string("/") : cwd.string()),
+                                "--"};
   auto command = options.command.begin();
   if (command != options.command.end() && *command == "--") ++command;  // CLI11 may keep the separator
   if (command == options.command.end()) throw CliError(exit_code::usage, "sim exec needs a command after --");
@@ -153,8 +160,7 @@ int sim_env(const SimOptions& options) {
   if (!flavour) throw CliError(exit_code::usage, "--mpi must be openmpi or mpich, not '" + options.mpi + "'");
   const Cluster cluster = sim::load_cluster(options.name);
   const auto settings = sim::launch_settings(cluster, *flavour, options.job_dir);
-  std::printf("# eval \"$(yadokari sim env --mpi %s --name %s)\", then:\n", options.mpi.c_str(),
-              options.name.c_str());
+  std::printf("# eval \"$(yadokari sim env --mpi %s --name %s)\", then:\n", options.mpi.c_str(), options.name.c_str());
   std::printf("#   $sim_launch %s $sim_launcher_args -n N APP...\n",
               *flavour == launch::MpiFlavour::openmpi ? "mpirun.openmpi" : "mpiexec.mpich");
   for (const auto& [name, value] : settings.environment) {
@@ -170,13 +176,13 @@ int sim_env(const SimOptions& options) {
 CLI::App* add_sim(CLI::App& app, SimOptions& options) {
   auto* sim = app.add_subcommand("sim", "A simulated cluster of namespace nodes on this host (needs root)");
   sim->require_subcommand(1);
-  auto add_name = [&](CLI::App* command) {
-    command->add_option("--name", options.name, "Cluster name (default sim)");
-  };
+  auto add_name = [&](CLI::App* command) { command->add_option("--name", options.name, "Cluster name (default sim)"); };
   options.up = sim->add_subcommand("up", "Create the cluster (or reuse a healthy one of the same shape)");
   options.up->add_option("--nodes", options.nodes, "Number of nodes")->required();
   options.up->add_option("--slots", options.slots, "Slots per node (default 1)");
-  options.up->add_option("--link", options.link, "every node's link: \"rate 15mbit\" (token bucket, any kernel) or netem arguments, e.g. \"rate 15mbit delay 5ms\" (needs sch_netem)");
+  options.up->add_option("--link", options.link,
+                         "every node's link: \"rate 15mbit\" (token bucket, any kernel) or netem arguments, e.g. "
+                         "\"rate 15mbit delay 5ms\" (needs sch_netem)");
   options.up->add_option("--cpu-per-slot", options.cpu_per_slot,
                          "CPUs each slot of a node may use, e.g. 0.25 (a CPU cgroup per node; default 0 = no limit)");
   add_name(options.up);

@@ -23,9 +23,8 @@ int show_status(const StatusOptions& options) {
   protocol::StatusReport report;
   try {
     // A job on a simulated cluster listens inside the cluster: ask from there.
-    report = frontend::in_network_namespace_of_job(job, [&] {
-      return control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout);
-    });
+    report = frontend::in_network_namespace_of_job(
+        job, [&] { return control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout); });
   } catch (const control::StatusError& e) {
     throw CliError(exit_code::failure, e.what());
   }

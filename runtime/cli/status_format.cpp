@@ -7,27 +7,26 @@
 namespace yadokari::cli {
 
 std::string status_table(const protocol::StatusReport& report) {
-  std::string out = fmt::format("job {}  app {}  {}  {} ranks\n", report.job_id, report.app,
-                                report.flavour, report.world_size);
+  std::string out =
+      fmt::format("job {}  app {}  {}  {} ranks\n", report.job_id, report.app, report.flavour, report.world_size);
   std::size_t host_width = 4, call_width = 8;
   for (const auto& rank : report.ranks) {
     host_width = std::max(host_width, rank.hostname.size());
     call_width = std::max(call_width, rank.current_call.size());
   }
-  const auto row = [&](auto rank, auto host, auto pid, auto call, auto calls, auto msgs_sent,
-                       auto bytes_sent, auto msgs_received, auto bytes_received, auto since, auto compute) {
-    return fmt::format(
-        "{:>4}  {:<{}}  {:>8}  {:<{}}  {:>12}  {:>10}  {:>14}  {:>10}  {:>14}  {:>9}  {:>9}\n", rank, host,
-        host_width, pid, call, call_width, calls, msgs_sent, bytes_sent, msgs_received,
-        bytes_received, since, compute);
+  const auto row = [&](auto rank, auto host, auto pid, auto call, auto calls, auto msgs_sent, auto bytes_sent,
+                       auto msgs_received, auto bytes_received, auto since, auto compute) {
+    return fmt::format("{:>4}  {:<{}}  {:>8}  {:<{}}  {:>12}  {:>10}  {:>14}  {:>10}  {:>14}  {:>9}  {:>9}\n", rank,
+                       host, host_width, pid, call, call_width, calls, msgs_sent, bytes_sent, msgs_received,
+                       bytes_received, since, compute);
   };
-  out += row("rank", "host", "pid", "MPI call", "calls", "msgs sent", "bytes sent", "msgs recv",
-             "bytes recv", "since init", "computing");
+  out += row("rank", "host", "pid", "MPI call", "calls", "msgs sent", "bytes sent", "msgs recv", "bytes recv",
+             "since init", "computing");
   // "computing": time outside MPI since this process's MPI_Init (- = not measured).
   for (const auto& r : report.ranks)
-    out += row(r.logical_rank, r.hostname, r.pid, r.current_call.empty() ? "-" : r.current_call,
-               r.mpi_calls_total, r.messages_sent, r.bytes_sent, r.messages_received,
-               r.bytes_received, fmt::format("{:.1f}s", r.seconds_since_init),
+    out += row(r.logical_rank, r.hostname, r.pid, r.current_call.empty() ? "-" : r.current_call, r.mpi_calls_total,
+               r.messages_sent, r.bytes_sent, r.messages_received, r.bytes_received,
+               fmt::format("{:.1f}s", r.seconds_since_init),
                r.compute_seconds >= 0 ? fmt::format("{:.1f}s", r.compute_seconds) : std::string("-"));
   if (!report.ranks_not_answering.empty())
     out += fmt::format("not answering: {}\n", fmt::join(report.ranks_not_answering, ", "));
@@ -46,17 +45,18 @@ std::string status_table(const protocol::StatusReport& report) {
 nlohmann::json status_json(const protocol::StatusReport& report) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : report.ranks)
-    ranks.push_back({{"rank", r.logical_rank},
-                     {"host", r.hostname},
-                     {"pid", r.pid},
-                     {"current_call", r.current_call},
-                     {"mpi_calls", r.mpi_calls_total},
-                     {"messages_sent", r.messages_sent},
-                     {"bytes_sent", r.bytes_sent},
-                     {"messages_received", r.messages_received},
-                     {"bytes_received", r.bytes_received},
-                     {"seconds_since_init", r.seconds_since_init},
-                     {"compute_seconds", r.compute_seconds >= 0 ? nlohmann::json(r.compute_seconds) : nlohmann::json()}});
+    ranks.push_back(
+        {{"rank", r.logical_rank},
+         {"host", r.hostname},
+         {"pid", r.pid},
+         {"current_call", r.current_call},
+         {"mpi_calls", r.mpi_calls_total},
+         {"messages_sent", r.messages_sent},
+         {"bytes_sent", r.bytes_sent},
+         {"messages_received", r.messages_received},
+         {"bytes_received", r.bytes_received},
+         {"seconds_since_init", r.seconds_since_init},
+         {"compute_seconds", r.compute_seconds >= 0 ? nlohmann::json(r.compute_seconds) : nlohmann::json()}});
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : report.nodes)
     nodes.push_back({{"node", n.node},

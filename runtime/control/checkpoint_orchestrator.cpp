@@ -37,8 +37,7 @@ std::vector<protocol::CommCount> as_counts(const std::map<std::uint64_t, std::ui
 
 }  // namespace
 
-CheckpointOrchestrator::CheckpointOrchestrator(OrchestratorConfig config,
-                                               std::function<void(const std::string&)> log)
+CheckpointOrchestrator::CheckpointOrchestrator(OrchestratorConfig config, std::function<void(const std::string&)> log)
     : config_(std::move(config)), log_(std::move(log)) {
   if (!log_) log_ = [](const std::string&) {};
 }
@@ -68,15 +67,14 @@ OrchestratorStep CheckpointOrchestrator::start() {
     store.create_epoch_dir(epoch_);
   } catch (const storage::StorageError& e) {
     // Nothing was sent to the ranks: end the epoch here, without a CheckpointResume.
-    const std::string message = "checkpoint epoch " + std::to_string(epoch_) +
-                                " failed: " + e.what() + "; " + last_committed_text();
+    const std::string message =
+        "checkpoint epoch " + std::to_string(epoch_) + " failed: " + e.what() + "; " + last_committed_text();
     log_("yadokari: " + message);
     return {{}, EpochEnd{epoch_, false, message}};
   }
   phase_ = Phase::cutting;
-  const std::filesystem::path image_dir = config_.node_dir.empty()
-                                              ? store.epoch_dir(epoch_)
-                                              : config_.node_dir / config_.job_id / std::to_string(epoch_);
+  const std::filesystem::path image_dir =
+      config_.node_dir.empty() ? store.epoch_dir(epoch_) : config_.node_dir / config_.job_id / std::to_string(epoch_);
   protocol::CheckpointPrepare prepare{epoch_, image_dir.string(), config_.compression};
   return {{prepare}, std::nullopt};
 }
@@ -98,9 +96,9 @@ OrchestratorStep CheckpointOrchestrator::abandon_if_unreported(long waited_secon
   if (phase_ != Phase::cutting) return {};
   for (std::int32_t rank = 0; rank < config_.world_size; ++rank)
     if (!reports_.count(rank))
-      return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: rank " +
-                     std::to_string(rank) + " did not answer within " +
-                     std::to_string(waited_seconds) + " s (it may have reached MPI_Finalize)");
+      return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: rank " + std::to_string(rank) +
+                     " did not answer within " + std::to_string(waited_seconds) +
+                     " s (it may have reached MPI_Finalize)");
   return {};
 }
 
@@ -114,7 +112,8 @@ bool CheckpointOrchestrator::everyone_waiting() const {
   if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
   return std::all_of(reports_.begin(), reports_.end(), [](const auto& entry) {
     const protocol::CutState state = entry.second.state;
-    return state == protocol::CutState::parked || state == protocol::CutState::at_gate || state == protocol::CutState::inside;
+    return state == protocol::CutState::parked || state == protocol::CutState::at_gate ||
+           state == protocol::CutState::inside;
   });
 }
 
@@ -124,11 +123,21 @@ std::string CheckpointOrchestrator::cut_picture() const {
     if (!text.empty()) text += "; ";
     text += "rank " + std::to_string(rank) + " ";
     switch (report.state) {
-      case protocol::CutState::parked: text += "parked"; break;
-      case protocol::CutState::at_gate: text += "at the gate of a collective on communicator " + std::to_string(report.gate_key); break;
-      case protocol::CutState::inside: text += "inside a collective on communicator " + std::to_string(report.gate_key); break;
-      case protocol::CutState::finalizing: text += "in MPI_Finalize"; break;
-      case protocol::CutState::unreached: text += "running"; break;
+      case protocol::CutState::parked:
+        text += "parked";
+        break;
+      case protocol::CutState::at_gate:
+        text += "at the gate of a collective on communicator " + std::to_string(report.gate_key);
+        break;
+      case protocol::CutState::inside:
+        text += "inside a collective on communicator " + std::to_string(report.gate_key);
+        break;
+      case protocol::CutState::finalizing:
+        text += "in MPI_Finalize";
+        break;
+      case protocol::CutState::unreached:
+        text += "running";
+        break;
     }
     if (report.round != round_) text += " (as of round " + std::to_string(report.round) + ")";
     for (const auto& count : report.counts)
@@ -168,8 +177,7 @@ bool CheckpointOrchestrator::everyone_parked_at_targets() const {
   if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
   return std::all_of(reports_.begin(), reports_.end(), [&](const auto& entry) {
     const protocol::CutReport& report = entry.second;
-    return report.state == protocol::CutState::parked && report.round == round_ &&
-           at_targets(report, targets_);
+    return report.state == protocol::CutState::parked && report.round == round_ && at_targets(report, targets_);
   });
 }
 
@@ -199,8 +207,8 @@ OrchestratorStep CheckpointOrchestrator::on_image_written(const protocol::ImageW
   if (static_cast<std::int32_t>(images_.size()) != config_.world_size) return {};
   for (const auto& [rank, image] : images_)
     if (!image.ok)
-      return give_up("checkpoint epoch " + std::to_string(epoch_) + " failed on rank " + std::to_string(rank) +
-                     ": " + image.error + "; " + last_committed_text());
+      return give_up("checkpoint epoch " + std::to_string(epoch_) + " failed on rank " + std::to_string(rank) + ": " +
+                     image.error + "; " + last_committed_text());
   if (config_.node_dir.empty()) return finish_epoch();
   phase_ = Phase::replicating;
   OrchestratorStep step;
@@ -244,8 +252,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   try {
     store.commit(epoch_, manifest);
   } catch (const storage::StorageError& e) {
-    return give_up("checkpoint epoch " + epoch_text + " failed: " + e.what() + "; " +
-                   last_committed_text());
+    return give_up("checkpoint epoch " + epoch_text + " failed: " + e.what() + "; " + last_committed_text());
   }
   try {
     store.prune(config_.keep);
@@ -255,8 +262,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   note_traffic();
   committed_compute_ = compute_ledger_.on_commit(epoch_, images_);
   phase_ = Phase::idle;
-  return {{protocol::CheckpointResume{epoch_, true}},
-          EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};
+  return {{protocol::CheckpointResume{epoch_, true}}, EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};
 }
 
 void CheckpointOrchestrator::note_traffic() {

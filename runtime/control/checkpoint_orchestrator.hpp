@@ -138,8 +138,8 @@ class CheckpointOrchestrator {
   std::uint64_t epoch_ = 0;
   std::uint64_t round_ = 0;
   bool targets_sent_ = false;
-  std::map<std::uint64_t, std::uint64_t> targets_;  // communicator key -> collectives entered
-  std::map<std::int32_t, protocol::CutReport> reports_;       // latest per rank
+  std::map<std::uint64_t, std::uint64_t> targets_;       // communicator key -> collectives entered
+  std::map<std::int32_t, protocol::CutReport> reports_;  // latest per rank
   std::map<std::int32_t, protocol::ImageWritten> images_;
   std::map<std::int32_t, ReplicaResult> replicas_;
   TrafficCounts cumulative_at_commit_;  // as reported at the last commit

@@ -8,7 +8,8 @@ bool ComputeTimes::any() const {
   return false;
 }
 
-ComputeTimes ComputeLedger::on_commit(std::uint64_t epoch, const std::map<std::int32_t, protocol::ImageWritten>& images) {
+ComputeTimes ComputeLedger::on_commit(std::uint64_t epoch,
+                                      const std::map<std::int32_t, protocol::ImageWritten>& images) {
   const auto world = static_cast<std::size_t>(world_size_ > 0 ? world_size_ : 0);
   ComputeTimes times{epoch, std::vector<std::optional<double>>(world), std::vector<std::string>(world)};
   std::map<std::int32_t, Reading> readings;

@@ -18,8 +18,8 @@ namespace {
 // Anything larger is not one of our messages; refuse it before decoding.
 constexpr std::int64_t kMaxMessageBytes = 1 << 20;
 
-zmq::socket_t bound_socket(zmq::context_t& context, zmq::socket_type type,
-                           const std::string& host, int port, const char* purpose) {
+zmq::socket_t bound_socket(zmq::context_t& context, zmq::socket_type type, const std::string& host, int port,
+                           const char* purpose) {
   zmq::socket_t socket(context, type);
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
@@ -49,13 +49,11 @@ bool poll_interrupted(const zmq::error_t& e) { return e.num() == EINTR; }
 
 }  // namespace
 
-Coordinator::Coordinator(CoordinatorConfig config)
-    : config_(std::move(config)), sockets_(std::make_unique<Sockets>()) {
-  if (!config_.log)
-    config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+Coordinator::Coordinator(CoordinatorConfig config) : config_(std::move(config)), sockets_(std::make_unique<Sockets>()) {
+  if (!config_.log) config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   sockets_->context.set(zmq::ctxopt::blocky, 0);
-  sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host,
-                                 config_.control_port, "ranks and node agents");
+  sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host, config_.control_port,
+                                 "ranks and node agents");
   sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host, 0, "CLI requests");
   control_endpoint_ = sockets_->ranks.get(zmq::sockopt::last_endpoint);
   status_endpoint_ = sockets_->status.get(zmq::sockopt::last_endpoint);
@@ -69,13 +67,11 @@ void Coordinator::begin_incarnation() {
   checkpoint_wanted_ = false;
   interval_armed_ = false;
   next_interval_checkpoint_ = std::chrono::steady_clock::time_point::max();  // armed once all ranks are up
-  if (pending_request_)
-    answer_checkpoint_request(protocol::CheckpointReply{false, 0, "the job is being restarted"});
+  if (pending_request_) answer_checkpoint_request(protocol::CheckpointReply{false, 0, "the job is being restarted"});
   if (config_.checkpoint)
     orchestrator_ = std::make_unique<CheckpointOrchestrator>(
-        OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour,
-                           config_.world_size, config_.checkpoint->keep,
-                           config_.checkpoint->compression, config_.checkpoint->node_dir},
+        OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour, config_.world_size,
+                           config_.checkpoint->keep, config_.checkpoint->compression, config_.checkpoint->node_dir},
         config_.log);
 }
 
@@ -145,8 +141,8 @@ protocol::StatusReport Coordinator::query_all(std::chrono::milliseconds timeout)
     return true;
   };
   while (!all_answered()) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     std::array<zmq::pollitem_t, 1> items{{{sockets_->ranks.handle(), 0, ZMQ_POLLIN, 0}}};
     try {
@@ -171,36 +167,31 @@ protocol::StatusReport Coordinator::query_all(std::chrono::milliseconds timeout)
   return report;
 }
 
-void Coordinator::receive_rank_messages(std::map<std::int32_t, protocol::RankStatus>* answers,
-                                        std::uint64_t query_id) {
+void Coordinator::receive_rank_messages(std::map<std::int32_t, protocol::RankStatus>* answers, std::uint64_t query_id) {
   for (;;) {
     std::vector<zmq::message_t> frames;
-    if (!zmq::recv_multipart(sockets_->ranks, std::back_inserter(frames),
-                             zmq::recv_flags::dontwait))
-      return;
+    if (!zmq::recv_multipart(sockets_->ranks, std::back_inserter(frames), zmq::recv_flags::dontwait)) return;
     if (frames.size() != 2) continue;  // a DEALER sends exactly one payload frame
-    serve_rank_message(frames[0].to_string(), peer_address(frames[1]), frames[1].to_string_view(),
-                       answers, query_id);
+    serve_rank_message(frames[0].to_string(), peer_address(frames[1]), frames[1].to_string_view(), answers, query_id);
   }
 }
 
-void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
-                                     std::string_view bytes,
-                                     std::map<std::int32_t, protocol::RankStatus>* answers,
-                                     std::uint64_t query_id) {
+void Coordinator::serve_rank_message(std::string routing_id, std::string peer, std::string_view bytes,
+                                     std::map<std::int32_t, protocol::RankStatus>* answers, std::uint64_t query_id) {
   protocol::Message message;
   try {
     // Ranks send only these; anything else (a StatusReport with a forged rank count...) is
     // refused before its payload is decoded.
     const protocol::MessageType type = protocol::decode_header(bytes);
-    const bool checkpoint_type = type == protocol::MessageType::cut_report ||
-                                 type == protocol::MessageType::image_written ||
-                                 type == protocol::MessageType::checkpoint_ask ||
-                                 type == protocol::MessageType::rank_restored;
-    const bool image_type = type == protocol::MessageType::image_chunk || type == protocol::MessageType::image_order_done;
-    const bool agent_type = type == protocol::MessageType::agent_hello || type == protocol::MessageType::heartbeat || image_type;
-    if (type != protocol::MessageType::register_rank && type != protocol::MessageType::rank_status && !checkpoint_type &&
-        !agent_type)
+    const bool checkpoint_type =
+        type == protocol::MessageType::cut_report || type == protocol::MessageType::image_written ||
+        type == protocol::MessageType::checkpoint_ask || type == protocol::MessageType::rank_restored;
+    const bool image_type =
+        type == protocol::MessageType::image_chunk || type == protocol::MessageType::image_order_done;
+    const bool agent_type =
+        type == protocol::MessageType::agent_hello || type == protocol::MessageType::heartbeat || image_type;
+    if (type != protocol::MessageType::register_rank && type != protocol::MessageType::rank_status &&
+        !checkpoint_type && !agent_type)
       throw protocol::ProtocolError("unexpected control message " + std::string(protocol::message_type_name(type)));
     // Image traffic only from an agent that said hello with the job's secret.
     if (image_type && !from_agent(routing_id)) return;
@@ -214,7 +205,8 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
   }
   if (std::holds_alternative<protocol::AgentHello>(message) || std::holds_alternative<protocol::Heartbeat>(message)) {
     serve_agent_message(routing_id, peer, message);
-  } else if (std::holds_alternative<protocol::ImageChunk>(message) || std::holds_alternative<protocol::ImageOrderDone>(message)) {
+  } else if (std::holds_alternative<protocol::ImageChunk>(message) ||
+             std::holds_alternative<protocol::ImageOrderDone>(message)) {
     serve_image_message(message);
   } else if (const auto* restored = std::get_if<protocol::RankRestored>(&message)) {
     if (from_registered(routing_id, restored->logical_rank)) note_restored(*restored);
@@ -223,8 +215,7 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer,
   } else if (auto* status = std::get_if<protocol::RankStatus>(&message)) {
     // Only the connection the rank registered on may speak for it; late answers are dropped.
     if (!from_registered(routing_id, status->logical_rank)) return;
-    if (answers && status->query_id == query_id)
-      (*answers)[status->logical_rank] = std::move(*status);
+    if (answers && status->query_id == query_id) (*answers)[status->logical_rank] = std::move(*status);
   } else {
     std::int32_t rank = -1;
     std::visit(
@@ -276,9 +267,8 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
     progress_.last_registered = std::chrono::steady_clock::now();
     progress_.max_init_seconds = std::max(progress_.max_init_seconds, r.init_seconds);
   } else
-    config_.log("yadokari: refused registration from " + peer + " (rank " +
-                std::to_string(r.logical_rank) + ", pid " + std::to_string(r.pid) + " on " +
-                r.hostname + "): " + reason);
+    config_.log("yadokari: refused registration from " + peer + " (rank " + std::to_string(r.logical_rank) + ", pid " +
+                std::to_string(r.pid) + " on " + r.hostname + "): " + reason);
 
   const std::string ack = protocol::encode(protocol::RegisterAck{reason.empty(), reason});
   std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
@@ -287,8 +277,7 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
 
 void Coordinator::serve_status_request() {
   std::vector<zmq::message_t> frames;
-  if (!zmq::recv_multipart(sockets_->status, std::back_inserter(frames), zmq::recv_flags::dontwait))
-    return;
+  if (!zmq::recv_multipart(sockets_->status, std::back_inserter(frames), zmq::recv_flags::dontwait)) return;
   protocol::Message reply;
   try {
     const std::string_view bytes = frames.at(0).to_string_view();
@@ -298,7 +287,9 @@ void Coordinator::serve_status_request() {
       if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
         reply = protocol::ErrorReply{"wrong job id or secret"};
       else if (!config_.on_rebalance)
-        reply = protocol::RebalanceReply{false, "this job cannot be rebalanced (only jobs with node agents and checkpoints can: run --sim with --ckpt-dir)"};
+        reply = protocol::RebalanceReply{false,
+                                         "this job cannot be rebalanced (only jobs with node agents and checkpoints "
+                                         "can: run --sim with --ckpt-dir)"};
       else
         reply = config_.on_rebalance();
     } else if (type == protocol::MessageType::checkpoint_request) {

@@ -11,16 +11,14 @@ namespace yadokari::control {
 namespace {
 
 // Messages must reach CLI clients unchanged: the CLI prints them after "yadokari: ".
-constexpr const char* kCheckpointingOff =
-    "checkpointing is off for this job (start it with --ckpt-dir)";
+constexpr const char* kCheckpointingOff = "checkpointing is off for this job (start it with --ckpt-dir)";
 
 }  // namespace
 
 std::chrono::steady_clock::time_point Coordinator::interval_deadline(double seconds) {
   if (seconds <= 0) return std::chrono::steady_clock::time_point::max();
   return std::chrono::steady_clock::now() +
-         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-             std::chrono::duration<double>(seconds));
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 void Coordinator::request_checkpoint() {
@@ -28,16 +26,14 @@ void Coordinator::request_checkpoint() {
   checkpoint_wanted_ = true;
 }
 
-bool Coordinator::checkpoint_in_progress() const {
-  return orchestrator_ && orchestrator_->in_progress();
-}
+bool Coordinator::checkpoint_in_progress() const { return orchestrator_ && orchestrator_->in_progress(); }
 
 void Coordinator::serve_checkpoint_message(const protocol::Message& message) {
   if (const auto* ask = std::get_if<protocol::CheckpointAsk>(&message)) {
     if (!orchestrator_) {
       if (!told_checkpointing_off_)
-        config_.log("yadokari: rank " + std::to_string(ask->logical_rank) +
-                    " asked for a checkpoint, but " + kCheckpointingOff);
+        config_.log("yadokari: rank " + std::to_string(ask->logical_rank) + " asked for a checkpoint, but " +
+                    kCheckpointingOff);
       told_checkpointing_off_ = true;
       return;
     }
@@ -58,8 +54,7 @@ void Coordinator::serve_checkpoint_request(const protocol::CheckpointRequest&) {
     answer_checkpoint_request_now(protocol::CheckpointReply{false, 0, kCheckpointingOff});
     return;
   }
-  pending_request_ =
-      PendingRequest{std::chrono::steady_clock::now() + config_.checkpoint_request_timeout};
+  pending_request_ = PendingRequest{std::chrono::steady_clock::now() + config_.checkpoint_request_timeout};
   request_checkpoint();
   run_checkpoint_timers();
 }
@@ -68,14 +63,12 @@ void Coordinator::run_checkpoint_timers() {
   if (!orchestrator_) return;
   const auto now = std::chrono::steady_clock::now();
   if (pending_request_ && now >= pending_request_->deadline) {
-    const auto seconds =
-        std::chrono::duration_cast<std::chrono::seconds>(config_.checkpoint_request_timeout);
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(config_.checkpoint_request_timeout);
     answer_checkpoint_request(protocol::CheckpointReply{
         false, 0, "checkpoint did not complete within " + std::to_string(seconds.count()) + " s"});
   }
   if (orchestrator_->in_progress() && now - epoch_started_ >= config_.first_report_timeout) {
-    const auto waited =
-        std::chrono::duration_cast<std::chrono::seconds>(config_.first_report_timeout);
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(config_.first_report_timeout);
     apply(orchestrator_->abandon_if_unreported(static_cast<long>(waited.count())));
   }
   if (orchestrator_->in_progress() && now - last_cut_report_ >= config_.cut_stall_timeout) {

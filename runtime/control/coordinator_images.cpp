@@ -52,8 +52,8 @@ std::uint64_t Coordinator::order_image(const std::string& node, protocol::ImageO
                        order.epoch};
   orders_.emplace(order.order_id, pending);
   const bool can_send = agents_.count(node) && (!tracker_ || node_usable(tracker_->state(node)));
-  const bool can_receive = pending.to_node.empty() ||
-                           (agents_.count(pending.to_node) && (!tracker_ || node_usable(tracker_->state(pending.to_node))));
+  const bool can_receive = pending.to_node.empty() || (agents_.count(pending.to_node) &&
+                                                       (!tracker_ || node_usable(tracker_->state(pending.to_node))));
   if (!can_send)
     finish_image_order({order.order_id, false, "node " + node + " has no live agent"});
   else if (!can_receive)
@@ -148,8 +148,8 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
       result.ok = true;
       result.nodes = {origin};
     } else {
-      const std::uint64_t id = order_image(origin, protocol::ImageOrder{0, protocol::ImageOrderKind::copy, epoch, image.rank,
-                                                              image.size, image.xxh64, partner});
+      const std::uint64_t id = order_image(origin, protocol::ImageOrder{0, protocol::ImageOrderKind::copy, epoch,
+                                                                        image.rank, image.size, image.xxh64, partner});
       if (const auto pending = orders_.find(id); pending != orders_.end()) {
         pending->second.replica = ReplicaResult{image.rank, false, {origin, partner}, {}};
         continue;

@@ -42,8 +42,8 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
     reason = "wrong job secret";
   } else if (!config_.membership->slots.count(hello.node) && hello.join_slots <= 0) {
     reason = "node " + hello.node + " is not part of this job";
-  } else if (config_.membership->slots.count(hello.node) && hello.join_slots > 0 &&
-             agents_.count(hello.node) && tracker_->state(hello.node) != membership::NodeState::lost) {
+  } else if (config_.membership->slots.count(hello.node) && hello.join_slots > 0 && agents_.count(hello.node) &&
+             tracker_->state(hello.node) != membership::NodeState::lost) {
     reason = "node " + hello.node + " is already part of this job";
   } else if (tracker_->state(hello.node) == membership::NodeState::lost) {
     reason = "node " + hello.node + " was declared lost";
@@ -51,8 +51,7 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
   if (reason.empty() && hello.join_slots > 0 && !config_.membership->slots.count(hello.node)) {
     config_.membership->slots[hello.node] = hello.join_slots;
     config_.log("yadokari: node " + hello.node + " joined (" + std::to_string(hello.join_slots) + " slots, agent pid " +
-                std::to_string(hello.pid) + " on " + hello.hostname +
-                "); it is used at the next restart or rebalance");
+                std::to_string(hello.pid) + " on " + hello.hostname + "); it is used at the next restart or rebalance");
   }
   if (reason.empty()) {
     agents_[hello.node] = AgentEntry{routing_id, hello};
@@ -74,15 +73,13 @@ void Coordinator::run_membership_timers() {
     const std::string& node = event.node;
     switch (event.state) {
       case membership::NodeState::suspect:
-        config_.log("yadokari: node " + node + " is suspect: no heartbeat for " +
-                    seconds_text(event.silence));
+        config_.log("yadokari: node " + node + " is suspect: no heartbeat for " + seconds_text(event.silence));
         break;
       case membership::NodeState::alive:
         config_.log("yadokari: node " + node + " is alive again");
         break;
       case membership::NodeState::lost:
-        config_.log("yadokari: node " + node + " lost: no heartbeat for " +
-                    seconds_text(event.silence) + " (" +
+        config_.log("yadokari: node " + node + " lost: no heartbeat for " + seconds_text(event.silence) + " (" +
                     std::to_string(tracker_->policy().misses) + " missed intervals of " +
                     std::to_string(tracker_->policy().interval.count()) + " ms)");
         fail_image_orders_of(node);

@@ -45,7 +45,8 @@ Reply ask_front_end(const std::string& endpoint, const std::string& job_id, cons
     if (auto* error = std::get_if<protocol::ErrorReply>(&message))
       throw StatusError("job " + job_id + " refused the " + what + " request: " + error->reason);
     if (auto* answer = std::get_if<Reply>(&message)) return std::move(*answer);
-    throw StatusError("job " + job_id + " answered with " + std::string(protocol::message_type_name(protocol::type_of(message))));
+    throw StatusError("job " + job_id + " answered with " +
+                      std::string(protocol::message_type_name(protocol::type_of(message))));
   } catch (const protocol::ProtocolError& e) {
     throw StatusError("job " + job_id + " sent a bad answer: " + e.what());
   }

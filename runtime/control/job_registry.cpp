@@ -33,8 +33,7 @@ void ensure_private_dir(const fs::path& dir) {
   if (lstat(dir.c_str(), &st) != 0) fail("cannot stat", dir, errno);
   if (!S_ISDIR(st.st_mode)) throw RegistryError(dir.string() + " is not a directory");
   if (st.st_uid != geteuid())
-    throw RegistryError("state directory " + dir.string() +
-                        " belongs to another user; set YADOKARI_STATE_DIR");
+    throw RegistryError("state directory " + dir.string() + " belongs to another user; set YADOKARI_STATE_DIR");
 }
 
 bool process_alive(std::int64_t pid) {
@@ -43,8 +42,8 @@ bool process_alive(std::int64_t pid) {
 }
 
 json to_json(const JobRecord& r) {
-  return json{{"job_id", r.job_id}, {"pid", r.pid},        {"status_endpoint", r.status_endpoint},
-              {"secret", r.secret}, {"app", r.app},        {"flavour", r.flavour},
+  return json{{"job_id", r.job_id}, {"pid", r.pid},         {"status_endpoint", r.status_endpoint},
+              {"secret", r.secret}, {"app", r.app},         {"flavour", r.flavour},
               {"ranks", r.ranks},   {"started", r.started}, {"netns_pid", r.netns_pid}};
 }
 
@@ -84,8 +83,8 @@ fs::path state_dir() {
 bool is_valid_job_id(const std::string& job_id) {
   if (job_id.empty() || job_id.size() > 128 || job_id.front() == '.') return false;
   return std::all_of(job_id.begin(), job_id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
   });
 }
 
@@ -99,8 +98,7 @@ std::string utc_now_iso8601() {
 }
 
 PublishedJob::PublishedJob(const fs::path& state_dir, const JobRecord& record) {
-  if (!is_valid_job_id(record.job_id))
-    throw RegistryError("invalid job id '" + record.job_id + "'");
+  if (!is_valid_job_id(record.job_id)) throw RegistryError("invalid job id '" + record.job_id + "'");
   const fs::path jobs = state_dir / "jobs";
   ensure_private_dir(jobs);
   file_ = jobs / (record.job_id + ".json");
@@ -132,8 +130,7 @@ std::vector<JobRecord> running_jobs(const fs::path& state_dir) {
       fs::remove(entry.path(), ec);  // its front end died without cleaning up
     }
   }
-  std::sort(jobs.begin(), jobs.end(),
-            [](const JobRecord& a, const JobRecord& b) { return a.job_id < b.job_id; });
+  std::sort(jobs.begin(), jobs.end(), [](const JobRecord& a, const JobRecord& b) { return a.job_id < b.job_id; });
   return jobs;
 }
 

@@ -20,9 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string joined(const std::vector<std::string>& items, const char* separator) {
   std::string text;
@@ -71,8 +69,8 @@ RestartCause loss_of(const std::vector<membership::NodeEvent>& lost) {
   return cause;
 }
 
-Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator,
-                              pid_t launcher, const RestartCause& restart_cause, RestartTimeline& timeline) {
+Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator, pid_t launcher,
+                              const RestartCause& restart_cause, RestartTimeline& timeline) {
   const std::string& cause = restart_cause.text;
   const std::set<std::string>& lost_ids = restart_cause.lost;
   timeline.number = context.restarts_so_far + 1;
@@ -86,10 +84,11 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   timeline.stop_s = seconds_since(phase);
 
   if (context.ckpt_dir.empty())
-    throw FrontendError(ErrorKind::failure, cause + "; the job cannot be restarted without checkpoints (run it with --ckpt-dir)");
+    throw FrontendError(ErrorKind::failure,
+                        cause + "; the job cannot be restarted without checkpoints (run it with --ckpt-dir)");
   if (!restart_cause.rebalance && context.losses_so_far >= context.settings.max_restarts)
     throw FrontendError(ErrorKind::failure, cause + "; giving up after " + std::to_string(context.losses_so_far) +
-                                           " automatic restart(s) (--max-restarts)");
+                                                " automatic restart(s) (--max-restarts)");
 
   // plan: the epoch (newest committed one whose images all verify), then the placement.
   phase = Clock::now();
@@ -122,7 +121,8 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   const scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
   // The compute time each rank measured in the last committed epoch (speed/auto weigh nodes by it).
   const control::ComputeTimes& measured = coordinator.last_committed_compute();
-  const std::vector<std::optional<double>> compute = compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
+  const std::vector<std::optional<double>> compute =
+      compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
   RestartPlan plan;
   try {
     // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
@@ -144,7 +144,8 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   timeline.epoch = choice.epoch;
   std::vector<std::string> moved;
   for (const int rank : plan.placement.moved) moved.push_back(std::to_string(rank));
-  timeline.placement = "policy " + plan.placement.policy + ", ranks moved: " + (moved.empty() ? "none" : joined(moved, ","));
+  timeline.placement =
+      "policy " + plan.placement.policy + ", ranks moved: " + (moved.empty() ? "none" : joined(moved, ","));
 
   // stage: node-local images are copied to the nodes that lack them; a shared checkpoint
   // directory (simulated nodes share the host's file system) needs nothing.

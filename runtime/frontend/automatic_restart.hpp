@@ -31,10 +31,10 @@ class Platform;
 
 struct RestartContext {
   const Platform* platform = nullptr;  // where the job runs (platform.hpp): its nodes now
-  std::filesystem::path ckpt_dir;    // absolute; empty: checkpointing is off
-  std::filesystem::path node_dir;    // node-local images (--node-dir); empty: they are in ckpt_dir
+  std::filesystem::path ckpt_dir;      // absolute; empty: checkpointing is off
+  std::filesystem::path node_dir;      // node-local images (--node-dir); empty: they are in ckpt_dir
   std::string job_id;
-  std::filesystem::path app;         // resolved, for the build-id check
+  std::filesystem::path app;  // resolved, for the build-id check
   std::int32_t world_size = 0;
   RecoverySettings settings;
   int restarts_so_far = 0;  // restarts of any cause (they are numbered)
@@ -43,17 +43,17 @@ struct RestartContext {
 
 // Why the job is restarted elsewhere.
 struct RestartCause {
-  std::string text;             // "node n2 lost", "rebalance"
-  std::set<std::string> lost;   // node ids
+  std::string text;                // "node n2 lost", "rebalance"
+  std::set<std::string> lost;      // node ids
   std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
-  bool rebalance = false;       // asked for: does not count against --max-restarts, and the
-                                // placement first tries to give every rank a slot of its own
+  bool rebalance = false;          // asked for: does not count against --max-restarts, and the
+                                   // placement first tries to give every rank a slot of its own
 };
 RestartCause loss_of(const std::vector<membership::NodeEvent>& lost);
 
 // `launcher`: its pid, or 0 once it has been reaped. Throws FrontendError(failure) with a one-line
 // reason ("node n2 lost; cannot restart: ...") when the job cannot go on.
-Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator,
-                              pid_t launcher, const RestartCause& cause, RestartTimeline& timeline);
+Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator, pid_t launcher,
+                              const RestartCause& cause, RestartTimeline& timeline);
 
 }  // namespace yadokari::frontend

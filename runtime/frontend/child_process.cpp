@@ -98,8 +98,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   pid_t child = -1;
   const int error = posix_spawn(&child, args[0], actions, &attributes, args.data(), envp.data());
   posix_spawnattr_destroy(&attributes);
-  if (error != 0)
-    throw FrontendError(ErrorKind::failure, "cannot start " + argv[0] + ": " + std::strerror(error));
+  if (error != 0) throw FrontendError(ErrorKind::failure, "cannot start " + argv[0] + ": " + std::strerror(error));
   return child;
 }
 

@@ -16,8 +16,7 @@ pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std:
 // The same, with stdin a pipe whose write end is returned in `stdin_fd` (close-on-exec): the
 // caller writes to it and keeps it open as long as the child should live (a remote node agent
 // takes its credentials from it and ends when it closes).
-pid_t spawn_process_with_pipe(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                              int& stdin_fd);
+pid_t spawn_process_with_pipe(const std::vector<std::string>& argv, const std::vector<std::string>& env, int& stdin_fd);
 
 // Writes all of `text` to a child's stdin pipe; false if the child has closed it (it has ended,
 // e.g. a remote shell that could not reach its host). SIGPIPE is held back for the write: it

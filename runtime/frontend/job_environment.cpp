@@ -7,8 +7,7 @@
 
 namespace yadokari::frontend {
 
-JobEnvironment make_job_environment(const std::vector<std::string>& current,
-                                    const JobSettings& settings) {
+JobEnvironment make_job_environment(const std::vector<std::string>& current, const JobSettings& settings) {
   std::map<std::string, std::string> vars;
   for (const auto& entry : current) {
     const auto eq = entry.find('=');
@@ -16,8 +15,7 @@ JobEnvironment make_job_environment(const std::vector<std::string>& current,
   }
   JobEnvironment env;
   env.rank_ld_preload = settings.shim;
-  if (auto inherited = vars.find("LD_PRELOAD");
-      inherited != vars.end() && !inherited->second.empty())
+  if (auto inherited = vars.find("LD_PRELOAD"); inherited != vars.end() && !inherited->second.empty())
     env.rank_ld_preload += ":" + inherited->second;
 
   // Ours win over anything inherited (e.g. from an outer yadokari run); the user's own

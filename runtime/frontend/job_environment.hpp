@@ -20,8 +20,8 @@ struct JobSettings {
 
 // Variables that only `yadokari run`/`restart` may set for the ranks: inherited values are
 // dropped, so a stray YADOKARI_RESTORE in the user's shell can never make a fresh job restore.
-inline constexpr const char* kFrontEndOnlyVariables[] = {
-    "YADOKARI_CKPT_DIR", "YADOKARI_RESTORE", "YADOKARI_RESTORE_EPOCH", "YADOKARI_RANK_MAP"};
+inline constexpr const char* kFrontEndOnlyVariables[] = {"YADOKARI_CKPT_DIR", "YADOKARI_RESTORE",
+                                                         "YADOKARI_RESTORE_EPOCH", "YADOKARI_RANK_MAP"};
 
 struct JobEnvironment {
   std::vector<std::string> launcher_env;     // NAME=VALUE, for exec of the launcher
@@ -29,8 +29,7 @@ struct JobEnvironment {
   std::string rank_ld_preload;               // shim first, then any LD_PRELOAD we inherited
 };
 
-JobEnvironment make_job_environment(const std::vector<std::string>& current,
-                                    const JobSettings& settings);
+JobEnvironment make_job_environment(const std::vector<std::string>& current, const JobSettings& settings);
 
 // environ as a list
 std::vector<std::string> current_environment();

@@ -18,14 +18,9 @@ constexpr int kJobFileFormat = 1;
 fs::path job_file_path(const fs::path& ckpt_dir) { return ckpt_dir / "job.json"; }
 
 void write_job_file(const fs::path& ckpt_dir, const JobFile& job) {
-  const nlohmann::json json = {{"format", kJobFileFormat},
-                               {"app", job.app},
-                               {"args", job.args},
-                               {"flavour", job.flavour},
-                               {"world_size", job.world_size},
-                               {"job_id", job.job_id},
-                               {"mpi_args", job.mpi_args},
-                               {"hosts", job.hosts}};
+  const nlohmann::json json = {
+      {"format", kJobFileFormat},     {"app", job.app},       {"args", job.args},         {"flavour", job.flavour},
+      {"world_size", job.world_size}, {"job_id", job.job_id}, {"mpi_args", job.mpi_args}, {"hosts", job.hosts}};
   // Durable like the MANIFEST: a restart needs job.json as much as the epochs.
   try {
     write_file_atomically(job_file_path(ckpt_dir), json.dump(2) + "\n", Durability::survives_crash);
@@ -39,8 +34,8 @@ JobFile read_job_file(const fs::path& ckpt_dir) {
   std::error_code missing;
   if (!fs::exists(path, missing))
     throw FrontendError(ErrorKind::failure, ckpt_dir.string() +
-                                           " has no job.json (not a checkpoint directory of "
-                                           "yadokari run)");
+                                                " has no job.json (not a checkpoint directory of "
+                                                "yadokari run)");
   std::string text;
   try {
     text = image::io::read_regular_file(path.string());
@@ -50,8 +45,7 @@ JobFile read_job_file(const fs::path& ckpt_dir) {
   try {
     const auto json = nlohmann::json::parse(text);
     if (json.at("format").get<int>() != kJobFileFormat)
-      throw std::runtime_error("format " + json.at("format").dump() + " is not " +
-                               std::to_string(kJobFileFormat));
+      throw std::runtime_error("format " + json.at("format").dump() + " is not " + std::to_string(kJobFileFormat));
     JobFile job;
     json.at("app").get_to(job.app);
     json.at("args").get_to(job.args);
@@ -63,8 +57,7 @@ JobFile read_job_file(const fs::path& ckpt_dir) {
     if (job.app.empty() || job.world_size < 1) throw std::runtime_error("no app or no ranks");
     return job;
   } catch (const std::exception& e) {
-    throw FrontendError(ErrorKind::failure,
-                   path.string() + " is not a valid job description: " + e.what());
+    throw FrontendError(ErrorKind::failure, path.string() + " is not a valid job description: " + e.what());
   }
 }
 

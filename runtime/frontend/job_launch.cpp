@@ -40,8 +40,8 @@ struct LaunchCommand {
 // The launcher's command line and environment for one launch of the job.
 LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::path& launcher,
                           const std::filesystem::path& shim, const std::string& control_endpoint,
-                          const std::string& secret, const Platform& platform,
-                          const Incarnation& incarnation, const std::string& path) {
+                          const std::string& secret, const Platform& platform, const Incarnation& incarnation,
+                          const std::string& path) {
   const std::string flavour(launch::flavour_name(request.flavour));
   JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, secret, incarnation.rank_env};
   if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
@@ -77,11 +77,9 @@ int launch_job(const LaunchRequest& request) {
   const std::string_view launcher_name = launch::launcher_name(request.flavour);
   const auto launcher = launch::find_in_path(launcher_name, path);
   if (!launcher)
-    throw FrontendError(ErrorKind::not_found,
-                   "launcher " + std::string(launcher_name) + " not found in PATH");
+    throw FrontendError(ErrorKind::not_found, "launcher " + std::string(launcher_name) + " not found in PATH");
   const auto shim = locate_shim(request.flavour);
-  if (request.job_file && request.checkpoint.dir)
-    write_job_file(*request.checkpoint.dir, *request.job_file);
+  if (request.job_file && request.checkpoint.dir) write_job_file(*request.checkpoint.dir, *request.job_file);
 
   TerminationSignals signals;  // before ZeroMQ starts its threads
   const std::string secret = protocol::random_hex(16);
@@ -98,21 +96,22 @@ int launch_job(const LaunchRequest& request) {
   RebalanceState rebalance;
   control::Coordinator* coordinator_ptr = nullptr;  // for the callbacks, which run inside its poll()
   if (ckpt.dir) {
-    config.checkpoint = control::CoordinatorConfig::Checkpointing{
-        *ckpt.dir, ckpt.keep, ckpt.compression, ckpt.interval_seconds, ckpt.node_dir};
+    config.checkpoint = control::CoordinatorConfig::Checkpointing{*ckpt.dir, ckpt.keep, ckpt.compression,
+                                                                  ckpt.interval_seconds, ckpt.node_dir};
     // Epochs are numbered by the directory, so "epoch K" may be passed over (a failed epoch
     // leaves no number behind, a restart continues the numbering): stop at the first commit
     // at or after K.
     config.on_epoch_end = [&stop_now, &ckpt, &rebalance, &coordinator_ptr](const control::EpochEnd& end) {
-      if (end.committed && ckpt.stop_after_epoch && end.epoch >= *ckpt.stop_after_epoch)
-        stop_now = true;
+      if (end.committed && ckpt.stop_after_epoch && end.epoch >= *ckpt.stop_after_epoch) stop_now = true;
       if (rebalance.wanted && end.committed) rebalance.ready = true;
       if (rebalance.wanted && !end.committed) {
         // A cut that cannot complete now (e.g. a rank hung in the library) would fail every time:
         // after a few tries the job goes on where it runs rather than checkpointing in a loop.
         if (++rebalance.failed_epochs >= RebalanceState::kAttempts) {
-          std::fprintf(stderr, "yadokari: rebalance given up: %d checkpoints in a row did not commit; the job goes on where it runs\n",
-                       rebalance.failed_epochs);
+          std::fprintf(
+              stderr,
+              "yadokari: rebalance given up: %d checkpoints in a row did not commit; the job goes on where it runs\n",
+              rebalance.failed_epochs);
           rebalance = RebalanceState{};
           return;
         }
@@ -154,10 +153,9 @@ int launch_job(const LaunchRequest& request) {
 
   std::optional<control::PublishedJob> published;
   try {
-    published.emplace(control::state_dir(),
-                      control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(),
-                                         secret, request.shown_app, config.flavour, request.ranks,
-                                         control::utc_now_iso8601(), platform->netns_pid()});
+    published.emplace(control::state_dir(), control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(),
+                                                               secret, request.shown_app, config.flavour, request.ranks,
+                                                               control::utc_now_iso8601(), platform->netns_pid()});
   } catch (const control::RegistryError& e) {
     throw FrontendError(ErrorKind::failure, std::string("cannot publish the job: ") + e.what());
   }
@@ -205,8 +203,8 @@ int launch_job(const LaunchRequest& request) {
 
   Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
-    const LaunchCommand command = command_for(request, *launcher, shim, coordinator.control_endpoint(), secret,
-                                              *platform, incarnation, path);
+    const LaunchCommand command =
+        command_for(request, *launcher, shim, coordinator.control_endpoint(), secret, *platform, incarnation, path);
     const pid_t child = spawn_process(command.argv, command.env);
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();

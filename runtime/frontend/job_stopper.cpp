@@ -81,8 +81,7 @@ void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids) {
   if (launcher > 0) reaped_within(launcher, std::chrono::seconds(10));
   const auto deadline = Clock::now() + std::chrono::seconds(5);
   for (const pid_t pid : victims)
-    while (pid > 0 && pid != launcher && running(pid) && Clock::now() < deadline)
-      std::this_thread::sleep_for(kStep);
+    while (pid > 0 && pid != launcher && running(pid) && Clock::now() < deadline) std::this_thread::sleep_for(kStep);
   // What the killed launcher could not clean up itself (Open MPI's session directory with the
   // ranks' shared-memory segments; named after mpirun's or an orted's pid, so the launcher's
   // tree, not the ranks); the next incarnation gets its own.

@@ -49,8 +49,7 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
       each_turn();
       if (stop_now) {
         stop_whole_job(launcher, local_rank_pids(coordinator));
-        std::fprintf(stderr,
-                     "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
+        std::fprintf(stderr, "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
                      static_cast<unsigned long long>(*stop_after));
         return Outcome{kStoppedAfterEpoch, {}, true};
       }
@@ -101,6 +100,5 @@ void follow_restart(RestartTimeline& timeline, const control::Coordinator& coord
     std::fprintf(stderr, "yadokari: %s\n", timeline_line(timeline).c_str());
   }
 }
-
 
 }  // namespace yadokari::frontend

@@ -83,14 +83,14 @@ void NodeAgents::wait_until_connected(control::Coordinator& coordinator, std::ch
       if (const auto code = try_reap(agent.pid)) {
         agent.reaped = true;
         throw FrontendError(ErrorKind::failure, "the agent on node " + agent.node + " exited with code " +
-                                               std::to_string(*code) + " before it connected");
+                                                    std::to_string(*code) + " before it connected");
       }
       missing = agent.node;
     }
     if (missing.empty()) return;
     if (std::chrono::steady_clock::now() >= deadline)
       throw FrontendError(ErrorKind::failure, "the agent on node " + missing + " did not connect within " +
-                                             std::to_string(timeout.count() / 1000) + " s");
+                                                  std::to_string(timeout.count() / 1000) + " s");
   }
 }
 

@@ -20,7 +20,7 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
 // Serves the coordinator (heartbeats, relayed chunks) until every order is answered; each order
 // has a deadline, so this ends.
 std::map<std::uint64_t, protocol::ImageOrderDone> wait_for(control::Coordinator& coordinator,
-                                                          const std::vector<std::uint64_t>& ids) {
+                                                           const std::vector<std::uint64_t>& ids) {
   std::map<std::uint64_t, protocol::ImageOrderDone> done;
   for (;;) {
     for (const auto id : ids)
@@ -62,13 +62,14 @@ std::string check_epoch(const storage::Manifest& manifest, int world_size, const
       if (!live.count(node)) continue;
       any = true;
       const auto id = coordinator.order_image(
-          node, protocol::ImageOrder{0, protocol::ImageOrderKind::verify, manifest.epoch, rank, image.size, image.xxh64, {}});
+          node,
+          protocol::ImageOrder{0, protocol::ImageOrderKind::verify, manifest.epoch, rank, image.size, image.xxh64, {}});
       orders.emplace(id, Verification{rank, node});
     }
     if (!any)
-      return image.nodes.empty() ? "rank " + std::to_string(rank) + "'s image is not on node-local storage"
-                                 : "rank " + std::to_string(rank) + "'s image was only on lost node(s) " +
-                                       joined(image.nodes, ", ");
+      return image.nodes.empty()
+                 ? "rank " + std::to_string(rank) + "'s image is not on node-local storage"
+                 : "rank " + std::to_string(rank) + "'s image was only on lost node(s) " + joined(image.nodes, ", ");
   }
   std::vector<std::uint64_t> ids;
   for (const auto& [id, order] : orders) ids.push_back(id);
@@ -115,9 +116,9 @@ NodeLocalEpoch choose_node_local_epoch(const std::filesystem::path& ckpt_dir, in
     }
     return chosen;
   }
-  throw FrontendError(ErrorKind::failure,
-                 "no committed epoch has a good copy of every rank's image on a live node" +
-                     (passed_over.empty() ? std::string(" (none is committed)") : " (" + joined(passed_over, "; ") + ")"));
+  throw FrontendError(ErrorKind::failure, "no committed epoch has a good copy of every rank's image on a live node" +
+                                              (passed_over.empty() ? std::string(" (none is committed)")
+                                                                   : " (" + joined(passed_over, "; ") + ")"));
 }
 
 void stage_node_local_images(const NodeLocalEpoch& chosen, const std::vector<std::string>& target_node,
@@ -139,10 +140,10 @@ void stage_node_local_images(const NodeLocalEpoch& chosen, const std::vector<std
     for (const auto& copy : wanted) {
       const auto rank = static_cast<std::size_t>(copy.rank);
       const auto& image = chosen.images[rank];
-      const auto id = coordinator.order_image(
-          chosen.verified_on[rank][copy.source],
-          protocol::ImageOrder{0, protocol::ImageOrderKind::copy, chosen.epoch, copy.rank, image.size, image.xxh64,
-                              target_node[rank]});
+      const auto id =
+          coordinator.order_image(chosen.verified_on[rank][copy.source],
+                                  protocol::ImageOrder{0, protocol::ImageOrderKind::copy, chosen.epoch, copy.rank,
+                                                       image.size, image.xxh64, target_node[rank]});
       orders.emplace(id, copy);
     }
     std::vector<std::uint64_t> ids;
@@ -163,9 +164,9 @@ void stage_node_local_images(const NodeLocalEpoch& chosen, const std::vector<std
         continue;
       }
       throw FrontendError(ErrorKind::failure, "cannot copy rank " + std::to_string(copy.rank) + "'s image of epoch " +
-                                             std::to_string(chosen.epoch) + " to node " +
-                                             target_node[static_cast<std::size_t>(copy.rank)] + ": " +
-                                             joined(errors[copy.rank], "; "));
+                                                  std::to_string(chosen.epoch) + " to node " +
+                                                  target_node[static_cast<std::size_t>(copy.rank)] + ": " +
+                                                  joined(errors[copy.rank], "; "));
     }
   }
 }

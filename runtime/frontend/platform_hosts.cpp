@@ -47,7 +47,7 @@ std::string coordinator_address(const std::vector<launch::HostSlots>& hosts, con
   const std::string result = text;
   if (result.rfind("127.", 0) == 0)
     throw FrontendError(ErrorKind::usage, std::string("this host's name ") + name + " resolves to " + result +
-                                         ", which the other hosts cannot reach" + advice);
+                                              ", which the other hosts cannot reach" + advice);
   return result;
 }
 
@@ -56,7 +56,8 @@ AgentLaunch host_agent_launch(const std::string& host) {
   const char* configured = std::getenv("YADOKARI_RSH");
   const char* slurm_job = std::getenv("SLURM_JOB_ID");
   // Inside a Slurm allocation its own launcher reaches the nodes (and no ssh may be allowed).
-  const char* fallback = slurm_job && *slurm_job ? "srun --nodes=1 --ntasks=1 --overlap --nodelist" : "ssh -o BatchMode=yes";
+  const char* fallback =
+      slurm_job && *slurm_job ? "srun --nodes=1 --ntasks=1 --overlap --nodelist" : "ssh -o BatchMode=yes";
   std::vector<std::string> prefix;
   try {
     prefix = launch::split_shell_words(configured && *configured ? configured : fallback);

@@ -26,7 +26,7 @@ struct SimPlacement {
   std::vector<std::string> launcher_args;    // right after the launcher (without the hostfile)
   std::vector<std::string> hostfile_args;    // the cluster's hostfile (live nodes), when no hosts are given
   std::vector<std::pair<std::string, std::string>> environment;  // for the launcher
-  std::vector<ClusterNode> nodes;  // compute nodes; alive = not taken down by `sim kill`
+  std::vector<ClusterNode> nodes;                                // compute nodes; alive = not taken down by `sim kill`
 };
 
 // FrontendError(failure) when the cluster is missing or has no live node.
@@ -37,8 +37,13 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour) 
     for (const auto& node : cluster.nodes) any_alive = any_alive || node.alive;
     if (!any_alive) throw FrontendError(ErrorKind::failure, "simulated cluster " + name + " has no live node");
     const sim::LaunchSettings settings = sim::launch_settings(cluster, flavour);
-    SimPlacement placement{cluster.frontend.address, static_cast<int>(cluster.frontend.pid),
-                           settings.frontend_prefix, {}, {}, settings.environment, {}};
+    SimPlacement placement{cluster.frontend.address,
+                           static_cast<int>(cluster.frontend.pid),
+                           settings.frontend_prefix,
+                           {},
+                           {},
+                           settings.environment,
+                           {}};
     // The hostfile goes apart: a restart gives the launcher its own host list instead.
     for (std::size_t i = 0; i < settings.launcher_args.size(); ++i) {
       const std::string& arg = settings.launcher_args[i];
@@ -48,7 +53,8 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour) 
       if (hostfile) into.push_back(settings.launcher_args[++i]);
     }
     for (const auto& node : cluster.nodes)
-      placement.nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive, static_cast<int>(node.pid)});
+      placement.nodes.push_back(
+          ClusterNode{node.id, node.hostname, node.slots, node.alive, static_cast<int>(node.pid)});
     return placement;
   } catch (const sim::SimError& e) {
     throw FrontendError(ErrorKind::failure, e.what());
@@ -68,7 +74,7 @@ std::vector<launch::HostSlots> sim_hosts(const SimPlacement& sim, const std::str
       if (node.id == host.host || node.hostname == host.host) match = &node;
     if (!match || !match->alive)
       throw FrontendError(ErrorKind::usage, "host " + host.host + " is not a live node of the simulated cluster " +
-                                           cluster + " (" + live + ")");
+                                                cluster + " (" + live + ")");
     host.host = match->hostname;
   }
   return hosts;
@@ -91,8 +97,8 @@ constexpr std::chrono::milliseconds kAgentConnectTimeout{5000};
 
 // How to enter a simulated node.
 AgentLaunch sim_agent_launch(const ClusterNode& node) {
-  return AgentLaunch{node.id, {"nsenter", "-t", std::to_string(node.holder_pid), "-n", "-u", "-i", "-m", "--wd=/", "--"},
-                     false};
+  return AgentLaunch{
+      node.id, {"nsenter", "-t", std::to_string(node.holder_pid), "-n", "-u", "-i", "-m", "--wd=/", "--"}, false};
 }
 
 class SimPlatform : public Platform {
@@ -104,7 +110,8 @@ class SimPlatform : public Platform {
   // frontend's network namespace.
   std::string bind_host() const override { return placement_.bind_address; }
   std::unique_ptr<control::Coordinator> start_coordinator(const control::CoordinatorConfig& config) const override {
-    return in_network_namespace_of(placement_.frontend_pid, [&] { return std::make_unique<control::Coordinator>(config); });
+    return in_network_namespace_of(placement_.frontend_pid,
+                                   [&] { return std::make_unique<control::Coordinator>(config); });
   }
   int netns_pid() const override { return placement_.frontend_pid; }
 

@@ -11,7 +11,7 @@ namespace yadokari::frontend {
 struct RecoverySettings {
   scheduler::Policy policy = scheduler::Policy::balanced;
   int max_restarts = 3;
-  double max_oversubscribe = 2.0;  // ranks per slot a restart may put on a node
+  double max_oversubscribe = 2.0;         // ranks per slot a restart may put on a node
   membership::HeartbeatPolicy heartbeat;  // YADOKARI_HEARTBEAT_MS (200), YADOKARI_HEARTBEAT_MISSES (6)
   // The coordinator's control port (ranks and node agents connect to it); 0: any free port.
   int control_port = 0;

@@ -1,6 +1,5 @@
 #include "frontend/restart_checks.hpp"
 
-
 #include "frontend/frontend_error.hpp"
 #include "image/binary_identity.hpp"
 #include "image/image_error.hpp"
@@ -23,28 +22,26 @@ std::string with_size(const image::BinaryIdentity& binary) {
   return image::describe_identity(binary) + ", " + std::to_string(binary.size) + " bytes";
 }
 
-launch::MpiFlavour app_flavour(const fs::path& app, const JobFile& job,
-                               const std::string& checkpoint_flavour) {
+launch::MpiFlavour app_flavour(const fs::path& app, const JobFile& job, const std::string& checkpoint_flavour) {
   const auto detected = launch::detect_flavour(app);
   if (detected.outcome == launch::FlavourDetection::Outcome::detected) {
     if (std::string(launch::flavour_name(*detected.flavour)) != checkpoint_flavour)
-      throw FrontendError(ErrorKind::failure, "the checkpoint was taken with " + checkpoint_flavour +
-                                             " but " + job.app + " uses " +
-                                             std::string(launch::flavour_name(*detected.flavour)));
+      throw FrontendError(ErrorKind::failure, "the checkpoint was taken with " + checkpoint_flavour + " but " +
+                                                  job.app + " uses " +
+                                                  std::string(launch::flavour_name(*detected.flavour)));
     return *detected.flavour;
   }
   // A script or a dlopen-ing interpreter: `run` trusted --mpi then, and so does restart.
   const auto recorded = launch::parse_flavour(job.flavour);
   if (!recorded || job.flavour != checkpoint_flavour)
-    throw FrontendError(ErrorKind::failure, "the checkpoint was taken with " + checkpoint_flavour +
-                                           " but " + job.app + " uses " + job.flavour);
+    throw FrontendError(ErrorKind::failure, "the checkpoint was taken with " + checkpoint_flavour + " but " + job.app +
+                                                " uses " + job.flavour);
   return *recorded;
 }
 
 }  // namespace
 
-RestartChoice choose_restart(const fs::path& dir, const JobFile& job, const fs::path& app,
-                             std::optional<int> ranks) {
+RestartChoice choose_restart(const fs::path& dir, const JobFile& job, const fs::path& app, std::optional<int> ranks) {
   const storage::EpochStore store(dir);
   storage::EpochChoice choice;
   try {
@@ -55,8 +52,7 @@ RestartChoice choose_restart(const fs::path& dir, const JobFile& job, const fs::
   if (!choice.epoch) {
     std::string why;
     for (const auto& line : choice.skipped) why += (why.empty() ? " (" : "; ") + line;
-    throw FrontendError(ErrorKind::failure,
-                   "no usable checkpoint in " + dir.string() + (why.empty() ? "" : why + ")"));
+    throw FrontendError(ErrorKind::failure, "no usable checkpoint in " + dir.string() + (why.empty() ? "" : why + ")"));
   }
   RestartChoice result;
   result.epoch = *choice.epoch;
@@ -65,13 +61,11 @@ RestartChoice choose_restart(const fs::path& dir, const JobFile& job, const fs::
   const std::string epoch_text = "epoch " + std::to_string(result.epoch);
 
   if (manifest.images.size() != static_cast<std::size_t>(job.world_size))
-    throw FrontendError(ErrorKind::failure,
-                   epoch_text + " has " + std::to_string(manifest.images.size()) +
-                       " images but the job has " + std::to_string(job.world_size) + " ranks");
+    throw FrontendError(ErrorKind::failure, epoch_text + " has " + std::to_string(manifest.images.size()) +
+                                                " images but the job has " + std::to_string(job.world_size) + " ranks");
   if (ranks && *ranks != job.world_size)
     throw FrontendError(ErrorKind::failure, "the checkpoint is of a " + std::to_string(job.world_size) +
-                                           "-rank job; -n " + std::to_string(*ranks) +
-                                           " cannot restore it");
+                                                "-rank job; -n " + std::to_string(*ranks) + " cannot restore it");
 
   image::ImageHeader header;
   try {
@@ -90,14 +84,13 @@ RestartChoice choose_restart(const fs::path& dir, const JobFile& job, const fs::
       throw FrontendError(ErrorKind::failure, e.what());
     }
     if (now.kind != saved.kind || now.id != saved.id || now.size != saved.size)
-      throw FrontendError(ErrorKind::failure, job.app + " changed since the checkpoint (was " +
-                                             with_size(saved) + "; now " + with_size(now) + ")");
+      throw FrontendError(ErrorKind::failure, job.app + " changed since the checkpoint (was " + with_size(saved) +
+                                                  "; now " + with_size(now) + ")");
   }
 
   for (const auto& line : choice.skipped) {
     const auto [epoch, problem] = split_skipped(line);
-    result.notes.push_back("epoch " + epoch + " is not usable (" + problem + "); using " +
-                           epoch_text);
+    result.notes.push_back("epoch " + epoch + " is not usable (" + problem + "); using " + epoch_text);
   }
   return result;
 }

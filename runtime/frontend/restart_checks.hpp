@@ -25,7 +25,7 @@ struct RestartChoice {
 // `dir` is absolute; `app` is job.app resolved; `ranks` is -n if given.
 // Throws FrontendError(1) with one of the messages in runtime/README.md ("no usable checkpoint in D",
 // "epoch E has X images but the job has N ranks", ...).
-RestartChoice choose_restart(const std::filesystem::path& dir, const JobFile& job,
-                             const std::filesystem::path& app, std::optional<int> ranks);
+RestartChoice choose_restart(const std::filesystem::path& dir, const JobFile& job, const std::filesystem::path& app,
+                             std::optional<int> ranks);
 
 }  // namespace yadokari::frontend

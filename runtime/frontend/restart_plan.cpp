@@ -90,7 +90,8 @@ std::string compute_summary(const std::vector<std::optional<double>>& compute_se
     text += (text.empty() ? "" : ", ") + host + " " + mean + " s (rank" + (sum.ranks.size() > 1 ? "s " : " ") +
             rank_list(sum.ranks) + ")";
   }
-  if (!unmeasured.empty()) text += "; not measured: rank" + std::string(unmeasured.size() > 1 ? "s " : " ") + rank_list(unmeasured);
+  if (!unmeasured.empty())
+    text += "; not measured: rank" + std::string(unmeasured.size() > 1 ? "s " : " ") + rank_list(unmeasured);
   return text;
 }
 

@@ -16,7 +16,7 @@ struct ClusterNode {
   std::string hostname;  // what ranks report and the launcher is given ("yksim-n2")
   int slots = 0;
   bool alive = true;
-  int holder_pid = 0;    // simulated node: the process whose namespaces are the node
+  int holder_pid = 0;  // simulated node: the process whose namespaces are the node
 };
 
 struct RestartPlan {

@@ -14,10 +14,10 @@
 namespace yadokari::frontend {
 
 struct RestartTimeline {
-  int number = 0;       // 1, 2, ...
-  std::string cause;    // "node n2 lost"
+  int number = 0;     // 1, 2, ...
+  std::string cause;  // "node n2 lost"
   std::uint64_t epoch = 0;
-  std::string placement;  // "policy balanced, ranks moved: 2,3"
+  std::string placement;           // "policy balanced, ranks moved: 2,3"
   std::optional<double> detect_s;  // unset: nothing was detected (a rebalance)
   double stop_s = 0, plan_s = 0, stage_s = 0;
   std::optional<double> launch_s, init_s, restore_s;  // unset until the ranks got there

@@ -30,8 +30,8 @@ fs::path locate_shim(launch::MpiFlavour flavour) {
   const fs::path shim = fs::absolute(dir / file_name).lexically_normal();
   std::error_code ec;
   if (!fs::is_regular_file(shim, ec))
-    throw FrontendError(ErrorKind::failure, "shim not found: " + shim.string() +
-                                           " (set YADOKARI_SHIM_DIR to its directory)");
+    throw FrontendError(ErrorKind::failure,
+                        "shim not found: " + shim.string() + " (set YADOKARI_SHIM_DIR to its directory)");
   return shim;
 }
 

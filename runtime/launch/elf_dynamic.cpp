@@ -80,8 +80,7 @@ ElfDynamic read_elf_dynamic(const std::filesystem::path& file) {
   if (header.e_phnum > kMaxProgramHeaders || header.e_phentsize != sizeof(Elf64_Phdr))
     return failure(Status::unsupported, file.string() + " has malformed program headers");
 
-  const auto phdr_bytes =
-      in.read(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr));
+  const auto phdr_bytes = in.read(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr));
   if (!phdr_bytes) return failure(Status::unsupported, file.string() + " is truncated");
   std::vector<Elf64_Phdr> loads;
   std::optional<Elf64_Phdr> dynamic;
@@ -122,8 +121,7 @@ ElfDynamic read_elf_dynamic(const std::filesystem::path& file) {
   if (!strtab) return malformed();
 
   for (const auto& entry : entries) {
-    if (entry.d_tag != DT_NEEDED && entry.d_tag != DT_SONAME && entry.d_tag != DT_RPATH &&
-        entry.d_tag != DT_RUNPATH)
+    if (entry.d_tag != DT_NEEDED && entry.d_tag != DT_SONAME && entry.d_tag != DT_RPATH && entry.d_tag != DT_RUNPATH)
       continue;
     if (entry.d_un.d_val >= strtab->size()) return malformed();
     const std::size_t end = strtab->find('\0', entry.d_un.d_val);

@@ -19,8 +19,7 @@ std::vector<HostSlots> parse_hosts(std::string_view spec) {
     bool ok = !host.host.empty();
     if (ok && colon != std::string_view::npos) {
       const std::string_view slots = entry.substr(colon + 1);
-      const auto [rest, error] =
-          std::from_chars(slots.data(), slots.data() + slots.size(), host.slots);
+      const auto [rest, error] = std::from_chars(slots.data(), slots.data() + slots.size(), host.slots);
       ok = error == std::errc{} && rest == slots.data() + slots.size() && host.slots >= 1;
     }
     if (!ok)
@@ -49,8 +48,7 @@ std::vector<std::string> split_shell_words(std::string_view text) {
       word.push_back(text[i]);
     } else if (c == '\'') {
       const std::size_t close = text.find('\'', i + 1);
-      if (close == std::string_view::npos)
-        throw LaunchError("--mpi-args has an unterminated ' quote");
+      if (close == std::string_view::npos) throw LaunchError("--mpi-args has an unterminated ' quote");
       word.append(text.substr(i + 1, close - i - 1));
       i = close;
     } else if (c == '"') {
@@ -82,8 +80,7 @@ std::optional<fs::path> find_in_path(std::string_view name, std::string_view pat
     start = end + 1;
     const fs::path candidate = fs::path(dir.empty() ? "." : std::string(dir)) / std::string(name);
     std::error_code ec;
-    if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0)
-      return candidate;
+    if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return std::nullopt;
 }
@@ -109,14 +106,12 @@ std::vector<std::string> launcher_argv(const LaunchPlan& plan) {
     argv.emplace_back("--oversubscribe");
     argv.insert(argv.end(), {"-n", std::to_string(plan.ranks)});
     if (!plan.hosts.empty()) argv.insert(argv.end(), {"--host", host_list(plan.hosts)});
-    for (const auto& [name, value] : plan.rank_only_env)
-      argv.insert(argv.end(), {"-x", name + '=' + value});
+    for (const auto& [name, value] : plan.rank_only_env) argv.insert(argv.end(), {"-x", name + '=' + value});
     for (const auto& name : plan.forwarded_env) argv.insert(argv.end(), {"-x", name});
   } else {
     argv.insert(argv.end(), {"-n", std::to_string(plan.ranks)});
     if (!plan.hosts.empty()) argv.insert(argv.end(), {"-hosts", host_list(plan.hosts)});
-    for (const auto& [name, value] : plan.rank_only_env)
-      argv.insert(argv.end(), {"-genv", name, value});
+    for (const auto& [name, value] : plan.rank_only_env) argv.insert(argv.end(), {"-genv", name, value});
   }
   argv.insert(argv.end(), plan.mpi_args.begin(), plan.mpi_args.end());
   argv.insert(argv.end(), plan.app_argv.begin(), plan.app_argv.end());

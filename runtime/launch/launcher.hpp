@@ -37,8 +37,7 @@ std::vector<std::string> split_shell_words(std::string_view text);
 std::string_view launcher_name(MpiFlavour flavour);
 
 // First executable `name` in a PATH-style list; empty entries mean the current directory.
-std::optional<std::filesystem::path> find_in_path(std::string_view name,
-                                                  std::string_view path_list);
+std::optional<std::filesystem::path> find_in_path(std::string_view name, std::string_view path_list);
 
 struct LaunchPlan {
   MpiFlavour flavour = MpiFlavour::openmpi;

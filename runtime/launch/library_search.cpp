@@ -52,8 +52,7 @@ std::vector<std::string> read_ld_so_conf(const fs::path& conf, int depth) {
     if (line.rfind("include", 0) == 0 && line.size() > 7 && (line[7] == ' ' || line[7] == '\t')) {
       if (depth >= kMaxIncludeDepth) continue;
       std::string pattern = trim(line.substr(8));
-      if (!pattern.empty() && pattern.front() != '/')
-        pattern = (conf.parent_path() / pattern).string();
+      if (!pattern.empty() && pattern.front() != '/') pattern = (conf.parent_path() / pattern).string();
       glob_t matches{};
       if (glob(pattern.c_str(), 0, nullptr, &matches) == 0) {
         for (std::size_t i = 0; i < matches.gl_pathc; ++i)
@@ -71,16 +70,15 @@ LibrarySearch LibrarySearch::from_environment() {
   LibrarySearch search;
   search.ld_library_path = split_colons(std::getenv("LD_LIBRARY_PATH"));
   search.system_dirs = read_ld_so_conf("/etc/ld.so.conf");
-  for (const char* dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-                          "/usr/lib64", "/lib", "/usr/lib",
-                          // Debian's Open MPI keeps some libraries only here (via RUNPATH)
-                          "/usr/lib/x86_64-linux-gnu/openmpi/lib"})
+  for (const char* dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+        // Debian's Open MPI keeps some libraries only here (via RUNPATH)
+        "/usr/lib/x86_64-linux-gnu/openmpi/lib"})
     search.system_dirs.emplace_back(dir);
   return search;
 }
 
-std::optional<ResolvedLibrary> LibrarySearch::resolve(const std::string& name,
-                                                      const ElfDynamic& needer,
+std::optional<ResolvedLibrary> LibrarySearch::resolve(const std::string& name, const ElfDynamic& needer,
                                                       const fs::path& needer_path) const {
   auto try_file = [](const fs::path& candidate) -> std::optional<ResolvedLibrary> {
     std::error_code ec;

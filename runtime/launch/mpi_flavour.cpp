@@ -13,15 +13,11 @@ namespace {
 // library); deeper chains are rare and the walk over system libraries is not free.
 constexpr int kMaxDepth = 6;
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
-std::string_view flavour_name(MpiFlavour flavour) {
-  return flavour == MpiFlavour::openmpi ? "openmpi" : "mpich";
-}
+std::string_view flavour_name(MpiFlavour flavour) { return flavour == MpiFlavour::openmpi ? "openmpi" : "mpich"; }
 
 std::optional<MpiFlavour> parse_flavour(std::string_view name) {
   if (name == "openmpi") return MpiFlavour::openmpi;
@@ -32,14 +28,12 @@ std::optional<MpiFlavour> parse_flavour(std::string_view name) {
 std::optional<MpiFlavour> flavour_of_library(std::string_view soname) {
   // MPICH and its ABI-compatible derivatives (libmpich*, libmpifort, libmpicxx; Intel MPI's
   // libmpi.so.12 is the MPICH ABI).
-  if (starts_with(soname, "libmpich") || starts_with(soname, "libmpifort.so") ||
-      starts_with(soname, "libmpicxx.so") || soname == "libmpi.so.12" ||
-      starts_with(soname, "libmpi.so.12."))
+  if (starts_with(soname, "libmpich") || starts_with(soname, "libmpifort.so") || starts_with(soname, "libmpicxx.so") ||
+      soname == "libmpi.so.12" || starts_with(soname, "libmpi.so.12."))
     return MpiFlavour::mpich;
   // Open MPI: libmpi.so.40 and its C++/Fortran bindings (libmpi_mpifh needs libmpi too).
-  if (soname == "libmpi.so" || starts_with(soname, "libmpi.so.") ||
-      starts_with(soname, "libmpi_mpifh") || starts_with(soname, "libmpi_usempi") ||
-      starts_with(soname, "libmpi_cxx.so"))
+  if (soname == "libmpi.so" || starts_with(soname, "libmpi.so.") || starts_with(soname, "libmpi_mpifh") ||
+      starts_with(soname, "libmpi_usempi") || starts_with(soname, "libmpi_cxx.so"))
     return MpiFlavour::openmpi;
   return std::nullopt;
 }
@@ -85,8 +79,7 @@ FlavourDetection detect_flavour(const fs::path& executable, const LibrarySearch&
   }
 
   if (found.size() > 1)
-    return {Outcome::ambiguous, std::nullopt,
-            found[MpiFlavour::openmpi] + " and " + found[MpiFlavour::mpich]};
+    return {Outcome::ambiguous, std::nullopt, found[MpiFlavour::openmpi] + " and " + found[MpiFlavour::mpich]};
   if (found.empty()) return {Outcome::not_mpi, std::nullopt, ""};
   return {Outcome::detected, found.begin()->first, found.begin()->second};
 }

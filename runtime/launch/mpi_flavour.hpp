@@ -27,8 +27,7 @@ struct FlavourDetection {
   std::string evidence;
 };
 
-FlavourDetection detect_flavour(const std::filesystem::path& executable,
-                                const LibrarySearch& search);
+FlavourDetection detect_flavour(const std::filesystem::path& executable, const LibrarySearch& search);
 FlavourDetection detect_flavour(const std::filesystem::path& executable);
 
 }  // namespace yadokari::launch

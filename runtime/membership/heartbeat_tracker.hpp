@@ -27,8 +27,8 @@ const char* state_name(NodeState state);
 
 struct NodeEvent {
   std::string node;
-  NodeState state;           // the new state
-  Clock::duration silence;   // since the last heartbeat, when the state changed
+  NodeState state;          // the new state
+  Clock::duration silence;  // since the last heartbeat, when the state changed
 };
 
 class HeartbeatTracker {

@@ -22,7 +22,8 @@ std::string case_entry(const Cluster& cluster, const Node& node) {
 
 std::string agent_script(const Cluster& cluster) {
   std::string script = R"SH(#!/bin/bash
-# Launch agent of the simulated cluster )SH" + cluster.name + R"SH( (written by yadokari sim; do not edit).
+# Launch agent of the simulated cluster )SH" +
+                       cluster.name + R"SH( (written by yadokari sim; do not edit).
 # usage, like ssh: agent [ssh options] HOST COMMAND...
 # Extra variables to pass into the node: YADOKARI_SIM_AGENT_ENV="NAME1 NAME2".
 unreachable() {

@@ -22,15 +22,14 @@ Cluster plan_cluster(const std::string& name, const std::filesystem::path& dir, 
   cluster.frontend = Node{kFrontendId, "yk" + name + "-fe", "10.213.0.254", 0, 0, "", false, 0.0};
   for (int i = 1; i <= nodes; ++i) {
     const std::string id = "n" + std::to_string(i);
-    cluster.nodes.push_back(Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(i), slots, 0, "", false, 0.0});
+    cluster.nodes.push_back(
+        Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(i), slots, 0, "", false, 0.0});
   }
   return cluster;
 }
 
 Node* find_node(Cluster& cluster, const std::string& what) {
-  auto matches = [&](const Node& node) {
-    return what == node.id || what == node.hostname || what == node.address;
-  };
+  auto matches = [&](const Node& node) { return what == node.id || what == node.hostname || what == node.address; };
   for (auto& node : cluster.nodes) {
     if (matches(node)) return &node;
   }

@@ -14,17 +14,17 @@ namespace yadokari::sim {
 
 inline constexpr const char* kDefaultName = "sim";
 inline constexpr const char* kSubnet = "10.213.0.0/24";  // exists only inside the cluster's namespaces
-inline constexpr int kMaxNodes = 250;                     // 10.213.0.1 .. 10.213.0.250
-inline constexpr const char* kFrontendId = "fe";          // frontend: 10.213.0.254
+inline constexpr int kMaxNodes = 250;                    // 10.213.0.1 .. 10.213.0.250
+inline constexpr const char* kFrontendId = "fe";         // frontend: 10.213.0.254
 
 struct Node {
-  std::string id;        // "n1", ..., or "fe" for the frontend
-  std::string hostname;  // "yk<name>-n1", "yk<name>-fe"
-  std::string address;   // "10.213.0.1"
-  int slots = 0;         // 0 for the frontend
-  pid_t pid = 0;         // holder process; 0 = not started
-  std::string netns;     // readlink /proc/<pid>/ns/net when it was started ("net:[4026532...]")
-  bool alive = false;    // false once `sim kill` took it down (or before it was started)
+  std::string id;             // "n1", ..., or "fe" for the frontend
+  std::string hostname;       // "yk<name>-n1", "yk<name>-fe"
+  std::string address;        // "10.213.0.1"
+  int slots = 0;              // 0 for the frontend
+  pid_t pid = 0;              // holder process; 0 = not started
+  std::string netns;          // readlink /proc/<pid>/ns/net when it was started ("net:[4026532...]")
+  bool alive = false;         // false once `sim kill` took it down (or before it was started)
   double cpu_per_slot = 0.0;  // this node's own CPU limit (sim add --cpu-per-slot); 0 = the cluster's
 };
 
@@ -32,9 +32,9 @@ struct Cluster {
   std::string name;
   std::filesystem::path dir;  // state directory
   int slots = 0;
-  std::string link;      // netem arguments applied on every node's eth0, "" = none
+  std::string link;           // netem arguments applied on every node's eth0, "" = none
   double cpu_per_slot = 0.0;  // CPUs per slot each node may use (sim/cpu_limit.hpp); 0 = no limit
-  Node switch_holder;    // id "switch": the bridge's namespace (no address, no hostname)
+  Node switch_holder;         // id "switch": the bridge's namespace (no address, no hostname)
   Node frontend;
   std::vector<Node> nodes;
 

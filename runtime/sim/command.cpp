@@ -78,8 +78,7 @@ void run_checked(const std::vector<std::string>& argv) {
   for (auto& c : output) {
     if (c == '\n') c = ' ';
   }
-  throw SimError(join_words(argv) + ": " +
-                 (output.empty() ? "exit code " + std::to_string(result.exit_code) : output));
+  throw SimError(join_words(argv) + ": " + (output.empty() ? "exit code " + std::to_string(result.exit_code) : output));
 }
 
 std::vector<std::string> in_netns(pid_t holder, std::vector<std::string> argv) {

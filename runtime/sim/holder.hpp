@@ -10,10 +10,10 @@
 namespace yadokari::sim {
 
 struct HolderSpec {
-  std::string tag;                     // argv[0], see holder_tag()
-  bool full_node = false;              // network only (the switch), or network+UTS+IPC+mount
-  std::string hostname;                // full_node: the node's hostname
-  std::filesystem::path hosts_file;    // full_node: bind-mounted on /etc/hosts
+  std::string tag;                   // argv[0], see holder_tag()
+  bool full_node = false;            // network only (the switch), or network+UTS+IPC+mount
+  std::string hostname;              // full_node: the node's hostname
+  std::filesystem::path hosts_file;  // full_node: bind-mounted on /etc/hosts
 };
 
 // Every simulated node has a private tmpfs here: its local disk for node-local checkpoint images

@@ -8,7 +8,8 @@
 namespace yadokari::sim {
 
 std::string hosts_content(const Cluster& cluster) {
-  std::string text = "# simulated cluster " + cluster.name + " (yadokari sim)\n127.0.0.1\tlocalhost\n"
+  std::string text = "# simulated cluster " + cluster.name +
+                     " (yadokari sim)\n127.0.0.1\tlocalhost\n"
                      "::1\tlocalhost ip6-localhost ip6-loopback\n";
   text += cluster.frontend.address + "\t" + cluster.frontend.hostname + "\n";
   for (const auto& node : cluster.nodes) text += node.address + "\t" + node.hostname + "\n";

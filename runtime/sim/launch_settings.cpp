@@ -9,7 +9,7 @@ LaunchSettings launch_settings(const Cluster& cluster, launch::MpiFlavour flavou
   LaunchSettings settings;
   // --wd=. : nsenter opens the caller's directory before it enters the mount namespace.
   settings.frontend_prefix = {"nsenter", "-t", std::to_string(cluster.frontend.pid), "-n", "-u", "-i", "-m",
-                              "--wd=.", "--"};
+                              "--wd=.",  "--"};
   if (flavour == launch::MpiFlavour::openmpi) {
     settings.launcher_args = {"--hostfile", cluster.hostfile_openmpi().string(), "--bind-to", "none"};
     settings.environment = {{"OMPI_MCA_plm_rsh_agent", cluster.agent().string()},
@@ -25,8 +25,8 @@ LaunchSettings launch_settings(const Cluster& cluster, launch::MpiFlavour flavou
       settings.environment.emplace_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
     }
   } else {
-    settings.launcher_args = {"-launcher", "ssh", "-launcher-exec", cluster.agent().string(),
-                              "-f", cluster.hostfile_mpich().string()};
+    settings.launcher_args = {
+        "-launcher", "ssh", "-launcher-exec", cluster.agent().string(), "-f", cluster.hostfile_mpich().string()};
   }
   return settings;
 }

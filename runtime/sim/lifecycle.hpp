@@ -14,8 +14,8 @@ void check_can_manage(bool need_tc = false);
 
 struct UpResult {
   Cluster cluster;
-  bool reused = false;  // an existing healthy cluster of the same shape
-  std::string replaced; // why an existing cluster was torn down first ("" if there was none)
+  bool reused = false;   // an existing healthy cluster of the same shape
+  std::string replaced;  // why an existing cluster was torn down first ("" if there was none)
 };
 
 // Builds the cluster (or reuses a healthy one of the same shape). On any failure everything

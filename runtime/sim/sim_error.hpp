@@ -10,8 +10,7 @@ namespace yadokari::sim {
 
 class SimError : public yadokari::Error {
  public:
-  explicit SimError(const std::string& message, int exit_code = 1)
-      : yadokari::Error(message), exit_code_(exit_code) {}
+  explicit SimError(const std::string& message, int exit_code = 1) : yadokari::Error(message), exit_code_(exit_code) {}
   int exit_code() const { return exit_code_; }
 
  private:

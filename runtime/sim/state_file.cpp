@@ -17,9 +17,9 @@ namespace yadokari::sim {
 namespace {
 
 nlohmann::json node_json(const Node& node) {
-  return {{"node", node.id},   {"hostname", node.hostname}, {"address", node.address}, {"slots", node.slots},
-          {"pid", node.pid},   {"netns", node.netns},       {"alive", node.alive},
-          {"cpu_per_slot", node.cpu_per_slot}};
+  return {
+      {"node", node.id}, {"hostname", node.hostname}, {"address", node.address}, {"slots", node.slots},
+      {"pid", node.pid}, {"netns", node.netns},       {"alive", node.alive},     {"cpu_per_slot", node.cpu_per_slot}};
 }
 
 Node node_from(const nlohmann::json& j) {

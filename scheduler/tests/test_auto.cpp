@@ -17,8 +17,8 @@ struct EightRanks {
 
 TEST_CASE("auto consolidates a communication-heavy job even oversubscribed", "[scheduler][auto]") {
   const EightRanks c;
-  Job job = uniform_job(8, 0.1);      // IS-like: little compute
-  all_to_all(job, 100000000, 1000);   // 100 MB between every pair each way per epoch
+  Job job = uniform_job(8, 0.1);     // IS-like: little compute
+  all_to_all(job, 100000000, 1000);  // 100 MB between every pair each way per epoch
   const Placement p = place(Policy::auto_, job, c.nodes, c.current);
   CHECK(p.policy == "auto(consolidate)");
   CHECK(counts(p) == std::map<std::string, int>{{"n1", 8}});

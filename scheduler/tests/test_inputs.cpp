@@ -9,9 +9,11 @@ TEST_CASE("policy names parse and print", "[scheduler][policy]") {
     CHECK(parse_policy(policy_name(p)) == p);
   CHECK(policy_name(Policy::auto_) == "auto");
   CHECK_THROWS_AS(parse_policy("Balanced"), PlacementError);
-  CHECK_THROWS_WITH(parse_policy("fastest", "YADOKARI_POLICY"),
-                    "unknown placement policy 'fastest' in YADOKARI_POLICY (choose node, balanced, comm, speed or auto)");
-  CHECK_THROWS_WITH(parse_policy(""), "unknown placement policy '' in --policy (choose node, balanced, comm, speed or auto)");
+  CHECK_THROWS_WITH(
+      parse_policy("fastest", "YADOKARI_POLICY"),
+      "unknown placement policy 'fastest' in YADOKARI_POLICY (choose node, balanced, comm, speed or auto)");
+  CHECK_THROWS_WITH(parse_policy(""),
+                    "unknown placement policy '' in --policy (choose node, balanced, comm, speed or auto)");
 }
 
 TEST_CASE("too few surviving slots is a one-line error", "[scheduler][errors]") {
@@ -46,16 +48,19 @@ TEST_CASE("inconsistent inputs are refused clearly", "[scheduler][errors]") {
                     "rank 1's compute time is -2 s; it must be a finite number of at least 0");
   job.compute_seconds.clear();
   job.traffic.bytes = {1, 2, 3};
-  CHECK_THROWS_WITH(place(Policy::comm, job, nodes, {}), "the traffic matrix has 3 byte entries; a job of 2 ranks needs 4");
+  CHECK_THROWS_WITH(place(Policy::comm, job, nodes, {}),
+                    "the traffic matrix has 3 byte entries; a job of 2 ranks needs 4");
   job.traffic.bytes.clear();
-  CHECK_THROWS_WITH(place(Policy::balanced, job, {node("a", 2), node("a", 1)}, {}), "node 'a' appears twice in the node list");
+  CHECK_THROWS_WITH(place(Policy::balanced, job, {node("a", 2), node("a", 1)}, {}),
+                    "node 'a' appears twice in the node list");
   CHECK_THROWS_WITH(place(Policy::balanced, job, {node("", 2)}, {}), "a node has an empty name");
   CHECK_THROWS_WITH(place(Policy::speed, job, {node("a", 2, true, 0.0)}, {}),
                     "node 'a' has speed 0; a speed must be greater than 0");
   CHECK_THROWS_WITH(place(Policy::balanced, job, {}, {}), "no nodes were given to place 2 ranks on");
   Options options;
   options.max_oversubscribe = 0.5;
-  CHECK_THROWS_WITH(place(Policy::balanced, job, nodes, {}, options), "the allowed oversubscription must be at least 1, not 0.5");
+  CHECK_THROWS_WITH(place(Policy::balanced, job, nodes, {}, options),
+                    "the allowed oversubscription must be at least 1, not 0.5");
 }
 
 TEST_CASE("the rank map and the host list agree, in hostfile order", "[scheduler][rankmap]") {

@@ -51,11 +51,10 @@ struct Job {
   std::unique_ptr<Coordinator> coordinator;
   std::vector<Rank> ranks;
 
-  Job(int world, std::optional<CoordinatorConfig::Checkpointing> checkpoint,
-      std::vector<int> failing = {}, std::vector<int> silent = {}, std::vector<int> stuck = {}) {
+  Job(int world, std::optional<CoordinatorConfig::Checkpointing> checkpoint, std::vector<int> failing = {},
+      std::vector<int> silent = {}, std::vector<int> stuck = {}) {
     static int count = 0;
-    dir = fs::temp_directory_path() /
-          ("yk-ckpt-" + std::to_string(getpid()) + "-" + std::to_string(count++));
+    dir = fs::temp_directory_path() / ("yk-ckpt-" + std::to_string(getpid()) + "-" + std::to_string(count++));
     fs::remove_all(dir);
     fs::create_directories(dir);
     if (checkpoint) checkpoint->dir = dir;
@@ -92,8 +91,7 @@ struct Job {
       rank.fake->attach(rank.client.get());
       ranks.push_back(std::move(rank));
     }
-    REQUIRE(serve_until(
-        [&] { return coordinator->registered_ranks().size() == static_cast<std::size_t>(world); }));
+    REQUIRE(serve_until([&] { return coordinator->registered_ranks().size() == static_cast<std::size_t>(world); }));
   }
   ~Job() {
     ranks.clear();  // clients first: they hold the fakes' listeners
@@ -189,15 +187,13 @@ TEST_CASE("a rank failing its image fails the epoch and the job goes on", "[chec
   Job job(2, checkpointing(), {1});
   const auto reply = job.ask_cli();
   CHECK_FALSE(reply.ok);
-  CHECK(reply.message ==
-        "checkpoint epoch 1 failed on rank 1: fake image failure; no epoch is committed yet");
+  CHECK(reply.message == "checkpoint epoch 1 failed on rank 1: fake image failure; no epoch is committed yet");
   CHECK(job.log == std::vector<std::string>{"yadokari: " + reply.message});
   CHECK(job.store().all_epochs().empty());
   REQUIRE(job.serve_until([&] { return job.ranks[0].fake->not_committed() == 1; }));
 }
 
-TEST_CASE("without a checkpoint directory the front end says checkpointing is off",
-          "[checkpoint][control]") {
+TEST_CASE("without a checkpoint directory the front end says checkpointing is off", "[checkpoint][control]") {
   Job job(1, std::nullopt);
   const auto reply = job.ask_cli();
   CHECK_FALSE(reply.ok);
@@ -227,8 +223,7 @@ TEST_CASE("a checkpoint request with the wrong secret is refused", "[checkpoint]
   CHECK(job.store().all_epochs().empty());
 }
 
-TEST_CASE("a rank that never answers the prepare makes the epoch be abandoned",
-          "[checkpoint][control]") {
+TEST_CASE("a rank that never answers the prepare makes the epoch be abandoned", "[checkpoint][control]") {
   Job job(2, checkpointing(), {}, {1});
   const auto reply = job.ask_cli();
   CHECK_FALSE(reply.ok);
@@ -241,8 +236,7 @@ TEST_CASE("a rank that never answers the prepare makes the epoch be abandoned",
   CHECK_FALSE(job.coordinator->checkpoint_in_progress());
 }
 
-TEST_CASE("a cut that stalls with every rank waiting is abandoned after the stall timeout",
-          "[checkpoint][control]") {
+TEST_CASE("a cut that stalls with every rank waiting is abandoned after the stall timeout", "[checkpoint][control]") {
   Job job(2, checkpointing(), {}, {}, {1});
   const auto reply = job.ask_cli();
   CHECK_FALSE(reply.ok);

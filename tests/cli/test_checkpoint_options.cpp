@@ -30,8 +30,7 @@ TEST_CASE("the variables apply when no flag is given, flags win", "[checkpoint-o
   CHECK(from_env.keep == 4);
   CHECK(from_env.compression == 5);
 
-  const auto from_flags =
-      resolve_checkpoint_settings({"/flag/ckpt", "0.25", "7", "1", "0"}, env);
+  const auto from_flags = resolve_checkpoint_settings({"/flag/ckpt", "0.25", "7", "1", "0"}, env);
   CHECK(*from_flags.dir == "/flag/ckpt");
   CHECK(from_flags.interval_seconds == 0.25);
   CHECK(*from_flags.stop_after_epoch == 7);
@@ -39,12 +38,10 @@ TEST_CASE("the variables apply when no flag is given, flags win", "[checkpoint-o
   CHECK(from_flags.compression == 0);
 }
 
-TEST_CASE("interval flags need a checkpoint directory, stray variables do not",
-          "[checkpoint-options]") {
+TEST_CASE("interval flags need a checkpoint directory, stray variables do not", "[checkpoint-options]") {
   CheckpointFlags flags;
   flags.interval = "5";
-  CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
-                    "--interval needs --ckpt-dir");
+  CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})), "--interval needs --ckpt-dir");
   CHECK_NOTHROW(resolve_checkpoint_settings(flags, fake_env({{"YADOKARI_CKPT_DIR", "/d"}})));
   CHECK_NOTHROW(resolve_checkpoint_settings({}, fake_env({{"YADOKARI_CKPT_INTERVAL", "5"}})));
 }
@@ -59,8 +56,7 @@ TEST_CASE("bad values name their source", "[checkpoint-options]") {
                     "--stop-after-epoch must be an epoch number (1 or more), not '0'");
 }
 
-TEST_CASE("the node directory (--node-dir) is absolute and needs a checkpoint directory",
-          "[checkpoint-options]") {
+TEST_CASE("the node directory (--node-dir) is absolute and needs a checkpoint directory", "[checkpoint-options]") {
   CHECK(resolve_checkpoint_settings({}, fake_env({})).node_dir.empty());
   CheckpointFlags flags;
   flags.ckpt_dir = "/d";
@@ -71,16 +67,16 @@ TEST_CASE("the node directory (--node-dir) is absolute and needs a checkpoint di
   flags.node_dir = "scratch";
   CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
                     "--node-dir must be an absolute path (the same on every node), not 'scratch'");
-  CHECK_THROWS_WITH(resolve_checkpoint_settings({}, fake_env({{"YADOKARI_CKPT_DIR", "/d"}, {"YADOKARI_NODE_DIR", "x"}})),
-                    "YADOKARI_NODE_DIR must be an absolute path (the same on every node), not 'x'");
+  CHECK_THROWS_WITH(
+      resolve_checkpoint_settings({}, fake_env({{"YADOKARI_CKPT_DIR", "/d"}, {"YADOKARI_NODE_DIR", "x"}})),
+      "YADOKARI_NODE_DIR must be an absolute path (the same on every node), not 'x'");
   flags.ckpt_dir.clear();
   flags.node_dir = "/local";
   CHECK_THROWS_WITH(resolve_checkpoint_settings(flags, fake_env({})),
                     "--node-dir needs --ckpt-dir (the MANIFESTs stay there)");
 }
 
-TEST_CASE("a --ckpt-dir given empty or named like an option is refused, not taken as off",
-          "[checkpoint-options]") {
+TEST_CASE("a --ckpt-dir given empty or named like an option is refused, not taken as off", "[checkpoint-options]") {
   CheckpointFlags empty;
   empty.ckpt_dir_given = true;  // --ckpt-dir "$UNSET_VARIABLE"
   CHECK_THROWS_WITH(resolve_checkpoint_settings(empty, fake_env({})), "--ckpt-dir needs a directory, not ''");

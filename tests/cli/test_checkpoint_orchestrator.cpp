@@ -20,8 +20,7 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() /
-           ("yk-orch-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
+    path = fs::temp_directory_path() / ("yk-orch-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -43,8 +42,8 @@ struct Harness {
   yadokari::storage::EpochStore store() const { return yadokari::storage::EpochStore(dir.path); }
 };
 
-CutReport report(std::uint64_t epoch, int rank, CutState state, std::uint64_t round,
-                 std::uint64_t serial, std::vector<CommCount> counts, std::uint64_t gate = 0) {
+CutReport report(std::uint64_t epoch, int rank, CutState state, std::uint64_t round, std::uint64_t serial,
+                 std::vector<CommCount> counts, std::uint64_t gate = 0) {
   CutReport r;
   r.epoch = epoch;
   r.logical_rank = rank;
@@ -68,8 +67,7 @@ std::vector<CommCount> targets_of(const OrchestratorStep& step) {
 }
 
 // What a rank does on CutGo: its image in the epoch directory, then ImageWritten.
-ImageWritten write_image(const fs::path& epoch_dir, std::uint64_t epoch, int rank,
-                         std::size_t size = 100) {
+ImageWritten write_image(const fs::path& epoch_dir, std::uint64_t epoch, int rank, std::size_t size = 100) {
   const fs::path path = epoch_dir / ("rank-" + std::to_string(rank) + ".img");
   std::ofstream(path) << std::string(size, 'x');
   ImageWritten w;
@@ -90,11 +88,9 @@ OrchestratorStep run_simple_epoch(Harness& h, int world, bool fail_rank_1 = fals
   const auto* prepare = only<CheckpointPrepare>(start);
   REQUIRE(prepare);
   const std::uint64_t epoch = prepare->epoch;
-  for (int r = 0; r < world; ++r)
-    h.orchestrator.on_cut_report(report(epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
+  for (int r = 0; r < world; ++r) h.orchestrator.on_cut_report(report(epoch, r, CutState::unreached, 0, 1, {{1, 4}}));
   for (int r = 0; r < world; ++r) {
-    const auto step =
-        h.orchestrator.on_cut_report(report(epoch, r, CutState::parked, 1, 2, {{1, 4}}));
+    const auto step = h.orchestrator.on_cut_report(report(epoch, r, CutState::parked, 1, 2, {{1, 4}}));
     if (r == world - 1) REQUIRE(only<CutGo>(step));
   }
   OrchestratorStep last;
@@ -124,16 +120,13 @@ TEST_CASE("all ranks parked at the targets: GO, then MANIFEST and resume", "[che
   CHECK(h.orchestrator.start().broadcast.empty());  // a second request merges
 
   // Nothing until every rank has reported.
-  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 3}}))
-            .broadcast.empty());
-  const auto targets =
-      h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 1, {{1, 3}}));
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 3}})).broadcast.empty());
+  const auto targets = h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 1, {{1, 3}}));
   REQUIRE(only<CutTargets>(targets));
   CHECK(only<CutTargets>(targets)->round == 1);
   CHECK(targets_of(targets) == std::vector<CommCount>{{1, 3}});
 
-  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 3}}))
-            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 3}})).broadcast.empty());
   const auto go = h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 3}}));
   REQUIRE(only<CutGo>(go));
 
@@ -159,43 +152,35 @@ TEST_CASE("a rank inside a collective raises the target of that communicator", "
   h.orchestrator.start();
   h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 5}, {7, 2}}));
   // Rank 1 is blocked inside its 6th collective on the world.
-  const auto first =
-      h.orchestrator.on_cut_report(report(1, 1, CutState::inside, 0, 1, {{1, 6}}, 1));
+  const auto first = h.orchestrator.on_cut_report(report(1, 1, CutState::inside, 0, 1, {{1, 6}}, 1));
   CHECK(targets_of(first) == std::vector<CommCount>{{1, 6}, {7, 2}});
   // Rank 0 parks at the targets; rank 1 is still inside: no GO yet.
-  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 6}, {7, 2}}))
-            .broadcast.empty());
-  const auto go =
-      h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 6}, {7, 2}}));
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 6}, {7, 2}})).broadcast.empty());
+  const auto go = h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 6}, {7, 2}}));
   CHECK(only<CutGo>(go));
 }
 
-TEST_CASE("a rank blocked at a gate while behind elsewhere gets one more collective",
-          "[checkpoint]") {
+TEST_CASE("a rank blocked at a gate while behind elsewhere gets one more collective", "[checkpoint]") {
   Harness h(3);
   h.orchestrator.start();
   // Communicator 9 holds ranks 1 and 2. Rank 0 and 1 are at 4 world collectives, rank 2 at 3.
   h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 4}}));
   h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 1, {{1, 4}, {9, 2}}));
-  const auto round1 =
-      h.orchestrator.on_cut_report(report(1, 2, CutState::unreached, 0, 1, {{1, 3}, {9, 2}}));
+  const auto round1 = h.orchestrator.on_cut_report(report(1, 2, CutState::unreached, 0, 1, {{1, 3}, {9, 2}}));
   CHECK(targets_of(round1) == std::vector<CommCount>{{1, 4}, {9, 2}});
   // Rank 2 must enter a collective on 9 before its 4th world collective: at the gate of 9.
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 4}}));
   h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 4}, {9, 2}}));
-  const auto round2 =
-      h.orchestrator.on_cut_report(report(1, 2, CutState::at_gate, 1, 2, {{1, 3}, {9, 2}}, 9));
+  const auto round2 = h.orchestrator.on_cut_report(report(1, 2, CutState::at_gate, 1, 2, {{1, 3}, {9, 2}}, 9));
   REQUIRE(only<CutTargets>(round2));
   CHECK(only<CutTargets>(round2)->round == 2);
   CHECK(targets_of(round2) == std::vector<CommCount>{{1, 4}, {9, 3}});
   // The same report again (a stale serial) changes nothing.
-  CHECK(h.orchestrator.on_cut_report(report(1, 2, CutState::at_gate, 1, 2, {{1, 3}, {9, 2}}, 9))
-            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 2, CutState::at_gate, 1, 2, {{1, 3}, {9, 2}}, 9)).broadcast.empty());
   // Everyone parks at round 2's targets.
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 2, 3, {{1, 4}}));
   h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 2, 3, {{1, 4}, {9, 3}}));
-  CHECK(only<CutGo>(
-      h.orchestrator.on_cut_report(report(1, 2, CutState::parked, 2, 3, {{1, 4}, {9, 3}}))));
+  CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 2, CutState::parked, 2, 3, {{1, 4}, {9, 3}}))));
   CHECK(h.orchestrator.targets() == std::map<std::uint64_t, std::uint64_t>{{1, 4}, {9, 3}});
 }
 
@@ -203,13 +188,10 @@ TEST_CASE("parked at an older round is not enough for GO", "[checkpoint]") {
   Harness h;
   h.orchestrator.start();
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 1, {{1, 2}}));
-  CHECK(only<CutTargets>(
-      h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 0, 1, {{1, 2}}))));
+  CHECK(only<CutTargets>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 0, 1, {{1, 2}}))));
   // Both parked with the right counts, but against round 0.
-  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 2, {{1, 2}}))
-            .broadcast.empty());
-  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}}))
-            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 2, {{1, 2}})).broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}})).broadcast.empty());
   CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 3, {{1, 2}}))));
 }
 
@@ -219,10 +201,8 @@ TEST_CASE("reports are ordered by serial, other epochs are ignored", "[checkpoin
   h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 5, {{1, 2}}));
   h.orchestrator.on_cut_report(report(1, 1, CutState::unreached, 0, 5, {{1, 2}}));
   // A report of another epoch, and an older one that arrives late, do not count.
-  CHECK(h.orchestrator.on_cut_report(report(7, 0, CutState::inside, 0, 9, {{1, 9}}, 1))
-            .broadcast.empty());
-  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::inside, 0, 4, {{1, 9}}, 1))
-            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(7, 0, CutState::inside, 0, 9, {{1, 9}}, 1)).broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::inside, 0, 4, {{1, 9}}, 1)).broadcast.empty());
   CHECK(h.orchestrator.targets() == std::map<std::uint64_t, std::uint64_t>{{1, 2}});
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 6, {{1, 2}}));
   CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 6, {{1, 2}}))));
@@ -232,11 +212,10 @@ TEST_CASE("targets never decrease within an epoch", "[checkpoint]") {
   Harness h;
   h.orchestrator.start();
   h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {{1, 2}}));
-  CHECK(targets_of(h.orchestrator.on_cut_report(
-            report(1, 1, CutState::inside, 0, 1, {{1, 3}}, 1))) == std::vector<CommCount>{{1, 3}});
+  CHECK(targets_of(h.orchestrator.on_cut_report(report(1, 1, CutState::inside, 0, 1, {{1, 3}}, 1))) ==
+        std::vector<CommCount>{{1, 3}});
   // Rank 1's newer report says 2 (it cannot go backwards, but the rule must hold anyway).
-  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}}))
-            .broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}})).broadcast.empty());
   CHECK(h.orchestrator.targets() == std::map<std::uint64_t, std::uint64_t>{{1, 3}});
 }
 
@@ -245,14 +224,12 @@ TEST_CASE("a rank reaching MPI_Finalize abandons the epoch", "[checkpoint]") {
   const auto start = h.orchestrator.start();
   const auto dir = only<CheckpointPrepare>(start)->epoch_dir;
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 1, {{1, 2}}));
-  const auto step =
-      h.orchestrator.on_cut_report(report(1, 1, CutState::finalizing, 0, 1, {{1, 2}}));
+  const auto step = h.orchestrator.on_cut_report(report(1, 1, CutState::finalizing, 0, 1, {{1, 2}}));
   REQUIRE(only<CheckpointResume>(step));
   CHECK_FALSE(only<CheckpointResume>(step)->committed);
   REQUIRE(step.ended);
   CHECK_FALSE(step.ended->committed);
-  CHECK(h.log == std::vector<std::string>{
-                     "yadokari: checkpoint epoch 1 abandoned: rank 1 reached MPI_Finalize"});
+  CHECK(h.log == std::vector<std::string>{"yadokari: checkpoint epoch 1 abandoned: rank 1 reached MPI_Finalize"});
   CHECK_FALSE(fs::exists(dir));
   CHECK_FALSE(h.orchestrator.in_progress());
   // The next epoch gets a new number... the directory is gone, so 1 again is fine too; what
@@ -294,8 +271,7 @@ TEST_CASE("an image whose size does not match fails the epoch without a MANIFEST
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 0, 1, {{1, 1}}));
   h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 0, 1, {{1, 1}}));
   h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 1}}));
-  REQUIRE(
-      only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 1}}))));
+  REQUIRE(only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 1}}))));
   h.orchestrator.on_image_written(write_image(dir, 1, 0));
   auto lying = write_image(dir, 1, 1);
   lying.size = 5;
@@ -307,8 +283,7 @@ TEST_CASE("an image whose size does not match fails the epoch without a MANIFEST
   CHECK(h.store().committed_epochs().empty());
 }
 
-TEST_CASE("a rank silent after the prepare abandons the epoch, not once all reported",
-          "[checkpoint]") {
+TEST_CASE("a rank silent after the prepare abandons the epoch, not once all reported", "[checkpoint]") {
   Harness h(3);
   h.orchestrator.start();
   CHECK(h.orchestrator.abandon_if_unreported(10).ended);  // nobody reported
@@ -316,8 +291,7 @@ TEST_CASE("a rank silent after the prepare abandons the epoch, not once all repo
         "yadokari: checkpoint epoch 1 abandoned: rank 0 did not answer within 10 s (it may have "
         "reached MPI_Finalize)");
   h.orchestrator.start();
-  for (int r = 0; r < 3; ++r)
-    h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 1}}));
+  for (int r = 0; r < 3; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 1}}));
   CHECK(h.orchestrator.abandon_if_unreported(10).broadcast.empty());
   CHECK(h.orchestrator.in_progress());
 }
@@ -359,8 +333,7 @@ TEST_CASE("only the cut can stall: once GO is sent, a quiet epoch is left to fin
   CHECK(h.orchestrator.in_progress());
 }
 
-TEST_CASE("node-local storage: images on the nodes, the epoch commits once every replica is made",
-          "[checkpoint]") {
+TEST_CASE("node-local storage: images on the nodes, the epoch commits once every replica is made", "[checkpoint]") {
   TempDir nodes;
   Harness h(2, 2, nodes.path);
   const auto written = run_simple_epoch(h, 2);

@@ -143,9 +143,8 @@ TEST_CASE("a rank with the wrong secret is refused and logged", "[control]") {
   auto client = start_rank(0);
   REQUIRE(client);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
-  CHECK(f.log == std::vector<std::string>{
-                     "yadokari: refused registration from 127.0.0.1 (rank 0, pid " +
-                     std::to_string(getpid()) + " on " + hostname() + "): wrong job secret"});
+  CHECK(f.log == std::vector<std::string>{"yadokari: refused registration from 127.0.0.1 (rank 0, pid " +
+                                          std::to_string(getpid()) + " on " + hostname() + "): wrong job secret"});
   CHECK(f.coordinator.registered_ranks().empty());
   CHECK_FALSE(client->registered());
   const StatusReport report = f.coordinator.query_all(30s);
@@ -166,10 +165,10 @@ TEST_CASE("a second registration of a live rank is refused and does not take it 
   auto replay = start_rank(1);
   REQUIRE(replay);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
-  CHECK(f.log == std::vector<std::string>{
-                     "yadokari: refused registration from 127.0.0.1 (rank 1, pid " + std::to_string(getpid()) +
-                     " on " + hostname() + "): logical rank 1 is already registered (pid " +
-                     std::to_string(getpid()) + " on " + hostname() + ")"});
+  CHECK(f.log == std::vector<std::string>{"yadokari: refused registration from 127.0.0.1 (rank 1, pid " +
+                                          std::to_string(getpid()) + " on " + hostname() +
+                                          "): logical rank 1 is already registered (pid " + std::to_string(getpid()) +
+                                          " on " + hostname() + ")"});
   CHECK_FALSE(replay->registered());
   CHECK(f.coordinator.registered_ranks() == std::vector<std::int32_t>{1});
   // The first connection still speaks for rank 1: it answers the status query.
@@ -196,8 +195,7 @@ TEST_CASE("ranks of another job or outside the world are refused", "[control]") 
     RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
     auto client = start_rank(2);
     REQUIRE(f.serve_until([&] { return f.log.size() == 2; }));
-    CHECK(f.log.back().find("): logical rank 2 is outside the job's world of 2") !=
-          std::string::npos);
+    CHECK(f.log.back().find("): logical rank 2 is outside the job's world of 2") != std::string::npos);
   }
   CHECK(f.coordinator.registered_ranks().empty());
 }
@@ -214,7 +212,8 @@ TEST_CASE("messages of another protocol version are ignored and logged", "[contr
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
   CHECK(f.log[0] ==
         "yadokari: ignored control message from 127.0.0.1: control message has "
-        "protocol version 9, this build speaks version " + std::to_string(kProtocolVersion));
+        "protocol version 9, this build speaks version " +
+            std::to_string(kProtocolVersion));
   CHECK(f.coordinator.registered_ranks().empty());
 }
 
@@ -227,9 +226,7 @@ TEST_CASE("ranks may not send what only the front end sends", "[control]") {
   const std::string bytes = encode(StatusReport{});
   dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
-  CHECK(
-      f.log[0] ==
-      "yadokari: ignored control message from 127.0.0.1: unexpected control message StatusReport");
+  CHECK(f.log[0] == "yadokari: ignored control message from 127.0.0.1: unexpected control message StatusReport");
 }
 
 TEST_CASE("the status endpoint answers CLI clients that know the secret", "[control]") {

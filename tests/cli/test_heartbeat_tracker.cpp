@@ -92,8 +92,10 @@ TEST_CASE("a stall of the observer itself is not held against the nodes") {
 TEST_CASE("the default policy tolerates a second of silence and still detects within 1.5 s") {
   HeartbeatTracker tracker(HeartbeatPolicy{});
   tracker.joined("n1", t0);
-  for (auto t = 50ms; t <= 1150ms; t += 50ms) CHECK(events_text(tracker.advance(t0 + t)).find("lost") == std::string::npos);
+  for (auto t = 50ms; t <= 1150ms; t += 50ms)
+    CHECK(events_text(tracker.advance(t0 + t)).find("lost") == std::string::npos);
   bool lost = false;
-  for (auto t = 1200ms; t <= 1500ms && !lost; t += 50ms) lost = tracker.advance(t0 + t).size() == 1 && tracker.state("n1") == NodeState::lost;
+  for (auto t = 1200ms; t <= 1500ms && !lost; t += 50ms)
+    lost = tracker.advance(t0 + t).size() == 1 && tracker.state("n1") == NodeState::lost;
   CHECK(lost);
 }

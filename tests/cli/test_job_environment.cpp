@@ -7,8 +7,8 @@ using namespace yadokari::frontend;
 
 namespace {
 
-const JobSettings kSettings{"/opt/y/lib/libyadokari-openmpi.so", "openmpi", "tcp://127.0.0.1:4000",
-                            "yk-1", "s3cret", {}};
+const JobSettings kSettings{
+    "/opt/y/lib/libyadokari-openmpi.so", "openmpi", "tcp://127.0.0.1:4000", "yk-1", "s3cret", {}};
 
 bool has(const std::vector<std::string>& env, const std::string& entry) {
   return std::find(env.begin(), env.end(), entry) != env.end();
@@ -24,23 +24,20 @@ TEST_CASE("the ranks get the contract's variables", "[environment]") {
   CHECK(has(env.launcher_env, "YADOKARI_CONTROL=tcp://127.0.0.1:4000"));
   CHECK(has(env.launcher_env, "YADOKARI_JOB_ID=yk-1"));
   CHECK(has(env.launcher_env, "YADOKARI_JOB_SECRET=s3cret"));
-  CHECK(env.forwarded_names == std::vector<std::string>{"YADOKARI_CONTROL", "YADOKARI_FLAVOUR",
-                                                        "YADOKARI_JOB_ID", "YADOKARI_JOB_SECRET"});
+  CHECK(env.forwarded_names ==
+        std::vector<std::string>{"YADOKARI_CONTROL", "YADOKARI_FLAVOUR", "YADOKARI_JOB_ID", "YADOKARI_JOB_SECRET"});
   CHECK(env.rank_ld_preload == "/opt/y/lib/libyadokari-openmpi.so");
 }
 
-TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keeps",
-          "[environment]") {
+TEST_CASE("the shim goes before an inherited LD_PRELOAD, which the launcher keeps", "[environment]") {
   const auto env = make_job_environment({"LD_PRELOAD=/usr/lib/libother.so"}, kSettings);
   CHECK(env.rank_ld_preload == "/opt/y/lib/libyadokari-openmpi.so:/usr/lib/libother.so");
   CHECK(has(env.launcher_env, "LD_PRELOAD=/usr/lib/libother.so"));
 }
 
-TEST_CASE("the user's YADOKARI_STATS is kept and forwarded, stale job variables are replaced",
-          "[environment]") {
+TEST_CASE("the user's YADOKARI_STATS is kept and forwarded, stale job variables are replaced", "[environment]") {
   const auto env = make_job_environment(
-      {"YADOKARI_STATS=/data/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"},
-      kSettings);
+      {"YADOKARI_STATS=/data/stats", "YADOKARI_JOB_ID=old", "YADOKARI_CONTROL=tcp://old:1"}, kSettings);
   CHECK(has(env.launcher_env, "YADOKARI_STATS=/data/stats"));
   CHECK(has(env.launcher_env, "YADOKARI_JOB_ID=yk-1"));
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_JOB_ID=old"));
@@ -52,8 +49,8 @@ TEST_CASE("checkpoint variables come only from the front end", "[environment]") 
   JobSettings settings = kSettings;
   settings.extra = {{"YADOKARI_CKPT_DIR", "/ckpt"}, {"YADOKARI_RESTORE", "/ckpt/3"}};
   // A stray YADOKARI_RESTORE/RANK_MAP in the user's shell must not reach a fresh job.
-  const auto env = make_job_environment(
-      {"YADOKARI_RESTORE=/old/1", "YADOKARI_RANK_MAP=1,0", "YADOKARI_CKPT_DIR=rel"}, settings);
+  const auto env =
+      make_job_environment({"YADOKARI_RESTORE=/old/1", "YADOKARI_RANK_MAP=1,0", "YADOKARI_CKPT_DIR=rel"}, settings);
   CHECK(has(env.launcher_env, "YADOKARI_CKPT_DIR=/ckpt"));
   CHECK(has(env.launcher_env, "YADOKARI_RESTORE=/ckpt/3"));
   CHECK_FALSE(has(env.launcher_env, "YADOKARI_RANK_MAP=1,0"));

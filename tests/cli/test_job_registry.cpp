@@ -28,8 +28,7 @@ struct TempStateDir {
 };
 
 JobRecord sample(const std::string& id, std::int64_t pid) {
-  return JobRecord{id,        pid, "tcp://127.0.0.1:5555", "secret", "./app",
-                   "openmpi", 4,   "2024-01-01T00:00:00Z"};
+  return JobRecord{id, pid, "tcp://127.0.0.1:5555", "secret", "./app", "openmpi", 4, "2024-01-01T00:00:00Z"};
 }
 
 // The pid of a process that certainly no longer exists.

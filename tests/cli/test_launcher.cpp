@@ -13,8 +13,7 @@ namespace {
 LaunchPlan sample_plan(MpiFlavour flavour) {
   LaunchPlan plan;
   plan.flavour = flavour;
-  plan.launcher =
-      flavour == MpiFlavour::openmpi ? "/usr/bin/mpirun.openmpi" : "/usr/bin/mpiexec.mpich";
+  plan.launcher = flavour == MpiFlavour::openmpi ? "/usr/bin/mpirun.openmpi" : "/usr/bin/mpiexec.mpich";
   plan.ranks = 4;
   plan.forwarded_env = {"YADOKARI_CONTROL", "YADOKARI_JOB_ID"};
   plan.rank_only_env = {{"LD_PRELOAD", "/opt/y/lib/libyadokari.so:/other.so"}};
@@ -25,10 +24,10 @@ LaunchPlan sample_plan(MpiFlavour flavour) {
 }  // namespace
 
 TEST_CASE("Open MPI command line as a normal user", "[launcher]") {
-  CHECK(launcher_argv(sample_plan(MpiFlavour::openmpi)) ==
-        Args{"/usr/bin/mpirun.openmpi", "--oversubscribe", "-n", "4", "-x",
-             "LD_PRELOAD=/opt/y/lib/libyadokari.so:/other.so", "-x", "YADOKARI_CONTROL", "-x",
-             "YADOKARI_JOB_ID", "/data/app", "--size", "10"});
+  CHECK(launcher_argv(sample_plan(MpiFlavour::openmpi)) == Args{"/usr/bin/mpirun.openmpi", "--oversubscribe", "-n", "4",
+                                                                "-x", "LD_PRELOAD=/opt/y/lib/libyadokari.so:/other.so",
+                                                                "-x", "YADOKARI_CONTROL", "-x", "YADOKARI_JOB_ID",
+                                                                "/data/app", "--size", "10"});
 }
 
 TEST_CASE("Open MPI command line as root, with hosts and user arguments", "[launcher]") {
@@ -36,25 +35,22 @@ TEST_CASE("Open MPI command line as root, with hosts and user arguments", "[laun
   plan.running_as_root = true;
   plan.hosts = {{"node1", 2}, {"node2", 3}};
   plan.mpi_args = {"--mca", "btl", "self,vader"};
-  CHECK(launcher_argv(plan) == Args{"/usr/bin/mpirun.openmpi", "--allow-run-as-root",
-                                    "--oversubscribe", "-n", "4", "--host", "node1:2,node2:3", "-x",
-                                    "LD_PRELOAD=/opt/y/lib/libyadokari.so:/other.so", "-x",
-                                    "YADOKARI_CONTROL", "-x", "YADOKARI_JOB_ID", "--mca", "btl",
-                                    "self,vader", "/data/app", "--size", "10"});
+  CHECK(launcher_argv(plan) == Args{"/usr/bin/mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-n", "4",
+                                    "--host", "node1:2,node2:3", "-x", "LD_PRELOAD=/opt/y/lib/libyadokari.so:/other.so",
+                                    "-x", "YADOKARI_CONTROL", "-x", "YADOKARI_JOB_ID", "--mca", "btl", "self,vader",
+                                    "/data/app", "--size", "10"});
 }
 
 TEST_CASE("MPICH command line", "[launcher]") {
   LaunchPlan plan = sample_plan(MpiFlavour::mpich);
   plan.running_as_root = true;  // Hydra does not care
   CHECK(launcher_argv(plan) == Args{"/usr/bin/mpiexec.mpich", "-n", "4", "-genv", "LD_PRELOAD",
-                                    "/opt/y/lib/libyadokari.so:/other.so", "/data/app", "--size",
-                                    "10"});
+                                    "/opt/y/lib/libyadokari.so:/other.so", "/data/app", "--size", "10"});
   plan.hosts = {{"node1", 2}, {"node2", 1}};
   plan.mpi_args = {"-launcher", "ssh"};
   plan.rank_only_env.clear();
-  CHECK(launcher_argv(plan) == Args{"/usr/bin/mpiexec.mpich", "-n", "4", "-hosts",
-                                    "node1:2,node2:1", "-launcher", "ssh", "/data/app", "--size",
-                                    "10"});
+  CHECK(launcher_argv(plan) == Args{"/usr/bin/mpiexec.mpich", "-n", "4", "-hosts", "node1:2,node2:1", "-launcher",
+                                    "ssh", "/data/app", "--size", "10"});
 }
 
 TEST_CASE("launcher names", "[launcher]") {
@@ -70,14 +66,10 @@ TEST_CASE("hosts option parsing", "[launcher]") {
   CHECK(hosts[1].host == "b");
   CHECK(hosts[1].slots == 1);
   CHECK(hosts[2].slots == 10);
-  CHECK_THROWS_WITH(parse_hosts("a:0"),
-                    "bad --hosts entry 'a:0' (expected host or host:slots, slots at least 1)");
-  CHECK_THROWS_WITH(parse_hosts("a:x"),
-                    "bad --hosts entry 'a:x' (expected host or host:slots, slots at least 1)");
-  CHECK_THROWS_WITH(parse_hosts("a,,b"),
-                    "bad --hosts entry '' (expected host or host:slots, slots at least 1)");
-  CHECK_THROWS_WITH(parse_hosts(":2"),
-                    "bad --hosts entry ':2' (expected host or host:slots, slots at least 1)");
+  CHECK_THROWS_WITH(parse_hosts("a:0"), "bad --hosts entry 'a:0' (expected host or host:slots, slots at least 1)");
+  CHECK_THROWS_WITH(parse_hosts("a:x"), "bad --hosts entry 'a:x' (expected host or host:slots, slots at least 1)");
+  CHECK_THROWS_WITH(parse_hosts("a,,b"), "bad --hosts entry '' (expected host or host:slots, slots at least 1)");
+  CHECK_THROWS_WITH(parse_hosts(":2"), "bad --hosts entry ':2' (expected host or host:slots, slots at least 1)");
   CHECK_THROWS_AS(parse_hosts("a:2x"), LaunchError);
 }
 

@@ -27,7 +27,10 @@ class SessionBase {
     ::unsetenv("OMPI_MCA_orte_tmpdir_base");
   }
   ~SessionBase() {
-    if (old_.empty()) ::unsetenv("TMPDIR"); else ::setenv("TMPDIR", old_.c_str(), 1);
+    if (old_.empty())
+      ::unsetenv("TMPDIR");
+    else
+      ::setenv("TMPDIR", old_.c_str(), 1);
     fs::remove_all(dir_);
   }
   // A session directory with a file in it, as Open MPI leaves one.

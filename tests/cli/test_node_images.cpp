@@ -70,9 +70,10 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   Cluster cluster;
   AgentThread n1(cluster.coordinator.control_endpoint(), "n1", kSecret, 0, disks.of("n1"));
   AgentThread n2(cluster.coordinator.control_endpoint(), "n2", kSecret, 0, disks.of("n2"));
-  REQUIRE(cluster.serve_until([&] { return cluster.coordinator.nodes().size() == 2 &&
-                                            !cluster.coordinator.agent_hostname("n1").empty() &&
-                                            !cluster.coordinator.agent_hostname("n2").empty(); }));
+  REQUIRE(cluster.serve_until([&] {
+    return cluster.coordinator.nodes().size() == 2 && !cluster.coordinator.agent_hostname("n1").empty() &&
+           !cluster.coordinator.agent_hostname("n2").empty();
+  }));
   const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
   const auto written = write_image(source, 1'000'000);  // about four chunks
   const protocol::ImageOrder copy{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2"};

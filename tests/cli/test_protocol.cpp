@@ -72,8 +72,15 @@ TEST_CASE("RegisterAck, QueryStatus, StatusRequest and ErrorReply round-trip", "
 TEST_CASE("RankStatus and StatusReport round-trip", "[protocol]") {
   require_same(decode_as<RankStatus>(encode(sample_status(2))), sample_status(2));
 
-  StatusReport report{"yk-9", "./ring", "openmpi", 3, {sample_status(0), sample_status(2)}, {1},
-                      {NodeStatus{"n2", "yksim-n2", "lost", 0.75, 2}}, 4, 1,
+  StatusReport report{"yk-9",
+                      "./ring",
+                      "openmpi",
+                      3,
+                      {sample_status(0), sample_status(2)},
+                      {1},
+                      {NodeStatus{"n2", "yksim-n2", "lost", 0.75, 2}},
+                      4,
+                      1,
                       {"restart 1: detect 0.61 s"}};
   const auto got = decode_as<StatusReport>(encode(report));
   REQUIRE(got.nodes.size() == 1);
@@ -139,10 +146,8 @@ TEST_CASE("decode tells which message it got", "[protocol]") {
 
 TEST_CASE("decode refuses other protocol versions", "[protocol]") {
   const std::string bytes = with_u16_at(encode(QueryStatus{1}), 2, kProtocolVersion + 1);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version " +
-                                       std::to_string(kProtocolVersion + 1) +
-                                       ", this build speaks version " +
-                                       std::to_string(kProtocolVersion));
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version " + std::to_string(kProtocolVersion + 1) +
+                                       ", this build speaks version " + std::to_string(kProtocolVersion));
 }
 
 TEST_CASE("decode refuses unknown message types", "[protocol]") {
@@ -157,8 +162,7 @@ TEST_CASE("decode refuses what is not ours", "[protocol]") {
 
 TEST_CASE("decode refuses truncated and padded messages", "[protocol]") {
   const std::string full = encode(RegisterRank{"yk-1", "secret", 0, 2, 1, "h", "openmpi"});
-  for (std::size_t cut = 6; cut < full.size(); ++cut)
-    CHECK_THROWS_AS(decode(full.substr(0, cut)), ProtocolError);
+  for (std::size_t cut = 6; cut < full.size(); ++cut) CHECK_THROWS_AS(decode(full.substr(0, cut)), ProtocolError);
   CHECK_THROWS_WITH(decode(full + "x"), "trailing bytes after control message RegisterRank");
 }
 
@@ -198,7 +202,8 @@ TEST_CASE("peer-supplied names and texts must be printable and bounded, or the m
   forged.hostname = "n1\nyadokari: checkpoint epoch 9 committed";  // would forge a log line
   CHECK_THROWS_WITH(decode(encode(forged)), "malformed control message RegisterRank: hostname is not a printable name");
   forged.hostname = std::string(1 << 20, 'h');
-  CHECK_THROWS_WITH(decode(encode(forged)), "malformed control message RegisterRank: hostname is longer than 255 bytes");
+  CHECK_THROWS_WITH(decode(encode(forged)),
+                    "malformed control message RegisterRank: hostname is longer than 255 bytes");
 
   AgentHello hello;
   hello.job_id = "yk-1";
@@ -207,7 +212,8 @@ TEST_CASE("peer-supplied names and texts must be printable and bounded, or the m
 
   ImageWritten written;
   written.error = "disk full\r\nyadokari: forged";
-  CHECK_THROWS_WITH(decode(encode(written)), "malformed control message ImageWritten: error contains a control character");
+  CHECK_THROWS_WITH(decode(encode(written)),
+                    "malformed control message ImageWritten: error contains a control character");
   written.error = "cannot write /ckpt/1/rank-0.img: No space left on device";  // a real one passes
   written.hostname = "node-1.example";
   CHECK(std::get<ImageWritten>(decode(encode(written))).error == written.error);

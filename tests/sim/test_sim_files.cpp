@@ -72,7 +72,8 @@ TEST_CASE("launch settings for both MPIs", "[sim]") {
   const auto ompi = launch_settings(cluster, yadokari::launch::MpiFlavour::openmpi, "/jobs/j1");
   CHECK(ompi.frontend_prefix ==
         std::vector<std::string>{"nsenter", "-t", "152", "-n", "-u", "-i", "-m", "--wd=.", "--"});
-  CHECK(ompi.launcher_args == std::vector<std::string>{"--hostfile", "/state/abc/hostfile.openmpi", "--bind-to", "none"});
+  CHECK(ompi.launcher_args ==
+        std::vector<std::string>{"--hostfile", "/state/abc/hostfile.openmpi", "--bind-to", "none"});
   auto has = [&](const std::string& name, const std::string& value) {
     for (const auto& [n, v] : ompi.environment) {
       if (n == name) return v == value;
@@ -86,8 +87,8 @@ TEST_CASE("launch settings for both MPIs", "[sim]") {
   CHECK(has("OMPI_MCA_orte_tmpdir_base", "/jobs/j1"));
   CHECK(has("OMPI_MCA_btl_vader_backing_directory", "/jobs/j1"));
   const auto mpich = launch_settings(cluster, yadokari::launch::MpiFlavour::mpich);
-  CHECK(mpich.launcher_args == std::vector<std::string>{"-launcher", "ssh", "-launcher-exec", "/state/abc/agent",
-                                                        "-f", "/state/abc/hostfile.mpich"});
+  CHECK(mpich.launcher_args == std::vector<std::string>{"-launcher", "ssh", "-launcher-exec", "/state/abc/agent", "-f",
+                                                        "/state/abc/hostfile.mpich"});
   CHECK(mpich.environment.empty());
 }
 

@@ -30,23 +30,21 @@ ImageHeader sample_header(std::uint32_t rank, std::uint64_t epoch) {
   header.flavour = "openmpi";
   header.created_unix_ns = 1'700'000'000'123'456'789;
   header.binaries = {
-      {"/opt/app/bin/solver", IdentityKind::build_id, std::string("\x3f\x2a\x00\x11\xfe\xed\xbe\xef", 8),
-       123456},
-      {"/usr/lib/libmpi.so.40", IdentityKind::content_xxh64,
-       std::string("\x01\x23\x45\x67\x89\xab\xcd\xef", 8), 987654},
+      {"/opt/app/bin/solver", IdentityKind::build_id, std::string("\x3f\x2a\x00\x11\xfe\xed\xbe\xef", 8), 123456},
+      {"/usr/lib/libmpi.so.40", IdentityKind::content_xxh64, std::string("\x01\x23\x45\x67\x89\xab\xcd\xef", 8),
+       987654},
   };
   return header;
 }
 
-std::vector<std::byte> pattern(std::size_t pages, std::size_t tail,
-                               const std::vector<std::size_t>& zero_pages, unsigned seed) {
+std::vector<std::byte> pattern(std::size_t pages, std::size_t tail, const std::vector<std::size_t>& zero_pages,
+                               unsigned seed) {
   std::vector<std::byte> data(pages * 4096 + tail);
   std::mt19937 random(seed);
   for (std::size_t i = 0; i < data.size(); ++i)
     data[i] = static_cast<std::byte>((i % 251) ^ (random() % 4 == 0 ? random() & 0xff : 0x5a));
   for (const std::size_t page : zero_pages)
-    std::fill(data.begin() + page * 4096, data.begin() + std::min(data.size(), (page + 1) * 4096),
-              std::byte{0});
+    std::fill(data.begin() + page * 4096, data.begin() + std::min(data.size(), (page + 1) * 4096), std::byte{0});
   return data;
 }
 
@@ -59,16 +57,13 @@ std::vector<std::byte> random_bytes(std::size_t size, unsigned seed) {
 
 std::vector<SampleArea> sample_areas() {
   std::vector<SampleArea> areas;
-  areas.push_back(
-      {{AreaKind::data_bss, "data", 0x555555558000, kProtRead | kProtWrite}, pattern(6, 0, {1, 2, 5}, 1)});
-  areas.push_back(
-      {{AreaKind::heap_arena, "heap", 0x7f0000000000, kProtRead | kProtWrite}, pattern(9, 100, {0, 4}, 2)});
+  areas.push_back({{AreaKind::data_bss, "data", 0x555555558000, kProtRead | kProtWrite}, pattern(6, 0, {1, 2, 5}, 1)});
+  areas.push_back({{AreaKind::heap_arena, "heap", 0x7f0000000000, kProtRead | kProtWrite}, pattern(9, 100, {0, 4}, 2)});
   areas.push_back(
       {{AreaKind::stack, "stack", 0x7ff000000000, kProtRead | kProtWrite}, std::vector<std::byte>(3 * 4096)});
   areas.push_back({{AreaKind::registers, "registers", 0, kProtRead}, random_bytes(232, 3)});
   areas.push_back({{AreaKind::drained_messages, "drained", 0, kProtRead}, {}});
-  areas.push_back(
-      {{AreaKind::tls, "tls", 0x7ffff7d8a740, kProtRead | kProtWrite | kProtExec}, pattern(0, 700, {}, 4)});
+  areas.push_back({{AreaKind::tls, "tls", 0x7ffff7d8a740, kProtRead | kProtWrite | kProtExec}, pattern(0, 700, {}, 4)});
   return areas;
 }
 

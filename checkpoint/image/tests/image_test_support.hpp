@@ -32,8 +32,8 @@ ImageHeader sample_header(std::uint32_t rank = 1, std::uint64_t epoch = 3);
 
 // `pages` 4 KiB pages (plus `tail` bytes) where the pages listed in `zero_pages` are all zero and
 // every other byte follows a pattern seeded by `seed` (compressible but not trivially).
-std::vector<std::byte> pattern(std::size_t pages, std::size_t tail,
-                               const std::vector<std::size_t>& zero_pages, unsigned seed);
+std::vector<std::byte> pattern(std::size_t pages, std::size_t tail, const std::vector<std::size_t>& zero_pages,
+                               unsigned seed);
 // Bytes that do not compress.
 std::vector<std::byte> random_bytes(std::size_t size, unsigned seed);
 
@@ -45,8 +45,8 @@ struct SampleArea {
 // an empty area.
 std::vector<SampleArea> sample_areas();
 
-WrittenImage write_image(const std::string& path, const std::vector<SampleArea>& areas,
-                         WriterOptions options = {}, const ImageHeader& header = sample_header());
+WrittenImage write_image(const std::string& path, const std::vector<SampleArea>& areas, WriterOptions options = {},
+                         const ImageHeader& header = sample_header());
 
 std::vector<std::byte> read_bytes(const std::string& path);
 void write_bytes(const std::string& path, const std::vector<std::byte>& bytes);

@@ -159,8 +159,7 @@ TEST_CASE("every single bit flip in the header or a record is a checksum mismatc
     check_flip(offset, offset % 8, "checksum mismatch in the header");
   for (const auto& area : layout.areas)
     for (std::uint64_t i = 0; i < format::kRecordSize; ++i)
-      check_flip(area.record_offset + i, (i * 3) % 8,
-                 "checksum mismatch in record #" + std::to_string(area.index));
+      check_flip(area.record_offset + i, (i * 3) % 8, "checksum mismatch in record #" + std::to_string(area.index));
   for (std::uint64_t i = 0; i < format::kRecordSize; ++i)
     check_flip(layout.end_record + i, (i * 5) % 8,
                "checksum mismatch in record #" + std::to_string(layout.areas.size()));
@@ -179,8 +178,8 @@ TEST_CASE("a bit flip in an area's data names the area", "[image][damaged]") {
   for (const auto& area : layout.areas) {
     if (area.stored_length == 0) continue;
     // The run list (elided areas), the first and last payload bytes and some in between.
-    for (const std::uint64_t at : {std::uint64_t{0}, std::uint64_t{9}, area.stored_length / 3,
-                                   area.stored_length / 2, area.stored_length - 1}) {
+    for (const std::uint64_t at :
+         {std::uint64_t{0}, std::uint64_t{9}, area.stored_length / 3, area.stored_length / 2, area.stored_length - 1}) {
       if (at >= area.stored_length) continue;
       auto bytes = original;
       bytes[area.data_offset + at] ^= std::byte{0x10};
@@ -202,10 +201,10 @@ TEST_CASE("a bit flip in an area's data names the area", "[image][damaged]") {
 TEST_CASE("a bit flip in a large, stream-compressed area names the area", "[image][damaged]") {
   TempDir dir;
   const std::string good = dir.file("good.img");
-  write_image(good,
-              {{{AreaKind::heap_arena, "big heap", 0x40000000, kProtRead | kProtWrite},
-                pattern(200, 0, {3, 4, 100}, 21)}},
-              {3, true});
+  write_image(
+      good,
+      {{{AreaKind::heap_arena, "big heap", 0x40000000, kProtRead | kProtWrite}, pattern(200, 0, {3, 4, 100}, 21)}},
+      {3, true});
   const auto area = layout_of(good).areas[0];
   REQUIRE(area.compressed());
   REQUIRE(area.stored_length > 64 * 1024);

@@ -24,8 +24,7 @@ std::uint64_t zero_pages_in(const std::vector<std::byte>& data) {
   std::uint64_t zero = 0;
   for (std::size_t at = 0; at < data.size(); at += 4096) {
     const std::size_t end = std::min(data.size(), at + 4096);
-    if (std::all_of(data.begin() + at, data.begin() + end, [](std::byte b) { return b == std::byte{0}; }))
-      ++zero;
+    if (std::all_of(data.begin() + at, data.begin() + end, [](std::byte b) { return b == std::byte{0}; })) ++zero;
   }
   return zero;
 }
@@ -33,10 +32,9 @@ std::uint64_t zero_pages_in(const std::vector<std::byte>& data) {
 }  // namespace
 
 TEST_CASE("an image round-trips header and every area", "[image]") {
-  const Mode mode =
-      GENERATE(Mode{"raw, zero pages elided", {0, true}}, Mode{"zstd 3, zero pages elided", {3, true}},
-               Mode{"raw, every page stored", {0, false}}, Mode{"zstd 1, every page stored", {1, false}},
-               Mode{"zstd -5 (fast), elided", {-5, true}});
+  const Mode mode = GENERATE(Mode{"raw, zero pages elided", {0, true}}, Mode{"zstd 3, zero pages elided", {3, true}},
+                             Mode{"raw, every page stored", {0, false}}, Mode{"zstd 1, every page stored", {1, false}},
+                             Mode{"zstd -5 (fast), elided", {-5, true}});
   INFO(mode.name);
   TempDir dir;
   const auto areas = sample_areas();
@@ -68,8 +66,7 @@ TEST_CASE("an image round-trips header and every area", "[image]") {
     CHECK(record.zero_pages_elided() == (zero != 0));
     // Random registers do not compress, and are then stored raw.
     const bool compressible = area.info.name != "registers";
-    CHECK(record.compressed() ==
-          (mode.options.compression_level != 0 && zero < record.pages() && compressible));
+    CHECK(record.compressed() == (mode.options.compression_level != 0 && zero < record.pages() && compressible));
     CHECK(reader.read_area(i) == area.data);
   }
   CHECK_NOTHROW(reader.verify());
@@ -77,10 +74,8 @@ TEST_CASE("an image round-trips header and every area", "[image]") {
 
 TEST_CASE("zero pages and compression make images smaller", "[image]") {
   TempDir dir;
-  const auto sparse =
-      pattern(64, 0, {0, 1, 2, 3, 10, 11, 12, 13, 14, 15, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49}, 7);
-  const std::vector<SampleArea> areas{
-      {{AreaKind::heap_arena, "heap", 0x10000, kProtRead | kProtWrite}, sparse}};
+  const auto sparse = pattern(64, 0, {0, 1, 2, 3, 10, 11, 12, 13, 14, 15, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49}, 7);
+  const std::vector<SampleArea> areas{{{AreaKind::heap_arena, "heap", 0x10000, kProtRead | kProtWrite}, sparse}};
   const auto raw = write_image(dir.file("raw.img"), areas, {0, false});
   const auto elided = write_image(dir.file("elided.img"), areas, {0, true});
   const auto compressed = write_image(dir.file("zstd.img"), areas, {3, true});
@@ -95,8 +90,7 @@ TEST_CASE("zero pages and compression make images smaller", "[image]") {
 TEST_CASE("an area is read straight into the caller's memory", "[image]") {
   TempDir dir;
   const auto data = pattern(8, 0, {2, 3}, 11);
-  write_image(dir.file("a.img"), {{{AreaKind::heap_arena, "heap", 0x20000, kProtRead | kProtWrite}, data}},
-              {3, true});
+  write_image(dir.file("a.img"), {{{AreaKind::heap_arena, "heap", 0x20000, kProtRead | kProtWrite}, data}}, {3, true});
   const ImageReader reader(dir.file("a.img"));
 
   SECTION("zero pages are filled") {
@@ -112,18 +106,17 @@ TEST_CASE("an area is read straight into the caller's memory", "[image]") {
   }
   SECTION("a buffer of the wrong size is refused") {
     std::vector<std::byte> memory(data.size() - 1);
-    CHECK_THROWS_MATCHES(reader.read_area(0, memory), ImageError,
-                         Catch::Matchers::Predicate<ImageError>(
-                             [](const ImageError& e) { return e.kind() == ImageErrorKind::usage; }));
+    CHECK_THROWS_MATCHES(
+        reader.read_area(0, memory), ImageError,
+        Catch::Matchers::Predicate<ImageError>([](const ImageError& e) { return e.kind() == ImageErrorKind::usage; }));
   }
 }
 
 TEST_CASE("a large compressed area streams through in chunks", "[image]") {
   TempDir dir;
-  const auto data =
-      pattern(1024 + 300, 17, {5, 600, 601, 1200}, 5);  // > 5 MiB: several zstd and scratch chunks
-  write_image(dir.file("big.img"),
-              {{{AreaKind::heap_arena, "heap", 0x40000000, kProtRead | kProtWrite}, data}}, {1, true});
+  const auto data = pattern(1024 + 300, 17, {5, 600, 601, 1200}, 5);  // > 5 MiB: several zstd and scratch chunks
+  write_image(dir.file("big.img"), {{{AreaKind::heap_arena, "heap", 0x40000000, kProtRead | kProtWrite}, data}},
+              {1, true});
   const ImageReader reader(dir.file("big.img"));
   CHECK_NOTHROW(reader.verify());
   CHECK(reader.read_area(0) == data);

@@ -98,8 +98,7 @@ TEST_CASE("an image cannot be created in a missing directory", "[image][writer]"
     FAIL("created");
   } catch (const ImageError& e) {
     CHECK(e.kind() == ImageErrorKind::io);
-    CHECK(std::string(e.what()) ==
-          path + ": I/O error while creating " + path + ".tmp: No such file or directory");
+    CHECK(std::string(e.what()) == path + ": I/O error while creating " + path + ".tmp: No such file or directory");
   }
 }
 
@@ -109,9 +108,8 @@ TEST_CASE("the writer fills in the creation time when it is not given", "[image]
   header.created_unix_ns = 0;
   write_image(dir.file("a.img"), {}, {}, header);
   const auto created = ImageReader(dir.file("a.img")).header().created_unix_ns;
-  const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   CHECK(created > now - 60'000'000'000LL);
   CHECK(created <= now);
 }

@@ -88,8 +88,10 @@ struct Impl {
 
   void unlink(Chunk* c) {
     int i = bin_index(c->size());
-    if (c->bk) c->bk->fd = c->fd;
-    else h->bins[i] = c->fd;
+    if (c->bk)
+      c->bk->fd = c->fd;
+    else
+      h->bins[i] = c->fd;
     if (c->fd) c->fd->bk = c->bk;
     if (!h->bins[i]) unmark(i);
   }
@@ -128,7 +130,10 @@ struct Impl {
     Chunk* found = nullptr;
     if (h->bins[i]) {
       for (Chunk* c = h->bins[i]; c; c = c->fd)
-        if (c->size() >= sz) { found = c; break; }
+        if (c->size() >= sz) {
+          found = c;
+          break;
+        }
     }
     if (!found) {
       int j = next_bin(i + 1);
@@ -336,7 +341,8 @@ const char* Arena::check() const {
   }
   if (hd->top->prev_in_use() == prev_free) return "top's prev-in-use flag is wrong";
   if (hd->top->in_use()) return "top marked in use";
-  if (reinterpret_cast<std::uintptr_t>(hd->top) + hd->top->size() != hd->committed_end) return "top does not end at the committed end";
+  if (reinterpret_cast<std::uintptr_t>(hd->top) + hd->top->size() != hd->committed_end)
+    return "top does not end at the committed end";
   if (used != hd->in_use) return "in-use byte count mismatch";
   std::size_t listed = 0;
   for (int i = 0; i < kBins; ++i) {

@@ -10,7 +10,7 @@
 namespace yadokari::memory {
 
 struct ArgsRegion {
-  std::uint64_t size;          // bytes mapped at kArgsBase
+  std::uint64_t size;  // bytes mapped at kArgsBase
   std::int64_t argc;
   char** argv;
   char** envp;

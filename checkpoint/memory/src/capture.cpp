@@ -119,14 +119,22 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
 
 const char* to_string(AreaKind kind) {
   switch (kind) {
-    case AreaKind::meta: return "meta";
-    case AreaKind::args: return "args";
-    case AreaKind::carried: return "carried";
-    case AreaKind::exe_data: return "exe-data";
-    case AreaKind::exe_tls: return "exe-tls";
-    case AreaKind::arena: return "arena";
-    case AreaKind::stack: return "stack";
-    case AreaKind::fds: return "fds";
+    case AreaKind::meta:
+      return "meta";
+    case AreaKind::args:
+      return "args";
+    case AreaKind::carried:
+      return "carried";
+    case AreaKind::exe_data:
+      return "exe-data";
+    case AreaKind::exe_tls:
+      return "exe-tls";
+    case AreaKind::arena:
+      return "arena";
+    case AreaKind::stack:
+      return "stack";
+    case AreaKind::fds:
+      return "fds";
   }
   return "unknown";
 }

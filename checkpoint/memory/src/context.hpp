@@ -9,10 +9,10 @@ namespace yadokari::memory {
 // Offsets are used by the assembly; keep them in sync.
 struct Context {
   std::uint64_t rbx, rbp, r12, r13, r14, r15;  // 0..40
-  std::uint64_t rsp;                            // 48: stack pointer after yk_ctx_save returns
-  std::uint64_t rip;                            // 56: its return address
-  std::uint32_t mxcsr;                          // 64: SSE control/status (rounding mode)
-  std::uint16_t fpu_cw;                         // 68: x87 control word
+  std::uint64_t rsp;                           // 48: stack pointer after yk_ctx_save returns
+  std::uint64_t rip;                           // 56: its return address
+  std::uint32_t mxcsr;                         // 64: SSE control/status (rounding mode)
+  std::uint16_t fpu_cw;                        // 68: x87 control word
   std::uint16_t pad0;
   std::uint32_t pad1[2];
 };

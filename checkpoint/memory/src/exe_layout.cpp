@@ -62,19 +62,36 @@ void add_sections(const Elf& e, std::uintptr_t bias, ExeLayout& out) {
 void add_dynamic(const Elf& e, const Elf64_Phdr& dynph, std::uintptr_t bias, ExeLayout& out) {
   auto* dyn = static_cast<const Elf64_Dyn*>(e.f.at(dynph.p_offset, dynph.p_filesz));
   if (!dyn) return;
-  std::uint64_t rela = 0, relasz = 0, relaent = sizeof(Elf64_Rela), symtab = 0, strtab = 0,
-                strsz = 0, pltgot = 0, pltrelsz = 0;
+  std::uint64_t rela = 0, relasz = 0, relaent = sizeof(Elf64_Rela), symtab = 0, strtab = 0, strsz = 0, pltgot = 0,
+                pltrelsz = 0;
   for (std::size_t i = 0; i < dynph.p_filesz / sizeof(Elf64_Dyn) && dyn[i].d_tag != DT_NULL; ++i) {
     switch (dyn[i].d_tag) {
-      case DT_RELA: rela = dyn[i].d_un.d_ptr; break;
-      case DT_RELASZ: relasz = dyn[i].d_un.d_val; break;
-      case DT_RELAENT: relaent = dyn[i].d_un.d_val; break;
-      case DT_SYMTAB: symtab = dyn[i].d_un.d_ptr; break;
-      case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
-      case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
-      case DT_PLTGOT: pltgot = dyn[i].d_un.d_ptr; break;
-      case DT_PLTRELSZ: pltrelsz = dyn[i].d_un.d_val; break;
-      default: break;
+      case DT_RELA:
+        rela = dyn[i].d_un.d_ptr;
+        break;
+      case DT_RELASZ:
+        relasz = dyn[i].d_un.d_val;
+        break;
+      case DT_RELAENT:
+        relaent = dyn[i].d_un.d_val;
+        break;
+      case DT_SYMTAB:
+        symtab = dyn[i].d_un.d_ptr;
+        break;
+      case DT_STRTAB:
+        strtab = dyn[i].d_un.d_ptr;
+        break;
+      case DT_STRSZ:
+        strsz = dyn[i].d_un.d_val;
+        break;
+      case DT_PLTGOT:
+        pltgot = dyn[i].d_un.d_ptr;
+        break;
+      case DT_PLTRELSZ:
+        pltrelsz = dyn[i].d_un.d_val;
+        break;
+      default:
+        break;
     }
   }
   // The lazy-binding GOT, in case the section headers were stripped: 3 reserved slots + one

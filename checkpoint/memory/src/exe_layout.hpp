@@ -24,10 +24,10 @@ struct NamedRange {
 };
 
 struct ExeLayout {
-  std::uintptr_t bias = 0;            // load address offset (0 for non-PIE)
+  std::uintptr_t bias = 0;  // load address offset (0 for non-PIE)
   std::vector<Range> writable;
   std::vector<NamedRange> excluded;
-  std::size_t tls_memsz = 0;          // PT_TLS size, 0 if none
+  std::size_t tls_memsz = 0;  // PT_TLS size, 0 if none
 };
 
 // false with `error` set if the executable cannot be read or is not x86-64 ELF.

@@ -240,13 +240,13 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
     if (real().fcntl(r.fd, F_GETFD) >= 0 || errno != EBADF)
       return refuse("the application's file %s was descriptor %d, which is in use in this process%s", r, "");
     int fd = real().open(r.path, (r.flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC);
-    if (fd < 0) return refuse("the application's file %s (descriptor %d) cannot be reopened: %s", r, std::strerror(errno));
+    if (fd < 0)
+      return refuse("the application's file %s (descriptor %d) cannot be reopened: %s", r, std::strerror(errno));
     tmp[opened++] = fd;
     struct stat st {};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
       return refuse("the application's file %s (descriptor %d) is no longer a regular file%s", r, "");
-    if (fd >= kFdBase)
-      return refuse("no descriptor below 900 is free to reopen %s (descriptor %d)%s", r, "");
+    if (fd >= kFdBase) return refuse("no descriptor below 900 is free to reopen %s (descriptor %d)%s", r, "");
   }
   for (int i = 0; i < n; ++i) {
     const FdRecord& r = records[i];

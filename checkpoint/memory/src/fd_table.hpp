@@ -12,18 +12,18 @@
 
 namespace yadokari::memory {
 
-inline constexpr int kFdBase = 900;    // first descriptor of the reserved range
+inline constexpr int kFdBase = 900;     // first descriptor of the reserved range
 inline constexpr int kMaxAppFds = 128;  // carried descriptors at most
 inline constexpr std::size_t kFdPathMax = 4096;
 
 // One carried descriptor, as stored in the fds area.
 struct FdRecord {
   std::int32_t fd;
-  std::int32_t flags;        // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
-  std::int64_t offset;       // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
-  std::int64_t size;         // the file's size at the checkpoint (O_APPEND files are cut back to it)
-  std::uint64_t stream;      // the FILE* using it (in the arena), 0 if none known
-  char path[kFdPathMax];     // absolute
+  std::int32_t flags;     // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
+  std::int64_t offset;    // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
+  std::int64_t size;      // the file's size at the checkpoint (O_APPEND files are cut back to it)
+  std::uint64_t stream;   // the FILE* using it (in the arena), 0 if none known
+  char path[kFdPathMax];  // absolute
 };
 
 // Resolves the real functions (load time; also called lazily before that).

@@ -9,8 +9,8 @@
 namespace yadokari::memory {
 
 struct ObjectId {
-  char name[160];           // path as the loader knows it ("" for the executable)
-  std::uint64_t base;       // load address
+  char name[160];      // path as the loader knows it ("" for the executable)
+  std::uint64_t base;  // load address
   std::uint8_t build_id[32];
   std::uint32_t build_id_len;
   std::uint32_t pad;

@@ -15,19 +15,19 @@ inline constexpr std::uint32_t kMetaVersion = 1;
 struct MetaRecord {
   char magic[8];
   std::uint32_t version;
-  std::uint32_t size;            // sizeof(MetaRecord)
-  Context ctx;                   // registers at the checkpoint call
-  std::uint64_t canary;          // %fs:0x28
-  std::int32_t depth_at_call;    // library nesting of the caller (the shim brackets MPI calls)
+  std::uint32_t size;          // sizeof(MetaRecord)
+  Context ctx;                 // registers at the checkpoint call
+  std::uint64_t canary;        // %fs:0x28
+  std::int32_t depth_at_call;  // library nesting of the caller (the shim brackets MPI calls)
   std::int32_t pad;
   std::uint64_t stack_top, args_base, arena_base;  // layout constants of the writer
   std::uint64_t args_size;
   std::uint64_t arena_committed_end;
-  std::uint64_t exe_hash;        // xxh3-64 of the executable file
+  std::uint64_t exe_hash;            // xxh3-64 of the executable file
   std::uint64_t tls_addr, tls_size;  // the executable's TLS block of the application thread
-  StreamState streams[3];        // stdin, stdout, stderr
+  StreamState streams[3];            // stdin, stdout, stderr
   char exe_path[256];
-  ObjectList objects;            // loaded before main (executable first)
+  ObjectList objects;  // loaded before main (executable first)
   std::uint32_t carried_count;
   std::uint32_t pad2;
   CarriedRange carried[kMaxCarried];

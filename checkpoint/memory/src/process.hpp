@@ -7,8 +7,8 @@
 
 namespace yadokari::memory {
 
-extern std::uintptr_t g_stack_lo;     // lowest mapped address of the application stack
-extern void (*g_main_hook)(void);     // yk_mem_set_main_hook()
+extern std::uintptr_t g_stack_lo;  // lowest mapped address of the application stack
+extern void (*g_main_hook)(void);  // yk_mem_set_main_hook()
 
 // The arena, or nullptr when the layer is disabled.
 Arena* arena();

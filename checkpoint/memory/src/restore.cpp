@@ -54,7 +54,8 @@ bool check_meta(const MetaRecord& m, const ExeLayout& exe) {
   std::uint64_t hash = 0;
   if (!exe_hash(hash)) return fail("cannot read /proc/self/exe");
   if (hash != m.exe_hash) {
-    std::snprintf(why, sizeof why, "the executable %s changed since the checkpoint (it was %s)", exe_path(), m.exe_path);
+    std::snprintf(why, sizeof why, "the executable %s changed since the checkpoint (it was %s)", exe_path(),
+                  m.exe_path);
     return fail(why);
   }
   if (!same_objects(m.objects, premain_objects(), why, sizeof why)) return fail(why);
@@ -66,7 +67,8 @@ bool check_meta(const MetaRecord& m, const ExeLayout& exe) {
   if (m.args_size > kArgsMax || m.arena_committed_end > kArenaBase + kArenaReserve ||
       m.arena_committed_end < kArenaBase)
     return fail("the image's region sizes are out of range");
-  if (static_cast<int>(m.carried_count) != carried_count()) return fail("the shim carries different state than at the checkpoint");
+  if (static_cast<int>(m.carried_count) != carried_count())
+    return fail("the shim carries different state than at the checkpoint");
   for (std::uint32_t i = 0; i < m.carried_count; ++i) {
     const CarriedRange& a = m.carried[i];
     bool found = false;
@@ -141,7 +143,8 @@ int restore(AreaSource& src, const char* what) {
   if (!t_app) return fail("not called from the application thread"), YK_MEM_ERROR;
   // Otherwise libraries may already hold arena blocks that the restore would overwrite.
   if (!g_restore_pending)
-    return fail("the process was not started for a restore (yk_mem_expect_restore() or YADOKARI_RESTORE)"), YK_MEM_ERROR;
+    return fail("the process was not started for a restore (yk_mem_expect_restore() or YADOKARI_RESTORE)"),
+           YK_MEM_ERROR;
   LibraryScope scope;  // the source's allocations and ours go to glibc, not the arena
   ExeLayout exe;
   std::string error;
@@ -154,7 +157,8 @@ int restore(AreaSource& src, const char* what) {
   bool more = src.next(h);
   if (more && h.kind == AreaKind::fds) {
     // The application's files: reopened onto their descriptors, or refused with nothing changed.
-    if (h.len > sizeof g_fds || h.len % sizeof(FdRecord) != 0) return fail("the image's file table is malformed"), YK_MEM_ERROR;
+    if (h.len > sizeof g_fds || h.len % sizeof(FdRecord) != 0)
+      return fail("the image's file table is malformed"), YK_MEM_ERROR;
     if (!src.read(g_fds)) return fail("the image ended early or could not be read"), YK_MEM_ERROR;
     if (!reopen_fds(g_fds, static_cast<int>(h.len / sizeof(FdRecord)), why, sizeof why)) return fail(why), YK_MEM_ERROR;
     more = src.next(h);

@@ -41,8 +41,10 @@ bool map_app_stack() {
   struct rlimit rl {};
   std::size_t size = 8 * kMiB;
   if (getrlimit(RLIMIT_STACK, &rl) == 0) {
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > kStackWindow - kPage) size = kStackWindow - kPage;
-    else size = rl.rlim_cur < 256 * 1024 ? 256 * 1024 : rl.rlim_cur;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > kStackWindow - kPage)
+      size = kStackWindow - kPage;
+    else
+      size = rl.rlim_cur < 256 * 1024 ? 256 * 1024 : rl.rlim_cur;
   }
   size = (size + kPage - 1) & ~(kPage - 1);
   if (!map_fixed(kStackTop - size, size, MAP_STACK)) return false;
@@ -121,8 +123,8 @@ using namespace yadokari::memory;
 // constructors (ld.so ran the libraries' ones already), so from here on the main thread is the
 // application: allocations of the executable's constructors (global std::vector, ...) go to the
 // arena and are carried like the rest. main itself is substituted by the trampoline.
-YK_C_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(),
-                             void (*fini)(), void (*rtld_fini)(), void* stack_end) {
+YK_C_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv, void (*init)(), void (*fini)(),
+                               void (*rtld_fini)(), void* stack_end) {
   resolve_real_functions();
   if (g_enabled) {
     record_premain_objects();

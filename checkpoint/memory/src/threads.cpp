@@ -32,7 +32,9 @@ void* thread_start(void* p) {
   return s.fn(s.arg);
 }
 
-__attribute__((constructor(101))) void resolve() { g_create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create")); }
+__attribute__((constructor(101))) void resolve() {
+  g_create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+}
 
 }  // namespace
 }  // namespace yadokari::memory

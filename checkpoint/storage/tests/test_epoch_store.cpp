@@ -79,8 +79,7 @@ TEST_CASE("commit refuses an incomplete or stale epoch", "[storage]") {
   SECTION("an image has another size") {
     auto manifest = write_sample_epoch(store, 1);
     manifest.images[0].size += 1;
-    CHECK_THROWS_WITH(store.commit(1, manifest),
-                      Catch::Matchers::StartsWith("cannot commit epoch 1: rank-0.img has "));
+    CHECK_THROWS_WITH(store.commit(1, manifest), Catch::Matchers::StartsWith("cannot commit epoch 1: rank-0.img has "));
   }
   SECTION("fewer images than ranks") {
     auto manifest = write_sample_epoch(store, 1);
@@ -90,8 +89,7 @@ TEST_CASE("commit refuses an incomplete or stale epoch", "[storage]") {
   SECTION("a rank listed twice") {
     auto manifest = write_sample_epoch(store, 1);
     manifest.images[1].rank = 0;
-    CHECK_THROWS_WITH(store.commit(1, manifest),
-                      "cannot commit epoch 1: rank 0 is listed twice or out of range");
+    CHECK_THROWS_WITH(store.commit(1, manifest), "cannot commit epoch 1: rank 0 is listed twice or out of range");
   }
   SECTION("the MANIFEST names another epoch") {
     auto manifest = write_sample_epoch(store, 1);
@@ -118,15 +116,13 @@ TEST_CASE("check_writable explains what is wrong in one line", "[storage]") {
     const auto path = dir.path() / "file";
     CHECK_THROWS_WITH(EpochStore(path).check_writable(0),
                       "checkpoint directory " + path.string() + " is not a directory");
-    CHECK_THROWS_WITH(
-        EpochStore(path / "ckpt").check_writable(0),
-        "checkpoint directory " + (path / "ckpt").string() + " cannot be created: Not a directory");
+    CHECK_THROWS_WITH(EpochStore(path / "ckpt").check_writable(0),
+                      "checkpoint directory " + (path / "ckpt").string() + " cannot be created: Not a directory");
   }
   SECTION("a read-only file system") {
     const TmpfsMount mount(dir.path() / "ro", "ro,size=1m");
-    CHECK_THROWS_WITH(
-        EpochStore(mount.path()).check_writable(0),
-        "checkpoint directory " + mount.path().string() + " is not writable: Read-only file system");
+    CHECK_THROWS_WITH(EpochStore(mount.path()).check_writable(0),
+                      "checkpoint directory " + mount.path().string() + " is not writable: Read-only file system");
   }
   SECTION("too little free space") {
     const TmpfsMount mount(dir.path() / "small", "size=1m");
@@ -141,8 +137,7 @@ TEST_CASE("the epoch after the highest possible number is an error, never a wrap
   TempDir dir;
   const EpochStore store(dir.path());
   fs::create_directories(dir.path() / "18446744073709551615");
-  CHECK_THROWS_WITH(store.next_epoch(),
-                    "no epoch number is left after 18446744073709551615 in " + dir.path().string());
+  CHECK_THROWS_WITH(store.next_epoch(), "no epoch number is left after 18446744073709551615 in " + dir.path().string());
 }
 
 TEST_CASE("a checkpoint directory others can write, or someone else's, is refused with the reason", "[storage]") {

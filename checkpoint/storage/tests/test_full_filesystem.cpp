@@ -74,8 +74,7 @@ TEST_CASE("writing an image into a full file system fails cleanly", "[storage][d
   CHECK(choice.skipped.empty());
 }
 
-TEST_CASE("committing into a full file system fails and leaves the epoch uncommitted",
-          "[storage][disk-full]") {
+TEST_CASE("committing into a full file system fails and leaves the epoch uncommitted", "[storage][disk-full]") {
   TempDir dir;
   const TmpfsMount mount(dir.path() / "ckpt", "size=1m");
   const EpochStore store(mount.path());

@@ -54,16 +54,14 @@ TEST_CASE("a MANIFEST without the ranks' checkpoint times reads them as 0", "[st
 }
 
 TEST_CASE("a broken MANIFEST is reported with its origin", "[storage][manifest]") {
-  CHECK_THROWS_WITH(manifest_from_json_text("{", "MANIFEST"),
-                    Catch::Matchers::StartsWith("MANIFEST: unreadable: "));
+  CHECK_THROWS_WITH(manifest_from_json_text("{", "MANIFEST"), Catch::Matchers::StartsWith("MANIFEST: unreadable: "));
   auto json = nlohmann::json::parse(to_json_text(sample()));
   json["images"][0]["xxh64"] = "xyz";
   CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
                     "M: unreadable: xxh64 must be 16 lower-case hex digits, not 'xyz'");
   json = nlohmann::json::parse(to_json_text(sample()));
   json["format"] = 2;
-  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
-                    "M: unreadable: unsupported MANIFEST format 2");
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"), "M: unreadable: unsupported MANIFEST format 2");
   json.erase("format");
   CHECK_THROWS_AS(manifest_from_json_text(json.dump(), "M"), StorageError);
 }

@@ -60,8 +60,7 @@ TEST_CASE("a damaged newest epoch falls back to the previous one, saying why", "
   SECTION("a truncated image") {
     const auto size = fs::file_size(image);
     fs::resize_file(image, size - 100);
-    why = "epoch 3: rank-1.img: " + std::to_string(size - 100) + " bytes, MANIFEST says " +
-          std::to_string(size);
+    why = "epoch 3: rank-1.img: " + std::to_string(size - 100) + " bytes, MANIFEST says " + std::to_string(size);
   }
   SECTION("a missing image") {
     fs::remove(image);
@@ -107,14 +106,14 @@ TEST_CASE("the verifier is the caller's to choose", "[storage][restart]") {
   commit_sample_epoch(store, 1, 3);
   commit_sample_epoch(store, 2, 3);
   std::vector<std::string> seen;
-  const auto choice = store.newest_good_epoch(
-      [&](const fs::path& image, const Manifest& manifest, const ManifestImage& entry) {
+  const auto choice =
+      store.newest_good_epoch([&](const fs::path& image, const Manifest& manifest, const ManifestImage& entry) {
         seen.push_back(std::to_string(manifest.epoch) + "/" + image.filename().string());
         if (manifest.epoch == 2 && entry.rank == 1) throw StorageError("refused by the test");
       });
   CHECK(choice.epoch == 1u);
   CHECK(choice.skipped == std::vector<std::string>{"epoch 2: rank-1.img: refused by the test"});
   // Epoch 2 stops at its first bad image; epoch 1 is checked whole.
-  CHECK(seen == std::vector<std::string>{"2/rank-0.img", "2/rank-1.img", "1/rank-0.img", "1/rank-1.img",
-                                         "1/rank-2.img"});
+  CHECK(seen ==
+        std::vector<std::string>{"2/rank-0.img", "2/rank-1.img", "1/rank-0.img", "1/rank-1.img", "1/rank-2.img"});
 }

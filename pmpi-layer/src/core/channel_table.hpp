@@ -23,8 +23,7 @@ class CommChannels {
  public:
   CommChannels() = default;
   CommChannels(std::uint32_t comm_id, std::vector<int> world_rank_of_peer)
-      : comm_id_(comm_id), world_rank_of_peer_(std::move(world_rank_of_peer)),
-        channels_(world_rank_of_peer_.size()) {}
+      : comm_id_(comm_id), world_rank_of_peer_(std::move(world_rank_of_peer)), channels_(world_rank_of_peer_.size()) {}
 
   // Out-of-range peers (MPI_PROC_NULL, bad user input the library will reject) are ignored.
   // `single_writer`: the caller knows there is one writer (see Counter::add_pair).

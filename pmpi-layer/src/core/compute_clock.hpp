@@ -30,9 +30,7 @@ class ComputeClock {
   }
 
   // Seconds counted so far; safe from any thread.
-  double seconds() const noexcept {
-    return static_cast<double>(total_ns_.load(std::memory_order_relaxed)) * 1e-9;
-  }
+  double seconds() const noexcept { return static_cast<double>(total_ns_.load(std::memory_order_relaxed)) * 1e-9; }
 
  private:
   bool started_ = false;

@@ -4,6 +4,8 @@ namespace yk {
 
 const char* recipe_op_name(RecipeOp op) {
   switch (op) {
+    // One name per op, as a list.
+    // clang-format off
 #define YK_NAME(x) \
   case RecipeOp::x: \
     return #x;
@@ -17,6 +19,7 @@ const char* recipe_op_name(RecipeOp op) {
     YK_NAME(type_hindexed_block) YK_NAME(type_struct) YK_NAME(type_subarray) YK_NAME(type_darray)
     YK_NAME(type_resized) YK_NAME(type_dup) YK_NAME(op_create) YK_NAME(errhandler_create)
     YK_NAME(info_create) YK_NAME(info_dup)
+    // clang-format on
 #undef YK_NAME
   }
   return "unknown";

@@ -13,23 +13,53 @@ namespace yk {
 enum class RecipeOp : std::uint16_t {
   predefined,  // a library constant (MPI_INT, MPI_SUM, ...) or the virtual world
   // communicators
-  comm_dup, comm_split, comm_split_type, comm_create, comm_create_group, cart_create, cart_sub,
-  graph_create, dist_graph_create, dist_graph_create_adjacent, intercomm_create, intercomm_merge,
+  comm_dup,
+  comm_split,
+  comm_split_type,
+  comm_create,
+  comm_create_group,
+  cart_create,
+  cart_sub,
+  graph_create,
+  dist_graph_create,
+  dist_graph_create_adjacent,
+  intercomm_create,
+  intercomm_merge,
   // groups
-  comm_group, comm_remote_group, group_incl, group_excl, group_range_incl, group_range_excl,
-  group_union, group_intersection, group_difference,
+  comm_group,
+  comm_remote_group,
+  group_incl,
+  group_excl,
+  group_range_incl,
+  group_range_excl,
+  group_union,
+  group_intersection,
+  group_difference,
   // datatypes
-  type_contiguous, type_vector, type_hvector, type_indexed, type_hindexed, type_indexed_block,
-  type_hindexed_block, type_struct, type_subarray, type_darray, type_resized, type_dup,
+  type_contiguous,
+  type_vector,
+  type_hvector,
+  type_indexed,
+  type_hindexed,
+  type_indexed_block,
+  type_hindexed_block,
+  type_struct,
+  type_subarray,
+  type_darray,
+  type_resized,
+  type_dup,
   // others
-  op_create, errhandler_create, info_create, info_dup,
+  op_create,
+  errhandler_create,
+  info_create,
+  info_dup,
 };
 
 struct Recipe {
   RecipeOp op = RecipeOp::predefined;
-  std::vector<std::int64_t> ints;       // counts, colours, block lengths, displacements...
-  std::vector<std::uint64_t> parents;   // virtual handles the object was made from
-  std::uintptr_t function = 0;          // user function (op, errhandler) if any
+  std::vector<std::int64_t> ints;      // counts, colours, block lengths, displacements...
+  std::vector<std::uint64_t> parents;  // virtual handles the object was made from
+  std::uintptr_t function = 0;         // user function (op, errhandler) if any
 
   static Recipe make(RecipeOp op, std::vector<std::int64_t> ints = {}, std::vector<std::uint64_t> parents = {}) {
     return Recipe{op, std::move(ints), std::move(parents), 0};

@@ -15,7 +15,6 @@ namespace yk {
 // (the second return of the memory capture); the caller then just goes on.
 CheckpointOutcome take_checkpoint(const CheckpointTarget& target);
 
-
 // The restore half (restart_loader.cpp): cut::restore_if_requested() and cut::on_restart()
 // (lifecycle.hpp).
 

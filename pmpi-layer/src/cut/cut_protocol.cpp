@@ -155,8 +155,9 @@ Step evaluate(MPI_Comm gate, bool finalizing, ctl::CutState& last_state, std::ui
     state = ctl::CutState::parked;
   } else {
     CommK::entry* e = gate == MPI_COMM_NULL ? nullptr : find_entry<CommK>(gate);
-    const bool may_enter = !e || e->record.cut_key == 0 ||
-                           e->record.collectives_entered < target_of(g_view, {e->record.cut_key, e->record.collectives_entered});
+    const bool may_enter =
+        !e || e->record.cut_key == 0 ||
+        e->record.collectives_entered < target_of(g_view, {e->record.cut_key, e->record.collectives_entered});
     if (may_enter) {
       // Running on. A rank already past some target (it finished a collective others have not
       // entered, e.g. the root of a broadcast) must say so, or the others would park short of it

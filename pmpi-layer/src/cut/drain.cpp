@@ -123,7 +123,7 @@ void drain(const std::vector<std::uint64_t>& sent_to_me) {
       for (std::size_t p = 0; p < missing.size(); ++p)
         if (missing[p])
           print_line("yadokari: checkpoint drain stuck on rank %d: %llu message(s) from rank %zu never arrived",
-                       identity().logical_rank, static_cast<unsigned long long>(missing[p]), p);
+                     identity().logical_rank, static_cast<unsigned long long>(missing[p]), p);
       PMPI_Abort(MPI_COMM_WORLD, 71);
     }
   }
@@ -144,7 +144,8 @@ int consistent_cut() {
   return PMPI_Barrier(shim_comm());
 }
 
-int redeliver_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int redeliver_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Status* status) {
   auto it = find_match(comm, source, tag);
   if (it == g_drained.end()) return kNotDrained;
   const int rc = unpack(*it, buf, count, datatype, comm);
@@ -153,7 +154,8 @@ int redeliver_recv(void* buf, int count, MPI_Datatype datatype, int source, int 
   return rc;
 }
 
-int redeliver_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+int redeliver_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
   auto it = find_match(comm, source, tag);
   if (it == g_drained.end()) return kNotDrained;
   RequestRecord r{RequestKind::receive, false, comm, source, 0, true, {}};
@@ -184,7 +186,8 @@ int redeliver_iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* 
 }
 
 int redeliver_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                       MPI_Status* status) {
   auto it = find_match(comm, source, recvtag);
   if (it == g_drained.end()) return kNotDrained;
   // The send half still goes through the library; non-blocking, so two ranks in Sendrecv with
@@ -204,8 +207,7 @@ int redeliver_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 int refuse_if_drained(MPI_Comm comm, const char* function) {
   for (const auto& m : g_drained)
     if (m.comm == comm) {
-      print_line("yadokari: %s on a communicator with messages drained at a checkpoint is not supported yet",
-                   function);
+      print_line("yadokari: %s on a communicator with messages drained at a checkpoint is not supported yet", function);
       PMPI_Abort(MPI_COMM_WORLD, 70);
     }
   return kNotDrained;

@@ -38,11 +38,13 @@ struct DrainedMessage {
 std::deque<DrainedMessage>& drained_messages();
 
 int redeliver_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
-int redeliver_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request);
+int redeliver_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request* request);
 int redeliver_probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 int redeliver_iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 int redeliver_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                       MPI_Status* status);
 // Receive paths that do not take drained messages yet: stop clearly rather than deliver out of order.
 int refuse_if_drained(MPI_Comm comm, const char* function);
 

@@ -13,14 +13,22 @@ namespace img = yadokari::image;
 
 img::AreaKind to_image(mem::AreaKind k) {
   switch (k) {
-    case mem::AreaKind::meta: return img::AreaKind::registers;
-    case mem::AreaKind::args: return img::AreaKind::environment;
-    case mem::AreaKind::carried: return img::AreaKind::other;
-    case mem::AreaKind::exe_data: return img::AreaKind::data_bss;
-    case mem::AreaKind::exe_tls: return img::AreaKind::tls;
-    case mem::AreaKind::arena: return img::AreaKind::heap_arena;
-    case mem::AreaKind::stack: return img::AreaKind::stack;
-    case mem::AreaKind::fds: return img::AreaKind::fd_table;
+    case mem::AreaKind::meta:
+      return img::AreaKind::registers;
+    case mem::AreaKind::args:
+      return img::AreaKind::environment;
+    case mem::AreaKind::carried:
+      return img::AreaKind::other;
+    case mem::AreaKind::exe_data:
+      return img::AreaKind::data_bss;
+    case mem::AreaKind::exe_tls:
+      return img::AreaKind::tls;
+    case mem::AreaKind::arena:
+      return img::AreaKind::heap_arena;
+    case mem::AreaKind::stack:
+      return img::AreaKind::stack;
+    case mem::AreaKind::fds:
+      return img::AreaKind::fd_table;
   }
   return img::AreaKind::other;
 }
@@ -28,15 +36,24 @@ img::AreaKind to_image(mem::AreaKind k) {
 // The memory layer's areas, by image kind; the shim's blobs (mpi_records...) are not memory.
 std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
   switch (k) {
-    case img::AreaKind::registers: return mem::AreaKind::meta;
-    case img::AreaKind::environment: return mem::AreaKind::args;
-    case img::AreaKind::other: return mem::AreaKind::carried;
-    case img::AreaKind::data_bss: return mem::AreaKind::exe_data;
-    case img::AreaKind::tls: return mem::AreaKind::exe_tls;
-    case img::AreaKind::heap_arena: return mem::AreaKind::arena;
-    case img::AreaKind::stack: return mem::AreaKind::stack;
-    case img::AreaKind::fd_table: return mem::AreaKind::fds;
-    default: return std::nullopt;
+    case img::AreaKind::registers:
+      return mem::AreaKind::meta;
+    case img::AreaKind::environment:
+      return mem::AreaKind::args;
+    case img::AreaKind::other:
+      return mem::AreaKind::carried;
+    case img::AreaKind::data_bss:
+      return mem::AreaKind::exe_data;
+    case img::AreaKind::tls:
+      return mem::AreaKind::exe_tls;
+    case img::AreaKind::heap_arena:
+      return mem::AreaKind::arena;
+    case img::AreaKind::stack:
+      return mem::AreaKind::stack;
+    case img::AreaKind::fd_table:
+      return mem::AreaKind::fds;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -89,15 +89,17 @@ int interruptible_rsend(const void* buf, int count, MPI_Datatype datatype, int d
   return send_and_poll([&](MPI_Request* r) { return MPI_Irsend(buf, count, datatype, dest, tag, comm, r); });
 }
 
-int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status* status) {
   MPI_Request request;
   const int rc = MPI_Irecv(buf, count, datatype, source, tag, comm, &request);
   if (rc != MPI_SUCCESS) return rc;
   return interruptible_wait(&request, status);
 }
 
-int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                           MPI_Status* status) {
   MPI_Request requests[2];
   int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &requests[0]);
   if (rc != MPI_SUCCESS) return rc;

@@ -13,9 +13,11 @@ int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int de
 int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int interruptible_bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int interruptible_rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
-int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                           int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status* status);
+int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                           MPI_Status* status);
 int interruptible_probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 int interruptible_wait(MPI_Request* request, MPI_Status* status);
 int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);

@@ -49,12 +49,19 @@ MPI_Comm recreate_comm(const Recipe& r, const NewObjects& objs) {
   MPI_Comm out = MPI_COMM_NULL;
   const auto& v = r.ints;
   switch (r.op) {
-    case RecipeOp::comm_dup: PMPI_Comm_dup(parent, &out); break;
-    case RecipeOp::comm_split: PMPI_Comm_split(parent, static_cast<int>(v[0]), static_cast<int>(v[1]), &out); break;
-    case RecipeOp::comm_split_type:
-      PMPI_Comm_split_type(parent, static_cast<int>(v[0]), static_cast<int>(v[1]), objs.real<InfoK>(r.parents[1]), &out);
+    case RecipeOp::comm_dup:
+      PMPI_Comm_dup(parent, &out);
       break;
-    case RecipeOp::comm_create: PMPI_Comm_create(parent, objs.real<GroupK>(r.parents[1]), &out); break;
+    case RecipeOp::comm_split:
+      PMPI_Comm_split(parent, static_cast<int>(v[0]), static_cast<int>(v[1]), &out);
+      break;
+    case RecipeOp::comm_split_type:
+      PMPI_Comm_split_type(parent, static_cast<int>(v[0]), static_cast<int>(v[1]), objs.real<InfoK>(r.parents[1]),
+                           &out);
+      break;
+    case RecipeOp::comm_create:
+      PMPI_Comm_create(parent, objs.real<GroupK>(r.parents[1]), &out);
+      break;
     case RecipeOp::comm_create_group:
       PMPI_Comm_create_group(parent, objs.real<GroupK>(r.parents[1]), static_cast<int>(v[0]), &out);
       break;
@@ -87,17 +94,20 @@ MPI_Comm recreate_comm(const Recipe& r, const NewObjects& objs) {
         sw = ints_of(r, 4 + in + outd, in);
         dw = ints_of(r, 4 + 2 * in + outd, outd);
       }
-      PMPI_Dist_graph_create_adjacent(parent, static_cast<int>(in), sources.data(), weighted ? sw.data() : MPI_UNWEIGHTED,
-                                      static_cast<int>(outd), dests.data(), weighted ? dw.data() : MPI_UNWEIGHTED,
-                                      MPI_INFO_NULL, static_cast<int>(v[3]), &out);
+      PMPI_Dist_graph_create_adjacent(
+          parent, static_cast<int>(in), sources.data(), weighted ? sw.data() : MPI_UNWEIGHTED, static_cast<int>(outd),
+          dests.data(), weighted ? dw.data() : MPI_UNWEIGHTED, MPI_INFO_NULL, static_cast<int>(v[3]), &out);
       break;
     }
     case RecipeOp::intercomm_create:
       PMPI_Intercomm_create(parent, static_cast<int>(v[0]), objs.real<CommK>(r.parents[1]), static_cast<int>(v[1]),
                             static_cast<int>(v[2]), &out);
       break;
-    case RecipeOp::intercomm_merge: PMPI_Intercomm_merge(parent, static_cast<int>(v[0]), &out); break;
-    default: print_line("yadokari: cannot re-create a communicator made by %s", recipe_op_name(r.op));
+    case RecipeOp::intercomm_merge:
+      PMPI_Intercomm_merge(parent, static_cast<int>(v[0]), &out);
+      break;
+    default:
+      print_line("yadokari: cannot re-create a communicator made by %s", recipe_op_name(r.op));
   }
   return out;
 }
@@ -107,14 +117,20 @@ MPI_Group recreate_group(const Recipe& r, const NewObjects& objs) {
   const auto& v = r.ints;
   auto g = [&](std::size_t i) { return objs.real<GroupK>(r.parents[i]); };
   switch (r.op) {
-    case RecipeOp::comm_group: PMPI_Comm_group(objs.real<CommK>(r.parents[0]), &out); break;
-    case RecipeOp::comm_remote_group: PMPI_Comm_remote_group(objs.real<CommK>(r.parents[0]), &out); break;
+    case RecipeOp::comm_group:
+      PMPI_Comm_group(objs.real<CommK>(r.parents[0]), &out);
+      break;
+    case RecipeOp::comm_remote_group:
+      PMPI_Comm_remote_group(objs.real<CommK>(r.parents[0]), &out);
+      break;
     case RecipeOp::group_incl:
     case RecipeOp::group_excl: {
       auto ranks = ints_of(r, 1, static_cast<std::size_t>(v[0]));
       const int n = static_cast<int>(v[0]);
-      if (r.op == RecipeOp::group_incl) PMPI_Group_incl(g(0), n, ranks.data(), &out);
-      else PMPI_Group_excl(g(0), n, ranks.data(), &out);
+      if (r.op == RecipeOp::group_incl)
+        PMPI_Group_incl(g(0), n, ranks.data(), &out);
+      else
+        PMPI_Group_excl(g(0), n, ranks.data(), &out);
       break;
     }
     case RecipeOp::group_range_incl:
@@ -122,14 +138,23 @@ MPI_Group recreate_group(const Recipe& r, const NewObjects& objs) {
       auto flat = ints_of(r, 1, static_cast<std::size_t>(v[0]));
       const int n = static_cast<int>(v[0] / 3);
       auto* ranges = reinterpret_cast<int(*)[3]>(flat.data());
-      if (r.op == RecipeOp::group_range_incl) PMPI_Group_range_incl(g(0), n, ranges, &out);
-      else PMPI_Group_range_excl(g(0), n, ranges, &out);
+      if (r.op == RecipeOp::group_range_incl)
+        PMPI_Group_range_incl(g(0), n, ranges, &out);
+      else
+        PMPI_Group_range_excl(g(0), n, ranges, &out);
       break;
     }
-    case RecipeOp::group_union: PMPI_Group_union(g(0), g(1), &out); break;
-    case RecipeOp::group_intersection: PMPI_Group_intersection(g(0), g(1), &out); break;
-    case RecipeOp::group_difference: PMPI_Group_difference(g(0), g(1), &out); break;
-    default: print_line("yadokari: cannot re-create a group made by %s", recipe_op_name(r.op));
+    case RecipeOp::group_union:
+      PMPI_Group_union(g(0), g(1), &out);
+      break;
+    case RecipeOp::group_intersection:
+      PMPI_Group_intersection(g(0), g(1), &out);
+      break;
+    case RecipeOp::group_difference:
+      PMPI_Group_difference(g(0), g(1), &out);
+      break;
+    default:
+      print_line("yadokari: cannot re-create a group made by %s", recipe_op_name(r.op));
   }
   return out;
 }
@@ -140,12 +165,15 @@ MPI_Datatype recreate_type(const Recipe& r, const NewObjects& objs) {
   auto old = [&]() { return objs.real<TypeK>(r.parents[0]); };
   const auto n = v.empty() ? 0 : static_cast<std::size_t>(v[0]);
   switch (r.op) {
-    case RecipeOp::type_contiguous: PMPI_Type_contiguous(static_cast<int>(v[0]), old(), &out); break;
+    case RecipeOp::type_contiguous:
+      PMPI_Type_contiguous(static_cast<int>(v[0]), old(), &out);
+      break;
     case RecipeOp::type_vector:
       PMPI_Type_vector(static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), old(), &out);
       break;
     case RecipeOp::type_hvector:
-      PMPI_Type_create_hvector(static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<MPI_Aint>(v[2]), old(), &out);
+      PMPI_Type_create_hvector(static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<MPI_Aint>(v[2]), old(),
+                               &out);
       break;
     case RecipeOp::type_indexed: {
       auto bl = ints_of(r, 1, n), d = ints_of(r, 1 + n, n);
@@ -187,15 +215,18 @@ MPI_Datatype recreate_type(const Recipe& r, const NewObjects& objs) {
       const auto nd = static_cast<std::size_t>(v[2]);
       auto gs = ints_of(r, 4, nd), di = ints_of(r, 4 + nd, nd), da = ints_of(r, 4 + 2 * nd, nd),
            ps = ints_of(r, 4 + 3 * nd, nd);
-      PMPI_Type_create_darray(static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(nd), gs.data(), di.data(),
-                              da.data(), ps.data(), static_cast<int>(v[3]), old(), &out);
+      PMPI_Type_create_darray(static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(nd), gs.data(),
+                              di.data(), da.data(), ps.data(), static_cast<int>(v[3]), old(), &out);
       break;
     }
     case RecipeOp::type_resized:
       PMPI_Type_create_resized(old(), static_cast<MPI_Aint>(v[0]), static_cast<MPI_Aint>(v[1]), &out);
       break;
-    case RecipeOp::type_dup: PMPI_Type_dup(old(), &out); break;
-    default: print_line("yadokari: cannot re-create a datatype made by %s", recipe_op_name(r.op));
+    case RecipeOp::type_dup:
+      PMPI_Type_dup(old(), &out);
+      break;
+    default:
+      print_line("yadokari: cannot re-create a datatype made by %s", recipe_op_name(r.op));
   }
   return out;
 }
@@ -239,14 +270,15 @@ std::uint64_t replay_creation_log() {
     } else if (c.kind == OpK::code) {
       MPI_Op op = MPI_OP_NULL;
       const auto* rec = live_record<OpK>(c.result);
-      if (rec && rec->trampoline >= 0) PMPI_Op_create(reinterpret_cast<MPI_User_function*>(op_trampoline(rec->trampoline)), rec->commute, &op);
+      if (rec && rec->trampoline >= 0)
+        PMPI_Op_create(reinterpret_cast<MPI_User_function*>(op_trampoline(rec->trampoline)), rec->commute, &op);
       real = codec::to_u64(op);
     } else if (c.kind == ErrhK::code) {
       MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
       const auto* rec = live_record<ErrhK>(c.result);
       if (rec && rec->trampoline >= 0)
-        PMPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(errhandler_trampoline(rec->trampoline)),
-                                    &eh);
+        PMPI_Comm_create_errhandler(
+            reinterpret_cast<MPI_Comm_errhandler_function*>(errhandler_trampoline(rec->trampoline)), &eh);
       real = codec::to_u64(eh);
     } else if (c.kind == InfoK::code) {
       MPI_Info info = MPI_INFO_NULL;
@@ -269,7 +301,8 @@ std::uint64_t replay_creation_log() {
     for (const auto& [key, value] : e.record.entries) PMPI_Info_set(e.real, key.c_str(), value.c_str());
   });
   registry<CommK>().table.for_each([](std::uint32_t, CommK::entry& e) {
-    if (e.record.errhandler != MPI_ERRHANDLER_NULL) PMPI_Comm_set_errhandler(e.real, to_real<ErrhK>(e.record.errhandler));
+    if (e.record.errhandler != MPI_ERRHANDLER_NULL)
+      PMPI_Comm_set_errhandler(e.real, to_real<ErrhK>(e.record.errhandler));
   });
   forget_type_sizes();
   g_objects_replayed += g_creation_log.size();

@@ -17,10 +17,14 @@ namespace {
 
 int persistent_send_init(const RequestRecord& r, MPI_Datatype type, MPI_Comm comm, MPI_Request* out) {
   switch (r.mode) {
-    case SendMode::synchronous: return PMPI_Ssend_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
-    case SendMode::buffered: return PMPI_Bsend_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
-    case SendMode::ready: return PMPI_Rsend_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
-    case SendMode::standard: break;
+    case SendMode::synchronous:
+      return PMPI_Ssend_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
+    case SendMode::buffered:
+      return PMPI_Bsend_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
+    case SendMode::ready:
+      return PMPI_Rsend_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
+    case SendMode::standard:
+      break;
   }
   return PMPI_Send_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
 }
@@ -54,8 +58,9 @@ void repost(ReqK::entry& e) {
     rc = PMPI_Irecv(r.buf, r.count, type, r.peer, r.tag, comm, &e.real);
   }
   if (rc != MPI_SUCCESS)
-    print_line("yadokari: could not post a request again after the restart (MPI error %d); the app's Wait on it will fail",
-               rc);
+    print_line(
+        "yadokari: could not post a request again after the restart (MPI error %d); the app's Wait on it will fail",
+        rc);
 }
 
 }  // namespace

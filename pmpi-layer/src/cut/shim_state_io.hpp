@@ -61,7 +61,8 @@ struct RequestRecordMirror {
   int n;
   std::uint64_t o;
 };
-static_assert(sizeof(RequestRecord) == sizeof(RequestRecordMirror), "RequestRecord changed: carry the new field in describe()");
+static_assert(sizeof(RequestRecord) == sizeof(RequestRecordMirror),
+              "RequestRecord changed: carry the new field in describe()");
 
 template <class T>
 concept Scalar = std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_pointer_v<T>;
@@ -309,8 +310,8 @@ void describe(IO& io, InfoRecord& r) {
 
 template <class IO>
 void describe(IO& io, RequestRecord& r) {
-  io(r.kind, r.persistent, r.comm, r.peer, r.bytes, r.completed_by_shim, r.status, r.repostable, r.active, r.mode, r.buf,
-     r.count, r.datatype, r.tag, r.posted);
+  io(r.kind, r.persistent, r.comm, r.peer, r.bytes, r.completed_by_shim, r.status, r.repostable, r.active, r.mode,
+     r.buf, r.count, r.datatype, r.tag, r.posted);
 }
 
 template <class IO>

@@ -45,8 +45,8 @@ bool refuses_damaged(const std::string& good) {
   // After the 8-byte magic: cereal's byte-order flag, the version (4 bytes), the flavour's length.
   wrong_version[9] ^= 0x40;
   for (std::size_t i = 13; i < 21; ++i) huge_count[i] = '\x7f';
-  for (const std::string& bad : {good.substr(0, good.size() / 2), wrong_version, trailing, huge_count,
-                                 std::string("YKSHIMST")}) {
+  for (const std::string& bad :
+       {good.substr(0, good.size() / 2), wrong_version, trailing, huge_count, std::string("YKSHIMST")}) {
     try {
       load_shim_state(bad);
       return false;

@@ -117,12 +117,14 @@ int fortran_attr_get(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint
 }
 }  // namespace
 
-extern "C" YK_API void mpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierr) {
+extern "C" YK_API void mpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
+                                          MPI_Fint* ierr) {
   const int rc = fortran_attr_get(comm, keyval, value, flag);
   if (ierr) *ierr = rc;
 }
 
-extern "C" YK_API void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierr) {
+extern "C" YK_API void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag,
+                                     MPI_Fint* ierr) {
   MPI_Aint v = 0;
   const int rc = fortran_attr_get(comm, keyval, &v, flag);
   if (rc == MPI_SUCCESS && *flag) *value = static_cast<MPI_Fint>(v);
@@ -131,8 +133,8 @@ extern "C" YK_API void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint*
 
 // C code of a mixed-language app converting handles (Open MPI has real functions for these;
 // MPICH defines them as casts, which are right for its integer handles).
-#define YK_F2C_C2F(Name, Kind, H)                                                          \
-  extern "C" YK_API H MPI_##Name##_f2c(MPI_Fint f) { return fortran::to_c<Kind>(f); }             \
+#define YK_F2C_C2F(Name, Kind, H)                                                     \
+  extern "C" YK_API H MPI_##Name##_f2c(MPI_Fint f) { return fortran::to_c<Kind>(f); } \
   extern "C" YK_API MPI_Fint MPI_##Name##_c2f(H c) { return fortran::to_f<Kind>(c); }
 YK_F2C_C2F(Comm, CommK, MPI_Comm)
 YK_F2C_C2F(Type, TypeK, MPI_Datatype)

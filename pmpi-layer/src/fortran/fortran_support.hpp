@@ -16,7 +16,6 @@ namespace yk::fortran {
 
 inline constexpr std::size_t kMaxString = 8192;
 
-
 // MPI_BOTTOM / MPI_IN_PLACE arrive as addresses of the library's Fortran sentinels.
 const void* buffer(const void* f);
 void* buffer(void* f);

@@ -71,8 +71,8 @@ bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const protocol::Mess
     if (ack->accepted) {
       registered = true;
     } else {
-      std::fprintf(stderr, "yadokari: control plane refused rank %d: %s\n",
-                   registration.logical_rank, ack->reason.c_str());
+      std::fprintf(stderr, "yadokari: control plane refused rank %d: %s\n", registration.logical_rank,
+                   ack->reason.c_str());
       return false;  // the rank continues without control
     }
   } else if (const auto* query = std::get_if<protocol::QueryStatus>(&message)) {
@@ -91,8 +91,7 @@ bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const protocol::Mess
     listener(message);
   } else if (!reported_bad_message) {
     reported_bad_message = true;
-    std::fprintf(stderr, "yadokari: rank %d ignores unexpected control message %s\n",
-                 registration.logical_rank,
+    std::fprintf(stderr, "yadokari: rank %d ignores unexpected control message %s\n", registration.logical_rank,
                  std::string(protocol::message_type_name(protocol::type_of(message))).c_str());
   }
   return true;
@@ -136,14 +135,13 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
       } catch (const protocol::ProtocolError& e) {
         if (!reported_bad_message) {
           reported_bad_message = true;
-          std::fprintf(stderr, "yadokari: rank %d ignores a control message: %s\n",
-                       registration.logical_rank, e.what());
+          std::fprintf(stderr, "yadokari: rank %d ignores a control message: %s\n", registration.logical_rank,
+                       e.what());
         }
       }
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "yadokari: control plane stopped on rank %d: %s\n",
-                 registration.logical_rank, e.what());
+    std::fprintf(stderr, "yadokari: control plane stopped on rank %d: %s\n", registration.logical_rank, e.what());
   }
   // The snapshot callback may throw anything; the thread must still end quietly.
   catch (...) {
@@ -153,8 +151,7 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
 
 RankControlClient::RankControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankIdentity& id,
-                                                                     Snapshot snapshot,
+std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankIdentity& id, Snapshot snapshot,
                                                                      Listener listener) noexcept {
   const std::string endpoint = env_or_empty("YADOKARI_CONTROL");
   if (endpoint.empty()) return nullptr;
@@ -193,10 +190,9 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &callers);
     try {
-      impl->thread = std::thread(
-          [raw, dealer = std::move(dealer), stop_receiver = std::move(stop_receiver)]() mutable {
-            raw->run(std::move(dealer), std::move(stop_receiver));
-          });
+      impl->thread = std::thread([raw, dealer = std::move(dealer), stop_receiver = std::move(stop_receiver)]() mutable {
+        raw->run(std::move(dealer), std::move(stop_receiver));
+      });
     } catch (...) {
       pthread_sigmask(SIG_SETMASK, &callers, nullptr);
       throw;
@@ -204,8 +200,8 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
     pthread_sigmask(SIG_SETMASK, &callers, nullptr);
     return std::unique_ptr<RankControlClient>(new RankControlClient(std::move(impl)));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "yadokari: control plane unavailable on rank %d (%s): %s\n",
-                 id.logical_rank, endpoint.c_str(), e.what());
+    std::fprintf(stderr, "yadokari: control plane unavailable on rank %d (%s): %s\n", id.logical_rank, endpoint.c_str(),
+                 e.what());
     return nullptr;
   }
 }

@@ -14,9 +14,9 @@ namespace yadokari::link {
 struct RankIdentity {
   std::int32_t logical_rank = -1;
   std::int32_t world_size = 0;
-  std::int64_t pid = 0;  // 0: getpid()
-  std::string hostname;  // empty: gethostname()
-  std::string flavour;   // empty: $YADOKARI_FLAVOUR
+  std::int64_t pid = 0;       // 0: getpid()
+  std::string hostname;       // empty: gethostname()
+  std::string flavour;        // empty: $YADOKARI_FLAVOUR
   double init_seconds = 0.0;  // time in the library's MPI_Init
 };
 
@@ -33,8 +33,7 @@ class RankControlClient {
   // nullptr when $YADOKARI_CONTROL is unset (no control plane, e.g. a plain mpirun of a
   // relinked app) or when the control plane cannot be set up (a one-line message on stderr).
   // Never throws: the application must run on regardless.
-  static std::unique_ptr<RankControlClient> start_from_env(const RankIdentity& id,
-                                                           Snapshot snapshot,
+  static std::unique_ptr<RankControlClient> start_from_env(const RankIdentity& id, Snapshot snapshot,
                                                            Listener listener = {}) noexcept;
 
   // Queues a message to the coordinator (CutReport, ImageWritten, CheckpointAsk). Safe from any

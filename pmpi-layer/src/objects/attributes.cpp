@@ -31,9 +31,7 @@ int new_keyval(KeyvalRecord rec) {
 }
 
 // Predefined attributes hang off the real MPI_COMM_WORLD, not the virtual world's communicator.
-MPI_Comm real_for_predefined(MPI_Comm comm) {
-  return (comm == MPI_COMM_WORLD) ? MPI_COMM_WORLD : to_real<CommK>(comm);
-}
+MPI_Comm real_for_predefined(MPI_Comm comm) { return (comm == MPI_COMM_WORLD) ? MPI_COMM_WORLD : to_real<CommK>(comm); }
 
 std::map<int, void*>* comm_attrs(MPI_Comm comm) {
   auto* rec = record_of<CommK>(comm);
@@ -105,8 +103,9 @@ void delete_type_attributes(MPI_Datatype type) {
 
 using namespace yk;
 
-extern "C" YK_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
-                                      int* comm_keyval, void* extra_state) {
+extern "C" YK_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
+                                             MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
+                                             void* extra_state) {
   CallScope scope(Fn::MPI_Comm_create_keyval);
   KeyvalRecord rec;
   rec.copy_fn = copy_fn;
@@ -116,8 +115,9 @@ extern "C" YK_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_f
   return MPI_SUCCESS;
 }
 
-extern "C" YK_API int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn, MPI_Type_delete_attr_function* delete_fn,
-                                      int* type_keyval, void* extra_state) {
+extern "C" YK_API int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
+                                             MPI_Type_delete_attr_function* delete_fn, int* type_keyval,
+                                             void* extra_state) {
   CallScope scope(Fn::MPI_Type_create_keyval);
   KeyvalRecord rec;
   rec.type_copy_fn = copy_fn;

@@ -15,7 +15,8 @@ namespace yk {
 // Channel-table hooks of the generated wrappers, inline: they run on every message. `comm` is
 // the communicator's entry (null for a communicator the shim does not know, e.g. MPI_COMM_NULL).
 YK_HOT void on_send(CommK::entry* comm, int count, MPI_Datatype datatype, int dest) {
-  if (comm) [[likely]] comm->record.channels.on_send(dest, message_bytes(count, datatype));
+  if (comm) [[likely]]
+    comm->record.channels.on_send(dest, message_bytes(count, datatype));
 }
 // `source` as posted: a receive from MPI_PROC_NULL is not a message (and MPICH leaves the status
 // of such a request unset in MPI_Waitall, so the status alone cannot tell).
@@ -33,7 +34,7 @@ YK_HOT void on_receive(CommK::entry* comm, int source, const MPI_Status* status)
 // library (a datatype size not cached yet) is not made: needs_slow_path() sends the call to the
 // slow wrapper, which asks the library and caches the size.
 struct SendTally {
-  Channel* channel;  // null: not counted (unknown communicator, MPI_PROC_NULL, bad peer)
+  Channel* channel;     // null: not counted (unknown communicator, MPI_PROC_NULL, bad peer)
   std::uint64_t bytes;  // kSizeUnknown: fast path only, see above
   YK_HOT void commit(bool single_writer) const {
     if (channel) [[likely]]
@@ -45,7 +46,8 @@ YK_HOT SendTally prepare_send(CommK::entry* comm, int count, MPI_Datatype dataty
   if (!c || count <= 0) return {c, 0};
   if (!single_writer) return {c, static_cast<std::uint64_t>(count) * datatype_size(datatype)};
   const std::uint64_t size = known_type_size(datatype);
-  if (size == kSizeUnknown) [[unlikely]] return {c, kSizeUnknown};
+  if (size == kSizeUnknown) [[unlikely]]
+    return {c, kSizeUnknown};
   // Sizes are ints: as 32 bits the product provably stays below kSizeUnknown, so the compiler
   // drops needs_slow_path()'s second test.
   return {c, static_cast<std::uint64_t>(count) * static_cast<std::uint32_t>(size)};
@@ -66,13 +68,17 @@ struct ReceiveTally {
 // `source` as posted (see on_receive). Not counted: an unknown communicator, MPI_PROC_NULL, a
 // source out of range (the library rejects it).
 YK_HOT ReceiveTally prepare_receive(CommK::entry* comm, int source) {
-  if (!comm || source == MPI_PROC_NULL) [[unlikely]] return {nullptr, nullptr};
-  if (source >= 0) [[likely]] return {nullptr, comm->record.channels.find(source)};
+  if (!comm || source == MPI_PROC_NULL) [[unlikely]]
+    return {nullptr, nullptr};
+  if (source >= 0) [[likely]]
+    return {nullptr, comm->record.channels.find(source)};
   return {source == MPI_ANY_SOURCE ? &comm->record.channels : nullptr, nullptr};
 }
 YK_HOT bool needs_slow_path(const SendTally& t) { return t.bytes == kSizeUnknown; }
 YK_HOT bool needs_slow_path(const ReceiveTally&) { return false; }
-YK_HOT bool needs_slow_path(const SendTally& s, const ReceiveTally& r) { return needs_slow_path(s) || needs_slow_path(r); }
+YK_HOT bool needs_slow_path(const SendTally& s, const ReceiveTally& r) {
+  return needs_slow_path(s) || needs_slow_path(r);
+}
 
 // Persistent sends are counted at MPI_Start, from the request's record.
 void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);

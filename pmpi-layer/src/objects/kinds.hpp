@@ -23,28 +23,28 @@ struct Entry {
 };
 
 // Kind tags: in MPICH every handle type is `int`, so the kind cannot be told from the C type.
-#define YK_KINDS(X)                                                   \
-  X(CommK, MPI_Comm, CommRecord, 1, MPI_COMM_NULL, true)              \
-  X(GroupK, MPI_Group, NoRecord, 2, MPI_GROUP_NULL, false)            \
-  X(TypeK, MPI_Datatype, DatatypeRecord, 3, MPI_DATATYPE_NULL, true)  \
+#define YK_KINDS(X)                                                        \
+  X(CommK, MPI_Comm, CommRecord, 1, MPI_COMM_NULL, true)                   \
+  X(GroupK, MPI_Group, NoRecord, 2, MPI_GROUP_NULL, false)                 \
+  X(TypeK, MPI_Datatype, DatatypeRecord, 3, MPI_DATATYPE_NULL, true)       \
   X(ErrhK, MPI_Errhandler, ErrhandlerRecord, 5, MPI_ERRHANDLER_NULL, true) \
-  X(OpK, MPI_Op, OpRecord, 6, MPI_OP_NULL, false)                     \
-  X(InfoK, MPI_Info, InfoRecord, 7, MPI_INFO_NULL, false)             \
-  X(ReqK, MPI_Request, RequestRecord, 11, MPI_REQUEST_NULL, false)    \
+  X(OpK, MPI_Op, OpRecord, 6, MPI_OP_NULL, false)                          \
+  X(InfoK, MPI_Info, InfoRecord, 7, MPI_INFO_NULL, false)                  \
+  X(ReqK, MPI_Request, RequestRecord, 11, MPI_REQUEST_NULL, false)         \
   X(MsgK, MPI_Message, MessageRecord, 12, MPI_MESSAGE_NULL, false)
 
 // Each kind: handle type, record type, kind code, null handle, and whether the shim needs to map
 // a real handle back to its virtual one (the library hands real comms to error handlers and real
 // datatypes to user ops and MPI_Type_get_contents).
-#define YK_DECLARE_KIND(Tag, H, Rec, Code, Null, Reverse)     \
-  struct Tag {                                                \
-    using handle = H;                                         \
-    using record = Rec;                                       \
-    using entry = Entry<H, Rec>;                              \
-    static constexpr std::uint32_t code = Code;               \
-    static constexpr bool reverse_map = Reverse;              \
-    static H null() { return Null; }                          \
-    static constexpr const char* name = #H;                   \
+#define YK_DECLARE_KIND(Tag, H, Rec, Code, Null, Reverse) \
+  struct Tag {                                            \
+    using handle = H;                                     \
+    using record = Rec;                                   \
+    using entry = Entry<H, Rec>;                          \
+    static constexpr std::uint32_t code = Code;           \
+    static constexpr bool reverse_map = Reverse;          \
+    static H null() { return Null; }                      \
+    static constexpr const char* name = #H;               \
   };
 YK_KINDS(YK_DECLARE_KIND)
 #undef YK_DECLARE_KIND

@@ -58,9 +58,11 @@ YK_HOT std::uint64_t known_type_size(MPI_Datatype type) {
 }
 
 YK_HOT std::uint64_t datatype_size(MPI_Datatype type) {
-  if (g_many_writers) [[unlikely]] return library_type_size(type);
+  if (g_many_writers) [[unlikely]]
+    return library_type_size(type);
   const std::uint64_t known = known_type_size(type);
-  if (known != kSizeUnknown) [[likely]] return known;
+  if (known != kSizeUnknown) [[likely]]
+    return known;
   const std::uint64_t size = library_type_size(type);
   type_size_slot(type) = {type, size};
   return size;

@@ -16,7 +16,9 @@
 namespace yk {
 
 template <class H>
-inline std::uint64_t hv(H h) { return codec::to_u64(h); }
+inline std::uint64_t hv(H h) {
+  return codec::to_u64(h);
+}
 
 inline Recipe recipe(RecipeOp op, std::initializer_list<std::int64_t> ints = {},
                      std::initializer_list<std::uint64_t> parents = {}) {
@@ -38,11 +40,13 @@ Recipe recipe_dist_graph_adjacent(MPI_Comm old, int indegree, const int sources[
                                   int outdegree, const int destinations[], const int destweights[], int reorder);
 Recipe recipe_ranks(RecipeOp op, MPI_Group group, int n, const int ranks[]);
 Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const int displacements[], MPI_Datatype old);
-Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype old);
+Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const MPI_Aint displacements[],
+                     MPI_Datatype old);
 Recipe recipe_block(RecipeOp op, int count, int blocklength, const int displacements[], MPI_Datatype old);
 Recipe recipe_block(RecipeOp op, int count, int blocklength, const MPI_Aint displacements[], MPI_Datatype old);
 Recipe recipe_struct(int count, const int blocklengths[], const MPI_Aint displacements[], const MPI_Datatype types[]);
-Recipe recipe_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, MPI_Datatype old);
+Recipe recipe_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                       MPI_Datatype old);
 Recipe recipe_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[],
                      const int psizes[], int order, MPI_Datatype old);
 
@@ -53,8 +57,8 @@ MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool pers
 // Receives and persistent sends with what a restart needs to post them again (repost.cpp).
 MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, bool persistent);
-MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype, int dest,
-                            int tag, MPI_Comm comm);
+MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype,
+                            int dest, int tag, MPI_Comm comm);
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm);
 MPI_Message track_message(MPI_Message real, MPI_Comm comm);
 MPI_Comm message_comm(MPI_Message message);

@@ -81,8 +81,8 @@ ObjectsImage fresh_objects() {
   world.record.is_world = true;
   world.record.cut_key = g_world_entry->record.cut_key;  // what objects::on_init gave it
   comms.entries.emplace_back(g_world_index, std::move(world));
-  comms.entries.emplace_back(g_self_index,
-                             CommK::entry{MPI_COMM_NULL, Recipe{}, make_comm_record(g_self_entry->real, g_self_index), 1});
+  comms.entries.emplace_back(
+      g_self_index, CommK::entry{MPI_COMM_NULL, Recipe{}, make_comm_record(g_self_entry->real, g_self_index), 1});
   comms.high_water = 2;
   s.retired.resize(static_cast<std::size_t>(identity().world_size));
   return s;

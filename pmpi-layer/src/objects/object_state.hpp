@@ -22,7 +22,9 @@ template <class K>
 inline Registry<K> g_registry{};
 
 template <class K>
-inline Registry<K>& registry() { return g_registry<K>; }
+inline Registry<K>& registry() {
+  return g_registry<K>;
+}
 
 // The communicator entries that stand for MPI_COMM_WORLD and MPI_COMM_SELF (indices for
 // records and stats; pointers because the world is on the hottest path of all).

@@ -37,8 +37,8 @@ int create_errhandler(void* user_fn, bool fortran, MPI_Errhandler* errhandler) {
     return MPI_ERR_INTERN;
   }
   MPI_Errhandler real = MPI_ERRHANDLER_NULL;
-  const int rc = PMPI_Comm_create_errhandler(
-      reinterpret_cast<MPI_Comm_errhandler_function*>(errhandler_trampoline(slot)), &real);
+  const int rc =
+      PMPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function*>(errhandler_trampoline(slot)), &real);
   if (rc != MPI_SUCCESS) return rc;
   Recipe r = recipe(RecipeOp::errhandler_create, {fortran ? 1 : 0});
   r.function = reinterpret_cast<std::uintptr_t>(user_fn);

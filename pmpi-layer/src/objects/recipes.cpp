@@ -63,7 +63,8 @@ Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const int
   return r;
 }
 
-Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype old) {
+Recipe recipe_blocks(RecipeOp op, int count, const int blocklengths[], const MPI_Aint displacements[],
+                     MPI_Datatype old) {
   Recipe r = recipe(op, {count}, {hv(old)});
   append(r.ints, blocklengths, count);
   append(r.ints, displacements, count);
@@ -90,7 +91,8 @@ Recipe recipe_struct(int count, const int blocklengths[], const MPI_Aint displac
   return r;
 }
 
-Recipe recipe_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, MPI_Datatype old) {
+Recipe recipe_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                       MPI_Datatype old) {
   Recipe r = recipe(RecipeOp::type_subarray, {ndims, order}, {hv(old)});
   append(r.ints, sizes, ndims);
   append(r.ints, subsizes, ndims);

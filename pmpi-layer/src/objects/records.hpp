@@ -17,9 +17,9 @@ namespace yk {
 
 struct CommRecord {
   CommChannels channels;
-  std::map<int, void*> attributes;          // shim-managed attribute cache (keyval -> value)
+  std::map<int, void*> attributes;                  // shim-managed attribute cache (keyval -> value)
   MPI_Errhandler errhandler = MPI_ERRHANDLER_NULL;  // virtual; NULL = library default
-  std::uint64_t collectives_started = 0;    // completed collectives (stats)
+  std::uint64_t collectives_started = 0;            // completed collectives (stats)
   // The consistent cut (cut_protocol.hpp): collectives entered, the communicator's name that every
   // member computes alike (cut_keys.hpp), and how many communicators were made from this one.
   std::uint64_t collectives_entered = 0;
@@ -37,7 +37,7 @@ struct DatatypeRecord {
 struct OpRecord {
   MPI_User_function* user_fn = nullptr;
   int commute = 1;
-  bool fortran = false;   // called with Fortran integer handles (Open MPI Fortran binding)
+  bool fortran = false;  // called with Fortran integer handles (Open MPI Fortran binding)
   int trampoline = -1;
 };
 
@@ -70,13 +70,13 @@ struct RequestRecord {
   // (receives pending at the checkpoint, persistent requests): the app's buffer address (valid
   // after its memory is restored) and virtual handles. `repostable` says the fields are known.
   bool repostable = false;
-  bool active = false;          // persistent: started and not completed yet
+  bool active = false;  // persistent: started and not completed yet
   SendMode mode = SendMode::standard;
   void* buf = nullptr;
   int count = 0;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   int tag = 0;
-  std::uint64_t posted = 0;     // order of posting (receives match in that order when re-posted)
+  std::uint64_t posted = 0;  // order of posting (receives match in that order when re-posted)
 };
 
 struct KeyvalRecord {

@@ -95,8 +95,8 @@ MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype d
   return adopt<ReqK>(real, Recipe{}, r);
 }
 
-MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype, int dest,
-                            int tag, MPI_Comm comm) {
+MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype,
+                            int dest, int tag, MPI_Comm comm) {
   RequestRecord r{RequestKind::send, true, comm, dest, message_bytes(count, datatype)};
   r.repostable = true;
   r.mode = mode;
@@ -112,9 +112,7 @@ MPI_Request track_collective(MPI_Request real, MPI_Comm comm) {
   return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::collective, false, comm, MPI_PROC_NULL, 0});
 }
 
-MPI_Message track_message(MPI_Message real, MPI_Comm comm) {
-  return adopt<MsgK>(real, Recipe{}, MessageRecord{comm});
-}
+MPI_Message track_message(MPI_Message real, MPI_Comm comm) { return adopt<MsgK>(real, Recipe{}, MessageRecord{comm}); }
 
 MPI_Comm message_comm(MPI_Message message) {
   auto* rec = record_of<MsgK>(message);
@@ -129,7 +127,8 @@ using namespace yk;
 
 extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   CallScope scope(Fn::MPI_Wait);
-  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->wait(request, status);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->wait(request, status);
   if (!codec::is_virtual(*request)) return PMPI_Wait(request, status);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -165,7 +164,8 @@ void finish_all(int count, MPI_Request* app, MPI_Request* reals, MPI_Status* st,
 
 extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitall);
-  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitall(count, array_of_requests, array_of_statuses);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->waitall(count, array_of_requests, array_of_statuses);
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
   const int rc = PMPI_Waitall(count, reals.get(), st.get());
@@ -173,7 +173,8 @@ extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MP
   return rc;
 }
 
-extern "C" YK_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+extern "C" YK_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
+                                  MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Testall);
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
@@ -198,7 +199,8 @@ int first_shim_completed(int count, const MPI_Request* requests) {
 
 extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   CallScope scope(Fn::MPI_Waitany);
-  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitany(count, array_of_requests, index, status);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->waitany(count, array_of_requests, index, status);
   if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
     *index = i;
     finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
@@ -212,7 +214,8 @@ extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], in
   return rc;
 }
 
-extern "C" YK_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+extern "C" YK_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
+                                  MPI_Status* status) {
   CallScope scope(Fn::MPI_Testany);
   if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
     *index = i;
@@ -238,35 +241,40 @@ void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* 
 }  // namespace
 
 extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                            MPI_Status array_of_statuses[]) {
+                                   MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Waitsome);
-  if (g_blocking_waits) [[unlikely]] return g_blocking_waits->waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
     *outcount = 1;
     array_of_indices[0] = i;
-    finish(&array_of_requests[i], MPI_REQUEST_NULL, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
+    finish(&array_of_requests[i], MPI_REQUEST_NULL,
+           array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
     return MPI_SUCCESS;
   }
   RealArray<ReqK> reals(array_of_requests, incount);
   StatusScratch st(array_of_statuses, incount);
   const int rc = PMPI_Waitsome(incount, reals.get(), outcount, array_of_indices, st.get());
-  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)
+    finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
   return rc;
 }
 
 extern "C" YK_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                            MPI_Status array_of_statuses[]) {
+                                   MPI_Status array_of_statuses[]) {
   CallScope scope(Fn::MPI_Testsome);
   if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
     *outcount = 1;
     array_of_indices[0] = i;
-    finish(&array_of_requests[i], MPI_REQUEST_NULL, array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
+    finish(&array_of_requests[i], MPI_REQUEST_NULL,
+           array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[0]);
     return MPI_SUCCESS;
   }
   RealArray<ReqK> reals(array_of_requests, incount);
   StatusScratch st(array_of_statuses, incount);
   const int rc = PMPI_Testsome(incount, reals.get(), outcount, array_of_indices, st.get());
-  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
+  if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)
+    finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
   return rc;
 }
 

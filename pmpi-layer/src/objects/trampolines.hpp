@@ -12,8 +12,8 @@ namespace yk {
 inline constexpr std::size_t kTrampolineSlots = 128;
 
 struct UserFunctionSlot {
-  void* fn = nullptr;     // the app's function
-  bool fortran = false;   // call with Fortran integer handles
+  void* fn = nullptr;    // the app's function
+  bool fortran = false;  // call with Fortran integer handles
   bool used = false;
 };
 

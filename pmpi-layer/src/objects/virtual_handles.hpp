@@ -26,7 +26,8 @@ template <class K>
 YK_HOT typename K::entry* find_entry(typename K::handle h) {
   // MPI_COMM_WORLD first: the communicator of most messages, one compare and one load.
   if constexpr (K::code == CommK::code)
-    if (h == MPI_COMM_WORLD) [[likely]] return g_world_entry;
+    if (h == MPI_COMM_WORLD) [[likely]]
+      return g_world_entry;
   if (codec::is_virtual(h)) return &registry<K>().table.at(codec::index_of(h));
   if constexpr (K::code == CommK::code)
     if (h == MPI_COMM_SELF) return g_self_entry;

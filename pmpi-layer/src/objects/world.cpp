@@ -99,8 +99,7 @@ void on_init(int thread_level, std::chrono::steady_clock::time_point init_starte
   g_identity.logical_rank = map.empty() ? real_rank : map[static_cast<std::size_t>(real_rank)];
   g_identity.thread_level = thread_level;
   g_identity.init_time = std::chrono::steady_clock::now();
-  g_identity.library_init_seconds =
-      std::chrono::duration<double>(g_identity.init_time - init_started).count();
+  g_identity.library_init_seconds = std::chrono::duration<double>(g_identity.init_time - init_started).count();
   g_retired_channels.resize(static_cast<std::size_t>(size));
 
   // The app's MPI_COMM_WORLD ranks processes by logical rank. While that is the library's own order

@@ -5,7 +5,7 @@
 
 #include "cut/cut_protocol.hpp"  // cut_boundary, g_cut_requested
 #include "memory/library_scope.hpp"
-#include "shim/slow_path.hpp"  // g_slow_path
+#include "shim/slow_path.hpp"           // g_slow_path
 #include "telemetry/call_counters.hpp"  // g_call_counts, g_current_call
 
 #include <atomic>
@@ -31,7 +31,8 @@ class CallScope {
     }
   }
   YK_HOT ~CallScope() {
-    if (outer_ == Fn::none_) [[likely]] g_current_call.store(Fn::none_, std::memory_order_relaxed);
+    if (outer_ == Fn::none_) [[likely]]
+      g_current_call.store(Fn::none_, std::memory_order_relaxed);
     yadokari::memory::leave_library();
   }
   CallScope(const CallScope&) = delete;

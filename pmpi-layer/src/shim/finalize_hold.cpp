@@ -21,7 +21,8 @@ void hold_before_finalize() {
     const char* file = std::getenv("YADOKARI_FAULT_HOLD_FINALIZE");
     if (!file || !*file || access(file, F_OK) == 0) return;
     if (std::chrono::steady_clock::now() - since > kGiveUp) {
-      std::fprintf(stderr, "yadokari: YADOKARI_FAULT_HOLD_FINALIZE: %s did not appear within 5 minutes; finalizing\n", file);
+      std::fprintf(stderr, "yadokari: YADOKARI_FAULT_HOLD_FINALIZE: %s did not appear within 5 minutes; finalizing\n",
+                   file);
       return;
     }
     // An idle rank between calls: the boundary where a cut may park it and take its image.

@@ -47,9 +47,10 @@ void check_abi_or_die() {
     const char* base = std::strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
     if (std::strncmp(base, kLibraryName, std::strlen(kLibraryName)) != 0) {
-      print_line("yadokari: this shim (libyadokari-%s.so) is built for %s but the program uses %s; "
-                 "launch it with `yadokari run`, which picks the matching shim",
-                 kFlavour, kPrettyName, info.dli_fname);
+      print_line(
+          "yadokari: this shim (libyadokari-%s.so) is built for %s but the program uses %s; "
+          "launch it with `yadokari run`, which picks the matching shim",
+          kFlavour, kPrettyName, info.dli_fname);
       std::_Exit(70);
     }
   }
@@ -73,7 +74,7 @@ void after_restart() {
 // Once the library is up, in this order (a restore, if any, follows: cut::restore_if_requested()).
 void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
   cut::set_checkpoint_hooks({before_checkpoint_capture, after_restart});
-  set_checkpoint_taker(&take_checkpoint);  // what the cut runs once every rank is parked
+  set_checkpoint_taker(&take_checkpoint);        // what the cut runs once every rank is parked
   objects::on_init(thread_level, init_started);  // identity, the virtual world, MPI_COMM_SELF
   cut::on_init();                                // the cut's listener, before the link can deliver
   link::on_init();                               // registers with the front end, if there is one
@@ -81,7 +82,7 @@ void after_library_init(int thread_level, std::chrono::steady_clock::time_point 
   // Checkpoints need the memory layer (on when YADOKARI_CKPT_DIR or YADOKARI_RESTORE is set)
   // and a coordinator to agree with. Then blocking calls poll, looking at the checkpoint request:
   const bool checkpoints = yk_mem_enabled() && link::up();
-  cut::enable_checkpoints(checkpoints);                                         // the blocking wrappers
+  cut::enable_checkpoints(checkpoints);                                        // the blocking wrappers
   objects::use_blocking_waits(checkpoints ? &cut::polling_waits() : nullptr);  // and the MPI_Wait family
 }
 

@@ -15,9 +15,10 @@ extern "C" YK_API int MPI_Pcontrol(const int level, ...) {
 // Called by the generated stubs (unsupported.c). Aborting is the only safe answer: letting the
 // call through would hand the library a virtual handle and fail later, far from the cause.
 extern "C" [[noreturn]] YK_API void yadokari_unsupported_call(const char* function, const char* binding) {
-  yk::print_line("yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
-                 "(see pmpi-layer/README.md, \"Coverage\")",
-                 function, binding);
+  yk::print_line(
+      "yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
+      "(see pmpi-layer/README.md, \"Coverage\")",
+      function, binding);
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   PMPI_Finalized(&finalized);

@@ -23,8 +23,6 @@ inline std::atomic<Fn> g_current_call{Fn::none_};
 std::vector<std::uint64_t> save_call_counts();
 void load_call_counts(const std::vector<std::uint64_t>& counts);
 
-inline const char* function_name(Fn f) {
-  return f == Fn::none_ ? "" : kFunctionNames[static_cast<std::size_t>(f)];
-}
+inline const char* function_name(Fn f) { return f == Fn::none_ ? "" : kFunctionNames[static_cast<std::size_t>(f)]; }
 
 }  // namespace yk

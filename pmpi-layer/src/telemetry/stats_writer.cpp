@@ -44,8 +44,11 @@ nlohmann::json channels_json() {
                        {"bytes_received", c.bytes_received.get()}});
     }
     const char* kind = e.record.is_world ? "world" : (index == g_self_index ? "self" : recipe_op_name(e.recipe.op));
-    comms.push_back({{"comm", index}, {"kind", kind}, {"size", ch.peers()},
-                     {"collectives", e.record.collectives_started}, {"channels", peers}});
+    comms.push_back({{"comm", index},
+                     {"kind", kind},
+                     {"size", ch.peers()},
+                     {"collectives", e.record.collectives_started},
+                     {"channels", peers}});
   });
   return comms;
 }
@@ -76,18 +79,21 @@ void write_stats_if_requested() {
   j["objects_replayed"] = g_objects_replayed;
   j["restarts"] = g_restarts;  // how many times this rank was restored from an image
   const RankTotals t = rank_totals();
-  j["totals"] = {{"calls", t.calls}, {"messages_sent", t.messages_sent}, {"bytes_sent", t.bytes_sent},
-                 {"messages_received", t.messages_received}, {"bytes_received", t.bytes_received}};
+  j["totals"] = {{"calls", t.calls},
+                 {"messages_sent", t.messages_sent},
+                 {"bytes_sent", t.bytes_sent},
+                 {"messages_received", t.messages_received},
+                 {"bytes_received", t.bytes_received}};
   const TrafficRow traffic = traffic_row();
-  j["traffic_by_world_peer"] = {{"bytes_sent", traffic.bytes_sent}, {"bytes_received", traffic.bytes_received},
+  j["traffic_by_world_peer"] = {{"bytes_sent", traffic.bytes_sent},
+                                {"bytes_received", traffic.bytes_received},
                                 {"messages_sent", traffic.messages_sent},
                                 {"messages_received", traffic.messages_received}};
 
   const std::string path = stats_path(spec, id.logical_rank);
   std::ofstream out(path);
   out << j.dump(1) << '\n';
-  if (!out)
-    print_line("yadokari: cannot write stats file %s: %s", path.c_str(), std::strerror(errno));
+  if (!out) print_line("yadokari: cannot write stats file %s: %s", path.c_str(), std::strerror(errno));
 }
 
 }  // namespace yk

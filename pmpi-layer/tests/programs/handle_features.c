@@ -25,14 +25,19 @@ static void on_error(MPI_Comm* comm, int* code, ...) {
 
 static int copies = 0, deletes = 0;
 static int copy_attr(MPI_Comm c, int k, void* extra, void* in, void* out, int* flag) {
-  (void)c; (void)k; (void)extra;
+  (void)c;
+  (void)k;
+  (void)extra;
   ++copies;
   *(void**)out = in;
   *flag = 1;
   return MPI_SUCCESS;
 }
 static int delete_attr(MPI_Comm c, int k, void* val, void* extra) {
-  (void)c; (void)k; (void)val; (void)extra;
+  (void)c;
+  (void)k;
+  (void)val;
+  (void)extra;
   ++deletes;
   return MPI_SUCCESS;
 }
@@ -57,7 +62,8 @@ int main(int argc, char** argv) {
   MPI_Comm_create_errhandler(on_error, &eh);
   MPI_Comm_set_errhandler(dup, eh);
   int rc = MPI_Send(&mine, 1, MPI_INT, size + 5, 0, dup); /* invalid rank */
-  if (rank == 0) printf("errhandler: rc!=0 %d, calls %d, same comm %d\n", rc != MPI_SUCCESS, errors_seen, handler_comm_seen == dup);
+  if (rank == 0)
+    printf("errhandler: rc!=0 %d, calls %d, same comm %d\n", rc != MPI_SUCCESS, errors_seen, handler_comm_seen == dup);
   MPI_Errhandler got;
   MPI_Comm_get_errhandler(dup, &got);
   if (rank == 0) printf("get_errhandler returns the app's handle: %d\n", got == eh);
@@ -81,8 +87,8 @@ int main(int argc, char** argv) {
   int tflag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &tflag);
   if (rank == 0)
-    printf("attributes: flag %d value %d copies %d deletes %d comm freed %d tag_ub ok %d\n", flag, got_value ? *got_value : -1,
-           copies, deletes, dup == MPI_COMM_NULL, tflag && *tag_ub >= 32767);
+    printf("attributes: flag %d value %d copies %d deletes %d comm freed %d tag_ub ok %d\n", flag,
+           got_value ? *got_value : -1, copies, deletes, dup == MPI_COMM_NULL, tflag && *tag_ub >= 32767);
 
   /* derived datatype introspection */
   MPI_Datatype vec, contig, kids[1];
@@ -96,7 +102,9 @@ int main(int argc, char** argv) {
   int kid_size, contig_size;
   MPI_Type_size(kids[0], &kid_size);
   MPI_Type_size(contig, &contig_size);
-  if (rank == 0) printf("type contents: combiner contiguous %d count %d kid size %d total %d\n", combiner == MPI_COMBINER_CONTIGUOUS, ints[0], kid_size, contig_size);
+  if (rank == 0)
+    printf("type contents: combiner contiguous %d count %d kid size %d total %d\n", combiner == MPI_COMBINER_CONTIGUOUS,
+           ints[0], kid_size, contig_size);
   MPI_Type_free(&kids[0]);
   MPI_Type_free(&contig);
   MPI_Type_free(&vec);

@@ -17,7 +17,11 @@ static void max_abs(void* in, void* inout, int* len, MPI_Datatype* type) {
 }
 
 static int handled = 0;
-static void on_error(MPI_Comm* comm, int* code, ...) { (void)comm; (void)code; ++handled; }
+static void on_error(MPI_Comm* comm, int* code, ...) {
+  (void)comm;
+  (void)code;
+  ++handled;
+}
 
 static void use_objects(int round, int rank, int size, MPI_Comm half, MPI_Comm evens, MPI_Comm cart, MPI_Comm row,
                         MPI_Datatype pair_stride, MPI_Op op, MPI_Group odd_group) {
@@ -39,9 +43,11 @@ static void use_objects(int round, int rank, int size, MPI_Comm half, MPI_Comm e
   int odd_rank;
   MPI_Group_rank(odd_group, &odd_rank);
   int bad = MPI_Send(&v, 1, MPI_INT, size + 3, 0, half);
-  printf("round %d rank %d: half %d evens %d cart (%d,%d) %d->%d row %d strided %.0f %.0f %.0f maxabs %d odd %d err %d handled %d\n",
-         round, rank, sum, even_sum, coords[0], coords[1], src, dst, row_sum, got[0], got[2], got[6], maxabs, odd_rank,
-         bad != MPI_SUCCESS, handled);
+  printf(
+      "round %d rank %d: half %d evens %d cart (%d,%d) %d->%d row %d strided %.0f %.0f %.0f maxabs %d odd %d err %d "
+      "handled %d\n",
+      round, rank, sum, even_sum, coords[0], coords[1], src, dst, row_sum, got[0], got[2], got[6], maxabs, odd_rank,
+      bad != MPI_SUCCESS, handled);
 }
 
 int main(int argc, char** argv) {

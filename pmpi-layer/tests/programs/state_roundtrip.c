@@ -38,14 +38,19 @@ static void on_error(MPI_Comm* comm, int* code, ...) {
 
 static int copies = 0, deletes = 0;
 static int copy_attr(MPI_Comm old, int key, void* extra, void* in, void* out, int* flag) {
-  (void)old; (void)key; (void)extra;
+  (void)old;
+  (void)key;
+  (void)extra;
   ++copies;
   *(void**)out = in;
   *flag = 1;
   return MPI_SUCCESS;
 }
 static int delete_attr(MPI_Comm comm, int key, void* value, void* extra) {
-  (void)comm; (void)key; (void)value; (void)extra;
+  (void)comm;
+  (void)key;
+  (void)value;
+  (void)extra;
   ++deletes;
   return MPI_SUCCESS;
 }
@@ -185,7 +190,8 @@ int main(int argc, char** argv) {
   MPI_Wait(&s_big, &st);
   if (half_rank == 0) {
     int from[2];
-    for (int i = 0; i < 2; ++i) MPI_Recv(&from[i], 1, MPI_INT, i == 0 ? 1 : MPI_ANY_SOURCE, 13, half, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 2; ++i)
+      MPI_Recv(&from[i], 1, MPI_INT, i == 0 ? 1 : MPI_ANY_SOURCE, 13, half, MPI_STATUS_IGNORE);
     printf("rank %d half root got %d %d\n", rank, from[0], from[1]);
   }
   int small_in[2];
@@ -245,9 +251,11 @@ int main(int argc, char** argv) {
   MPI_Allreduce(pair_in, pair_out, 1, g_pair, op, dup);
   int bad = MPI_Send(&v, 1, MPI_INT, size + 3, 0, half);
   int handled_on_half = handled_on == half;
-  printf("rank %d after: half sum %d cart (%d,%d) sum %d group %d %d maxabs %d %d op saw pair %d err %d handled %d on half %d\n",
-         rank, sum, coords[0], coords[1], row_sum, translated[0], translated[1], pair_out[0], pair_out[1], g_op_saw_pair > 0,
-         bad != MPI_SUCCESS, handled, handled_on_half);
+  printf(
+      "rank %d after: half sum %d cart (%d,%d) sum %d group %d %d maxabs %d %d op saw pair %d err %d handled %d on "
+      "half %d\n",
+      rank, sum, coords[0], coords[1], row_sum, translated[0], translated[1], pair_out[0], pair_out[1],
+      g_op_saw_pair > 0, bad != MPI_SUCCESS, handled, handled_on_half);
 
   char value[32] = "";
   int flag = 0, nkeys = 0;

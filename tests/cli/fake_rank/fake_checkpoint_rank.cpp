@@ -68,10 +68,8 @@ void FakeCheckpointRank::write_image() {
     header.epoch = epoch_;
     header.flavour = options_.flavour;
     image::ImageWriter writer(written.path, header, {compression_, true});
-    const std::string payload =
-        "rank " + std::to_string(options_.rank) + " of epoch " + std::to_string(epoch_);
-    writer.add_area({image::AreaKind::other, "payload", 0, image::kProtRead}, payload.data(),
-                    payload.size());
+    const std::string payload = "rank " + std::to_string(options_.rank) + " of epoch " + std::to_string(epoch_);
+    writer.add_area({image::AreaKind::other, "payload", 0, image::kProtRead}, payload.data(), payload.size());
     const image::WrittenImage image = writer.finish();
     written.ok = true;
     written.size = image.size;
@@ -86,8 +84,7 @@ void FakeCheckpointRank::write_image() {
 
 void FakeCheckpointRank::send(const Message& message) {
   // The listener can run before attach() in theory (a coordinator that is very quick).
-  for (int i = 0; i < 1000 && !client_.load(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 1000 && !client_.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (auto* client = client_.load()) client->send(message);
 }
 

@@ -25,7 +25,7 @@ class FakeCheckpointRank {
     std::string job_id;
     std::string flavour = "openmpi";
     std::vector<yadokari::protocol::CommCount> counts{{1, 3}};  // collectives entered, per communicator
-    bool fail_image = false;                         // answer ImageWritten{ok = false}
+    bool fail_image = false;                                    // answer ImageWritten{ok = false}
     bool silent = false;  // ignore every checkpoint message, like a rank past MPI_Finalize
     // Blocked inside a collective on the first of `counts` that never completes (a hung library):
     // reports `inside` on the prepare and on every round, never `parked`.

@@ -37,18 +37,20 @@ void start_control() {
   options.job_id = job_id ? job_id : "";
   options.flavour = flavour ? flavour : "";
   g_checkpoint = std::make_unique<yadokari::testing::FakeCheckpointRank>(options);
-  g_client = yadokari::link::RankControlClient::start_from_env(id, [] {
-    yadokari::protocol::RankStatus status;
-    status.mpi_calls_total = g_calls.load();
-    status.seconds_since_init =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - g_init_time).count();
-    return status;
-  }, g_checkpoint->listener());
+  g_client = yadokari::link::RankControlClient::start_from_env(
+      id,
+      [] {
+        yadokari::protocol::RankStatus status;
+        status.mpi_calls_total = g_calls.load();
+        status.seconds_since_init =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - g_init_time).count();
+        return status;
+      },
+      g_checkpoint->listener());
   if (!g_client) return;
   g_checkpoint->attach(g_client.get());
   const char* ask = std::getenv("YADOKARI_FAKE_ASK_CHECKPOINT");
-  if (rank == 0 && ask && std::strcmp(ask, "1") == 0)
-    g_client->send(yadokari::protocol::CheckpointAsk{rank});
+  if (rank == 0 && ask && std::strcmp(ask, "1") == 0) g_client->send(yadokari::protocol::CheckpointAsk{rank});
 }
 
 }  // namespace

@@ -16,9 +16,8 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1, go = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  printf("rank %d: ckpt_dir=%s restore=%s restore_epoch=%s rank_map=%s\n", rank,
-         env("YADOKARI_CKPT_DIR"), env("YADOKARI_RESTORE"), env("YADOKARI_RESTORE_EPOCH"),
-         env("YADOKARI_RANK_MAP"));
+  printf("rank %d: ckpt_dir=%s restore=%s restore_epoch=%s rank_map=%s\n", rank, env("YADOKARI_CKPT_DIR"),
+         env("YADOKARI_RESTORE"), env("YADOKARI_RESTORE_EPOCH"), env("YADOKARI_RANK_MAP"));
   fflush(stdout);
   if (argc < 2) MPI_Abort(MPI_COMM_WORLD, 2);
   if (rank == 0) {

@@ -56,11 +56,9 @@ void write_epoch(const storage::EpochStore& store, const Options& o, std::uint64
     header.binaries = {image::identify_file(o.app)};
     image::ImageWriter writer(store.rank_image_path(epoch, r).string(), header);
     std::vector<std::byte> heap(3 * 4096);
-    for (std::size_t i = 0; i < heap.size(); ++i)
-      heap[i] = static_cast<std::byte>((i * 7 + r) & 0xff);
+    for (std::size_t i = 0; i < heap.size(); ++i) heap[i] = static_cast<std::byte>((i * 7 + r) & 0xff);
     writer.add_area({image::AreaKind::heap_arena, "heap", 0x7f0000000000}, heap);
-    manifest.images.push_back(
-        storage::manifest_image(static_cast<std::uint32_t>(r), writer.finish()));
+    manifest.images.push_back(storage::manifest_image(static_cast<std::uint32_t>(r), writer.finish()));
   }
   store.commit(epoch, manifest);
 }
@@ -119,11 +117,9 @@ int main(int argc, char** argv) {
     std::ofstream{go};
     frontend::write_job_file(o.dir, {o.app, {go.string()}, o.flavour, o.world, "yk-made", "", ""});
     const storage::EpochStore store(o.dir);
-    for (int e = 1; epochs && e <= o.epochs; ++e)
-      write_epoch(store, o, static_cast<std::uint64_t>(e));
+    for (int e = 1; epochs && e <= o.epochs; ++e) write_epoch(store, o, static_cast<std::uint64_t>(e));
     if (o.corrupt_newest) corrupt(store.rank_image_path(static_cast<std::uint64_t>(o.epochs), 1));
-    if (!o.replace_app.empty())
-      fs::copy_file(o.replace_app, o.app, fs::copy_options::overwrite_existing);
+    if (!o.replace_app.empty()) fs::copy_file(o.replace_app, o.app, fs::copy_options::overwrite_existing);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_checkpoint: %s\n", e.what());

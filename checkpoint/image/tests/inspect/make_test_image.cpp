@@ -18,14 +18,11 @@ using namespace yadokari::image;
 
 namespace {
 
-std::vector<std::byte> pages(std::size_t count, std::size_t tail, std::vector<std::size_t> zero,
-                             unsigned seed) {
+std::vector<std::byte> pages(std::size_t count, std::size_t tail, std::vector<std::size_t> zero, unsigned seed) {
   std::vector<std::byte> data(count * 4096 + tail);
-  for (std::size_t i = 0; i < data.size(); ++i)
-    data[i] = static_cast<std::byte>((i * 131 + seed * 7 + i / 97) & 0xff);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>((i * 131 + seed * 7 + i / 97) & 0xff);
   for (const auto page : zero)
-    for (std::size_t i = page * 4096; i < std::min(data.size(), (page + 1) * 4096); ++i)
-      data[i] = std::byte{0};
+    for (std::size_t i = page * 4096; i < std::min(data.size(), (page + 1) * 4096); ++i) data[i] = std::byte{0};
   return data;
 }
 
@@ -39,8 +36,7 @@ void write(const std::string& path, int compression_level) {
   header.created_unix_ns = 1'700'000'000'000'000'000;
   header.binaries = {
       {"/opt/app/bin/solver", IdentityKind::build_id,
-       std::string("\x3f\x2a\x00\x11\xfe\xed\xbe\xef\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c", 20),
-       123456},
+       std::string("\x3f\x2a\x00\x11\xfe\xed\xbe\xef\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c", 20), 123456},
       {"/usr/lib/x86_64-linux-gnu/libmpich.so.12", IdentityKind::content_xxh64,
        std::string("\x01\x23\x45\x67\x89\xab\xcd\xef", 8), 987654},
   };
@@ -48,8 +44,7 @@ void write(const std::string& path, int compression_level) {
   writer.add_area({AreaKind::data_bss, "data", 0x555555558000, kProtRead | kProtWrite}, pages(3, 0, {1}, 1));
   writer.add_area({AreaKind::heap_arena, "heap", 0x7f0000000000, kProtRead | kProtWrite},
                   pages(8, 100, {2, 3, 4, 5}, 2));
-  writer.add_area({AreaKind::stack, "stack", 0x7ffffffde000, kProtRead | kProtWrite},
-                  std::vector<std::byte>(4 * 4096));
+  writer.add_area({AreaKind::stack, "stack", 0x7ffffffde000, kProtRead | kProtWrite}, std::vector<std::byte>(4 * 4096));
   writer.add_area({AreaKind::registers, "registers", 0, kProtRead}, pages(0, 256, {}, 3));
   writer.add_area({AreaKind::mpi_records, "mpi", 0, kProtRead}, pages(0, 40, {}, 4));
   writer.finish();

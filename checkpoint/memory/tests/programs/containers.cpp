@@ -33,8 +33,10 @@ struct Tree {
 };
 
 void insert(std::unique_ptr<Tree>& t, int v) {
-  if (!t) t = std::make_unique<Tree>(v);
-  else insert(v < t->value ? t->left : t->right, v);
+  if (!t)
+    t = std::make_unique<Tree>(v);
+  else
+    insert(v < t->value ? t->left : t->right, v);
 }
 
 std::uint64_t walk(const std::unique_ptr<Tree>& t, std::uint64_t h) {
@@ -77,8 +79,8 @@ int main(int argc, char** argv) {
     std::size_t wl = 0;
     for (const auto& x : words) wl += x.size();
     std::cout << "iter " << i << " words " << words.size() << '/' << wl << " keys " << g_index.size() << " names "
-              << names.size() << " tree " << std::hex << walk(tree, 0) << std::dec << " acc " << acc.size()
-              << " mean " << s / static_cast<double>(recent.size()) << " primes " << g_primes[i % 10] << " banner "
+              << names.size() << " tree " << std::hex << walk(tree, 0) << std::dec << " acc " << acc.size() << " mean "
+              << s / static_cast<double>(recent.size()) << " primes " << g_primes[i % 10] << " banner "
               << g_banner.size() << " big " << big.size() << '/' << bs << '\n';
     if (yk_memtest_boundary) yk_memtest_boundary();
   }

@@ -21,7 +21,7 @@ __attribute__((constructor)) static void init(void) {
   yk_fake_world.owner = g_owner;
 }
 
-void yk_fake_check(struct yk_fake_world *world) {
+void yk_fake_check(struct yk_fake_world* world) {
   if (world != &yk_fake_world || world->owner != g_owner) {
     fprintf(stderr, "fake library: its copy-relocated object was overwritten\n");
     abort();

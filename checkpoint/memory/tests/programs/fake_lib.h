@@ -6,5 +6,5 @@ struct yk_fake_world {
   long calls;
 };
 extern struct yk_fake_world yk_fake_world;
-void yk_fake_check(struct yk_fake_world *world);
+void yk_fake_check(struct yk_fake_world* world);
 #endif

@@ -13,10 +13,10 @@
 
 extern int yk_memtest_boundary(void) __attribute__((weak));
 
-static FILE *open_stream(const char *dir, const char *name, const char *mode) {
+static FILE* open_stream(const char* dir, const char* name, const char* mode) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, mode);
+  FILE* f = fopen(path, mode);
   if (!f) {
     perror(path);
     exit(2);
@@ -24,7 +24,7 @@ static FILE *open_stream(const char *dir, const char *name, const char *mode) {
   return f;
 }
 
-static int open_fd(const char *dir, const char *name, int flags) {
+static int open_fd(const char* dir, const char* name, int flags) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   int fd = open(path, flags, 0644);
@@ -35,14 +35,14 @@ static int open_fd(const char *dir, const char *name, int flags) {
   return fd;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 20;
-  const char *dir = argc > 2 ? argv[2] : ".";
-  FILE *out = open_stream(dir, "out.txt", "w");
-  FILE *in = open_stream(dir, "in.txt", "r");
+  const char* dir = argc > 2 ? argv[2] : ".";
+  FILE* out = open_stream(dir, "out.txt", "w");
+  FILE* in = open_stream(dir, "in.txt", "r");
   int raw = open_fd(dir, "raw.log", O_WRONLY | O_CREAT | O_APPEND);
   int data = open_fd(dir, "data.bin", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
-  FILE *viafd = fdopen(open_fd(dir, "fd.txt", O_WRONLY | O_CREAT | O_TRUNC), "w");
+  FILE* viafd = fdopen(open_fd(dir, "fd.txt", O_WRONLY | O_CREAT | O_TRUNC), "w");
   if (!viafd) return 2;
   /* With the driver, every file sits in the reserved range (900 and up). */
   printf("fds %d %d %d %d %d\n", fileno(out), fileno(in), raw, data, fileno(viafd));
@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     char line[512];
     if (!fgets(line, sizeof line, in)) strcpy(line, "EOF\n");
     line[strcspn(line, "\n")] = '\0';
-    for (const char *c = line; *c; ++c) sum = sum * 31 + (unsigned char)*c;
+    for (const char* c = line; *c; ++c) sum = sum * 31 + (unsigned char)*c;
     fprintf(out, "%d: %zu %s\n", i, strlen(line), line);
     char buf[64];
     int len = snprintf(buf, sizeof buf, "raw %d %lu\n", i, sum % 1000003);

@@ -19,29 +19,29 @@
 extern int yk_memtest_boundary(void) __attribute__((weak));
 
 struct node {
-  struct node *next;
+  struct node* next;
   double value;
-  char *label;
+  char* label;
 };
 
-static double g_scale = 1.0009765625;  /* .data */
-static const char *g_variant = YK_VARIANT;
-static long g_events;                   /* .bss */
-static unsigned g_table[4096];          /* .bss */
-static __thread long t_ticks = 7;       /* executable TLS */
+static double g_scale = 1.0009765625; /* .data */
+static const char* g_variant = YK_VARIANT;
+static long g_events;             /* .bss */
+static unsigned g_table[4096];    /* .bss */
+static __thread long t_ticks = 7; /* executable TLS */
 
 static uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int compare_doubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
 }
 
 /* The checkpoint happens one frame deeper than main, with live locals in both frames. */
-static int boundary(int iteration, uint64_t *sum) {
+static int boundary(int iteration, uint64_t* sum) {
   char note[64];
   snprintf(note, sizeof note, "iteration-%d", iteration);
   *sum = mix(*sum, strlen(note));
@@ -52,7 +52,7 @@ static int boundary(int iteration, uint64_t *sum) {
 
 /* The boundary is reached through a recursion of up to 300 frames of 1 KiB, so the stack
  * captured at a checkpoint ranges from a few KiB to 300+ KiB. */
-static int descend(int depth, int iteration, uint64_t *sum) {
+static int descend(int depth, int iteration, uint64_t* sum) {
   volatile char pad[1024];
   pad[depth % 1024] = (char)depth;
   int r = depth == 0 ? boundary(iteration, sum) : descend(depth - 1, iteration, sum);
@@ -60,24 +60,24 @@ static int descend(int depth, int iteration, uint64_t *sum) {
   return r;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int iterations = argc > 1 ? atoi(argv[1]) : 60;
-  const char *tag = getenv("YK_TEST_TAG"); /* kept: must stay valid after a restart */
-  const char *addrs = getenv("YK_TEST_ADDRS");
+  const char* tag = getenv("YK_TEST_TAG"); /* kept: must stay valid after a restart */
+  const char* addrs = getenv("YK_TEST_ADDRS");
   int use_addrs = !addrs || strcmp(addrs, "0") != 0;
 
-  struct node *list = NULL;
+  struct node* list = NULL;
   size_t count = 0, cap = 2;
-  double *values = malloc(cap * sizeof *values);
-  char *text = calloc(1, 1);
-  void *aligned = NULL;
+  double* values = malloc(cap * sizeof *values);
+  char* text = calloc(1, 1);
+  void* aligned = NULL;
   uint64_t sum = 0;
   srand(12345);
   srand48(777);
 
   for (int i = 0; i < iterations; ++i) {
     /* grow: a node per iteration, a label, and the values array by realloc */
-    struct node *n = malloc(sizeof *n);
+    struct node* n = malloc(sizeof *n);
     n->value = (rand() % 1000) * g_scale + drand48();
     char label[32];
     snprintf(label, sizeof label, "n%d-%d", i, rand() % 97);
@@ -92,8 +92,8 @@ int main(int argc, char **argv) {
 
     /* shrink: every third iteration drop every other node */
     if (i % 3 == 2) {
-      for (struct node *p = list; p && p->next; p = p->next) {
-        struct node *dead = p->next;
+      for (struct node* p = list; p && p->next; p = p->next) {
+        struct node* dead = p->next;
         p->next = dead->next;
         free(dead->label);
         free(dead);
@@ -116,14 +116,14 @@ int main(int argc, char **argv) {
     qsort(values, count, sizeof *values, compare_doubles);
 
     sum = mix(sum, (uint64_t)g_events);
-    for (struct node *p = list; p; p = p->next) sum = mix(sum, (uint64_t)(p->value * 1024) ^ strlen(p->label));
+    for (struct node* p = list; p; p = p->next) sum = mix(sum, (uint64_t)(p->value * 1024) ^ strlen(p->label));
     for (size_t k = 0; k < count; ++k) sum = mix(sum, (uint64_t)(values[k] * 64));
     sum = mix(sum, g_table[(i * 37) % 4096] + strlen(text));
-    if (use_addrs) sum = mix(sum, (uint64_t)(uintptr_t)n);  /* the allocator's state must be carried too */
+    if (use_addrs) sum = mix(sum, (uint64_t)(uintptr_t)n); /* the allocator's state must be carried too */
 
     size_t list_len = 0;
-    for (struct node *p = list; p; p = p->next) ++list_len;
-    const char *tag_now = getenv("YK_TEST_TAG"); /* after a restart: still the old value */
+    for (struct node* p = list; p; p = p->next) ++list_len;
+    const char* tag_now = getenv("YK_TEST_TAG"); /* after a restart: still the old value */
     printf("iter %3d sum %016llx list %zu values %zu text %zu tick %ld rand %d tag %s/%s variant %s\n", i,
            (unsigned long long)sum, list_len, count, strlen(text), t_ticks % 100000, rand() % 1000,
            tag ? tag : "(none)", tag_now ? tag_now : "(none)", g_variant);
@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
   }
 
   while (list) {
-    struct node *next = list->next;
+    struct node* next = list->next;
     free(list->label);
     free(list);
     list = next;

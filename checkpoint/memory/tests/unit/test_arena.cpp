@@ -46,10 +46,14 @@ TEST_CASE("arena: random malloc/realloc/memalign/free keeps blocks intact", "[ar
   std::vector<Block> live;
   auto size = [&rng]() -> std::size_t {
     switch (rng() % 4) {
-      case 0: return rng() % 64;
-      case 1: return rng() % 1024;
-      case 2: return rng() % 16384;
-      default: return rng() % 300000;
+      case 0:
+        return rng() % 64;
+      case 1:
+        return rng() % 1024;
+      case 2:
+        return rng() % 16384;
+      default:
+        return rng() % 300000;
     }
   };
   for (int step = 0; step < 20000; ++step) {
