@@ -35,6 +35,11 @@ void yk_mem_leave_library(void);
  * restore. YADOKARI_RESTORE=<path> in the environment does the same. */
 void yk_mem_expect_restore(void);
 
+/* Why the last checkpoint was refused: one line per problem (state that cannot be carried, e.g.
+ * "descriptor 7 is a socket, which is not carried"), '\n'-separated; "" when it was not refused.
+ * Valid until the next checkpoint. */
+const char* yk_mem_refusal(void);
+
 /* Capture the application's memory into a file (simple internal format, see file_format.hpp).
  * Must be called by the application thread (the one running main). Returns YK_MEM_CHECKPOINTED,
  * YK_MEM_RESTARTED (second return after a restore) or YK_MEM_ERROR (one line on stderr). */

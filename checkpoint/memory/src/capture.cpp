@@ -14,6 +14,7 @@
 #include "layout.hpp"
 #include "meta.hpp"
 #include "process.hpp"
+#include "refusal.hpp"
 #include "routing.hpp"
 
 namespace yadokari::memory {
@@ -31,7 +32,7 @@ struct ArenaLocked {
 };
 
 bool refuse(const char* why) {
-  say("checkpoint refused: ", why);
+  refusal_add(why);
   return false;
 }
 
@@ -103,12 +104,17 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
 }  // namespace
 
 __attribute__((noinline)) int checkpoint(AreaSink& sink) {
+  refusal_begin();
   if (!g_enabled) return refuse("the memory layer is disabled in this process"), YK_MEM_ERROR;
   if (!t_app) return refuse("not called from the application thread"), YK_MEM_ERROR;
   if (g_restore_pending)
     return refuse("this process was started to restore an image and has not restored it"), YK_MEM_ERROR;
   auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (sp < g_stack_lo || sp >= kStackTop) return refuse("not running on the application stack"), YK_MEM_ERROR;
+  {
+    LibraryScope scope;  // the checks may allocate (dladdr, /proc)
+    if (!refusal_run_checks()) return YK_MEM_ERROR;
+  }
   flush_output();
   int depth = t_depth;
   Context ctx;

@@ -157,7 +157,10 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
         error = e.what();
       }
     } else {
-      error = sink->failed() ? sink->error() : "the memory capture was refused (see the rank's stderr)";
+      const char* refusal = yk_mem_refusal();
+      error = sink->failed() ? sink->error()
+              : refusal[0]   ? refusal
+                             : "the memory capture was refused (see the rank's stderr)";
     }
     delete sink;
     delete writer;  // removes the .tmp if unfinished
