@@ -25,7 +25,8 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {"YADOKARI_JOB_ID", "name", "", "rank, agent",
      "the job's identifier (also names its state); agents and `yadokari join` need it"},
     {"YADOKARI_JOB_SECRET", "text", "", "rank, agent",
-     "per-job secret presented when registering; the coordinator refuses others"},
+     "the job's credential: its secret, presented when registering (the coordinator refuses others), and the "
+     "coordinator's public CURVE key, which encrypts the link"},
     {"YADOKARI_STATS", "path", "", "rank",
      "at MPI_Finalize each rank writes its channel table and call counts there as JSON"},
     {"YADOKARI_CKPT_DIR", "absolute path", "", "front end, rank",

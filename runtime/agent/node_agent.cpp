@@ -17,6 +17,8 @@
 #include "agent/job_processes.hpp"
 #include "agent/node_images.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/credential.hpp"
+#include "protocol/curve.hpp"
 
 namespace yadokari::agent {
 namespace {
@@ -151,10 +153,13 @@ int run_node_agent(const AgentOptions& options) {
   // the context: ZeroMQ's I/O thread takes this thread's priority.)
   (void)setpriority(PRIO_PROCESS, 0, -10);
 
+  const auto credential = protocol::parse_credential(options.credential);
+  if (!credential) return fail(options, "YADOKARI_JOB_SECRET is not a job credential of this yadokari");
   zmq::context_t context;
   context.set(zmq::ctxopt::blocky, 0);
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
+  protocol::connect_with_curve(socket, credential->coordinator_key);
   socket.set(zmq::sockopt::maxmsgsize, std::int64_t{1} << 20);
   // A copy queues a whole image as chunks at once; a dropped chunk would fail the copy.
   socket.set(zmq::sockopt::sndhwm, 0);
@@ -169,7 +174,7 @@ int run_node_agent(const AgentOptions& options) {
     return fail(options, "cannot connect to " + options.coordinator + ": " + e.what());
   }
   const std::string hello =
-      protocol::encode(protocol::AgentHello{options.job_id, options.secret, options.node, this_host(),
+      protocol::encode(protocol::AgentHello{options.job_id, credential->secret, options.node, this_host(),
                                             static_cast<std::int64_t>(getpid()), options.join_slots});
   (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
 

@@ -16,7 +16,7 @@ struct AgentOptions {
   std::string coordinator;         // the coordinator's control endpoint, tcp://host:port
   std::string node;                // this node's id in the job ("n2")
   std::string job_id;              // $YADOKARI_JOB_ID
-  std::string secret;              // $YADOKARI_JOB_SECRET (never on the command line: ps shows it)
+  std::string credential;          // $YADOKARI_JOB_SECRET, protocol/credential.hpp (never on the command line)
   std::filesystem::path node_dir;  // node-local image storage; empty: this node keeps none
   // >= 0: end when this descriptor reaches end of file (an agent started over ssh reads its
   // credentials from stdin, which the front end keeps open while the job runs).

@@ -17,7 +17,7 @@ constexpr std::chrono::milliseconds kAnswerTimeout{130000};
 // A rebalance is answered at once (it then runs in the front end).
 constexpr std::chrono::milliseconds kRebalanceAnswerTimeout{10000};
 
-// Asks the running job `job_id` with `request(endpoint, id, secret)` and prints its answer:
+// Asks the running job `job_id` with `request(endpoint, id, credential)` and prints its answer:
 // "yadokari: <message>" and 0 when it says ok, CliError(1) with its message otherwise.
 template <class Request>
 int ask_running_job(const std::string& job_id, Request request) {
@@ -25,7 +25,7 @@ int ask_running_job(const std::string& job_id, Request request) {
   try {
     // A job on a simulated cluster listens inside the cluster: ask from there.
     const auto reply = frontend::in_network_namespace_of_job(
-        job, [&] { return request(job.status_endpoint, job.job_id, job.secret); });
+        job, [&] { return request(job.status_endpoint, job.job_id, job.credential); });
     if (!reply.ok) throw CliError(exit_code::failure, reply.message);
     std::printf("yadokari: %s\n", reply.message.c_str());
     return 0;
@@ -37,14 +37,14 @@ int ask_running_job(const std::string& job_id, Request request) {
 }  // namespace
 
 int take_checkpoint(const CheckpointOptions& options) {
-  return ask_running_job(options.job, [](const auto& endpoint, const auto& id, const auto& secret) {
-    return control::request_checkpoint(endpoint, id, secret, kAnswerTimeout);
+  return ask_running_job(options.job, [](const auto& endpoint, const auto& id, const auto& credential) {
+    return control::request_checkpoint(endpoint, id, credential, kAnswerTimeout);
   });
 }
 
 int rebalance_job(const CheckpointOptions& options) {
-  return ask_running_job(options.job, [](const auto& endpoint, const auto& id, const auto& secret) {
-    return control::request_rebalance(endpoint, id, secret, kRebalanceAnswerTimeout);
+  return ask_running_job(options.job, [](const auto& endpoint, const auto& id, const auto& credential) {
+    return control::request_rebalance(endpoint, id, credential, kRebalanceAnswerTimeout);
   });
 }
 

@@ -145,11 +145,11 @@ void add_join(CLI::App& app, yadokari::agent::AgentOptions& options) {
 
 int join_job(yadokari::agent::AgentOptions options) {
   const char* job = std::getenv("YADOKARI_JOB_ID");
-  const char* secret = std::getenv("YADOKARI_JOB_SECRET");
-  if (!job || !*job || !secret || !*secret)
+  const char* credential = std::getenv("YADOKARI_JOB_SECRET");
+  if (!job || !*job || !credential || !*credential)
     throw CliError(exit_code::usage,
                    "join needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment (the job's record on its "
-                   "front end: $YADOKARI_STATE_DIR/jobs/<id>.json)");
+                   "front end: $YADOKARI_STATE_DIR/jobs/<id>.json, fields job_id and credential)");
   if (options.join_slots < 0) throw CliError(exit_code::usage, "--slots must be at least 1");
   if (options.join_slots == 0)
     options.join_slots = static_cast<std::int32_t>(std::max(1u, std::thread::hardware_concurrency()));
@@ -159,7 +159,7 @@ int join_job(yadokari::agent::AgentOptions options) {
     options.node = name;
   }
   options.job_id = job;
-  options.secret = secret;
+  options.credential = credential;
   std::fprintf(stderr, "yadokari: node %s joins job %s at %s with %d slots\n", options.node.c_str(), job,
                options.coordinator.c_str(), options.join_slots);
   return yadokari::agent::run_node_agent(options);
@@ -170,17 +170,18 @@ int run_agent(yadokari::agent::AgentOptions options, bool credentials_stdin) {
     options.end_on_eof_fd = 0;
     std::string line;
     if (!std::getline(std::cin, line) || line.find(' ') == std::string::npos)
-      throw CliError(exit_code::usage, "agent --credentials-stdin needs 'JOB_ID SECRET' on its first line of stdin");
+      throw CliError(exit_code::usage,
+                     "agent --credentials-stdin needs 'JOB_ID CREDENTIAL' on its first line of stdin");
     options.job_id = line.substr(0, line.find(' '));
-    options.secret = line.substr(line.find(' ') + 1);
+    options.credential = line.substr(line.find(' ') + 1);
     return yadokari::agent::run_node_agent(options);
   }
   const char* job = std::getenv("YADOKARI_JOB_ID");
-  const char* secret = std::getenv("YADOKARI_JOB_SECRET");
-  if (!job || !secret)
+  const char* credential = std::getenv("YADOKARI_JOB_SECRET");
+  if (!job || !credential)
     throw CliError(exit_code::usage, "agent needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment");
   options.job_id = job;
-  options.secret = secret;
+  options.credential = credential;
   return yadokari::agent::run_node_agent(options);
 }
 

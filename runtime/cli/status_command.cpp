@@ -24,7 +24,7 @@ int show_status(const StatusOptions& options) {
   try {
     // A job on a simulated cluster listens inside the cluster: ask from there.
     report = frontend::in_network_namespace_of_job(
-        job, [&] { return control::request_status(job.status_endpoint, job.job_id, job.secret, kAnswerTimeout); });
+        job, [&] { return control::request_status(job.status_endpoint, job.job_id, job.credential, kAnswerTimeout); });
   } catch (const control::StatusError& e) {
     throw CliError(exit_code::failure, e.what());
   }

@@ -5,14 +5,16 @@
 namespace yadokari::control {
 
 protocol::CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
-                                             const std::string& secret, std::chrono::milliseconds timeout) {
-  return ask_front_end<protocol::CheckpointReply>(endpoint, job_id, protocol::CheckpointRequest{job_id, secret},
+                                             const std::string& credential, std::chrono::milliseconds timeout) {
+  const protocol::Credential c = credential_of(job_id, credential);
+  return ask_front_end<protocol::CheckpointReply>(endpoint, job_id, c, protocol::CheckpointRequest{job_id, c.secret},
                                                   "checkpoint", timeout);
 }
 
 protocol::RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
-                                           const std::string& secret, std::chrono::milliseconds timeout) {
-  return ask_front_end<protocol::RebalanceReply>(endpoint, job_id, protocol::RebalanceRequest{job_id, secret},
+                                           const std::string& credential, std::chrono::milliseconds timeout) {
+  const protocol::Credential c = credential_of(job_id, credential);
+  return ask_front_end<protocol::RebalanceReply>(endpoint, job_id, c, protocol::RebalanceRequest{job_id, c.secret},
                                                  "rebalance", timeout);
 }
 

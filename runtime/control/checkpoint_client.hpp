@@ -13,8 +13,8 @@ namespace yadokari::control {
 // The front end's answer (ok or not). Throws StatusError if it does not answer within `timeout`,
 // refuses the request, or answers with something else.
 protocol::CheckpointReply request_checkpoint(const std::string& endpoint, const std::string& job_id,
-                                             const std::string& secret, std::chrono::milliseconds timeout);
+                                             const std::string& credential, std::chrono::milliseconds timeout);
 protocol::RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
-                                           const std::string& secret, std::chrono::milliseconds timeout);
+                                           const std::string& credential, std::chrono::milliseconds timeout);
 
 }  // namespace yadokari::control

@@ -10,6 +10,8 @@
 #include <zmq_addon.hpp>
 
 #include "control/coordinator_sockets.hpp"
+#include "protocol/credential.hpp"
+#include "protocol/curve.hpp"
 #include "protocol/secret.hpp"
 
 namespace yadokari::control {
@@ -18,9 +20,10 @@ namespace {
 // Anything larger is not one of our messages; refuse it before decoding.
 constexpr std::int64_t kMaxMessageBytes = 1 << 20;
 
-zmq::socket_t bound_socket(zmq::context_t& context, zmq::socket_type type, const std::string& host, int port,
-                           const char* purpose) {
+zmq::socket_t bound_socket(zmq::context_t& context, const protocol::CurveKeypair& keys, zmq::socket_type type,
+                           const std::string& host, int port, const char* purpose) {
   zmq::socket_t socket(context, type);
+  protocol::serve_with_curve(socket, keys);
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
   // Image copies pass through as bursts of chunks (coordinator_images.cpp); at a high-water mark
@@ -52,9 +55,13 @@ bool poll_interrupted(const zmq::error_t& e) { return e.num() == EINTR; }
 Coordinator::Coordinator(CoordinatorConfig config) : config_(std::move(config)), sockets_(std::make_unique<Sockets>()) {
   if (!config_.log) config_.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   sockets_->context.set(zmq::ctxopt::blocky, 0);
-  sockets_->ranks = bound_socket(sockets_->context, zmq::socket_type::router, config_.bind_host, config_.control_port,
-                                 "ranks and node agents");
-  sockets_->status = bound_socket(sockets_->context, zmq::socket_type::rep, config_.bind_host, 0, "CLI requests");
+  // A keypair per coordinator: it never leaves this process; clients get the public half with
+  // the job's credential.
+  const protocol::CurveKeypair keys = protocol::make_curve_keypair();
+  credential_ = protocol::make_credential(config_.secret, keys.public_key);
+  sockets_->ranks = bound_socket(sockets_->context, keys, zmq::socket_type::router, config_.bind_host,
+                                 config_.control_port, "ranks and node agents");
+  sockets_->status = bound_socket(sockets_->context, keys, zmq::socket_type::rep, config_.bind_host, 0, "CLI requests");
   control_endpoint_ = sockets_->ranks.get(zmq::sockopt::last_endpoint);
   status_endpoint_ = sockets_->status.get(zmq::sockopt::last_endpoint);
   if (config_.membership) tracker_.emplace(config_.membership->heartbeat);
@@ -89,6 +96,7 @@ Coordinator::~Coordinator() {
 
 const std::string& Coordinator::control_endpoint() const { return control_endpoint_; }
 const std::string& Coordinator::status_endpoint() const { return status_endpoint_; }
+const std::string& Coordinator::credential() const { return credential_; }
 
 std::vector<std::int32_t> Coordinator::registered_ranks() const {
   std::vector<std::int32_t> ranks;

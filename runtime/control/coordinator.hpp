@@ -100,6 +100,10 @@ class Coordinator {
   const std::string& control_endpoint() const;
   const std::string& status_endpoint() const;
 
+  // What every client of this job needs (protocol/credential.hpp): the job secret and this
+  // coordinator's public CURVE key, made when it started. Its links are encrypted with it.
+  const std::string& credential() const;
+
   // Serves registrations and CLI status requests for up to `timeout`.
   void poll(std::chrono::milliseconds timeout);
 
@@ -200,6 +204,7 @@ class Coordinator {
   std::unique_ptr<Sockets> sockets_;
   std::string control_endpoint_;
   std::string status_endpoint_;
+  std::string credential_;
   std::map<std::int32_t, RankEntry> ranks_;
   std::uint64_t last_query_id_ = 0;
 

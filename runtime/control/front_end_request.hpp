@@ -9,18 +9,30 @@
 #include <zmq.hpp>
 
 #include "protocol/codec.hpp"
+#include "protocol/credential.hpp"
+#include "protocol/curve.hpp"
 #include "control/client_error.hpp"
 
 namespace yadokari::control {
 
-// `what` names the request in messages ("status", "checkpoint").
+// The job's credential from its record, or one StatusError line.
+inline protocol::Credential credential_of(const std::string& job_id, const std::string& text) {
+  auto credential = protocol::parse_credential(text);
+  if (!credential)
+    throw StatusError("the record of job " + job_id + " holds no valid credential (written by another yadokari?)");
+  return *credential;
+}
+
+// `what` names the request in messages ("status", "checkpoint"). The link is encrypted and goes
+// only to the coordinator holding the credential's key (protocol/curve.hpp).
 template <class Reply>
-Reply ask_front_end(const std::string& endpoint, const std::string& job_id, const protocol::Message& request_message,
-                    const char* what, std::chrono::milliseconds timeout) {
+Reply ask_front_end(const std::string& endpoint, const std::string& job_id, const protocol::Credential& credential,
+                    const protocol::Message& request_message, const char* what, std::chrono::milliseconds timeout) {
   zmq::context_t context;
   context.set(zmq::ctxopt::blocky, 0);
   zmq::socket_t request(context, zmq::socket_type::req);
   request.set(zmq::sockopt::linger, 0);
+  protocol::connect_with_curve(request, credential.coordinator_key);
   request.connect(endpoint);
   const std::string bytes = protocol::encode(request_message);
   (void)request.send(zmq::buffer(bytes), zmq::send_flags::dontwait);

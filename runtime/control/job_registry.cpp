@@ -42,9 +42,9 @@ bool process_alive(std::int64_t pid) {
 }
 
 json to_json(const JobRecord& r) {
-  return json{{"job_id", r.job_id}, {"pid", r.pid},         {"status_endpoint", r.status_endpoint},
-              {"secret", r.secret}, {"app", r.app},         {"flavour", r.flavour},
-              {"ranks", r.ranks},   {"started", r.started}, {"netns_pid", r.netns_pid}};
+  return json{{"job_id", r.job_id},         {"pid", r.pid},         {"status_endpoint", r.status_endpoint},
+              {"credential", r.credential}, {"app", r.app},         {"flavour", r.flavour},
+              {"ranks", r.ranks},           {"started", r.started}, {"netns_pid", r.netns_pid}};
 }
 
 JobRecord from_json(const json& j) {
@@ -52,7 +52,7 @@ JobRecord from_json(const json& j) {
   j.at("job_id").get_to(r.job_id);
   j.at("pid").get_to(r.pid);
   j.at("status_endpoint").get_to(r.status_endpoint);
-  j.at("secret").get_to(r.secret);
+  j.at("credential").get_to(r.credential);
   j.at("app").get_to(r.app);
   j.at("flavour").get_to(r.flavour);
   j.at("ranks").get_to(r.ranks);

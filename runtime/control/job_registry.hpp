@@ -1,6 +1,6 @@
 #pragma once
 // Where a running job advertises itself to `yadokari status` and friends:
-// <state dir>/jobs/<job id>.json, mode 0600 (it holds the job secret), present while the
+// <state dir>/jobs/<job id>.json, mode 0600 (it holds the job credential), present while the
 // front end runs. Files left by a front end that died are ignored and cleaned up.
 #include <cstdint>
 #include <filesystem>
@@ -16,7 +16,7 @@ struct JobRecord {
   std::string job_id;
   std::int64_t pid = 0;  // the front end (`yadokari run`)
   std::string status_endpoint;
-  std::string secret;
+  std::string credential;  // the job secret and the coordinator key (protocol/credential.hpp)
   std::string app;
   std::string flavour;
   std::int32_t ranks = 0;

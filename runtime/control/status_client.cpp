@@ -4,9 +4,10 @@
 
 namespace yadokari::control {
 
-protocol::StatusReport request_status(const std::string& endpoint, const std::string& job_id, const std::string& secret,
-                                      std::chrono::milliseconds timeout) {
-  return ask_front_end<protocol::StatusReport>(endpoint, job_id, protocol::StatusRequest{job_id, secret}, "status",
+protocol::StatusReport request_status(const std::string& endpoint, const std::string& job_id,
+                                      const std::string& credential, std::chrono::milliseconds timeout) {
+  const protocol::Credential c = credential_of(job_id, credential);
+  return ask_front_end<protocol::StatusReport>(endpoint, job_id, c, protocol::StatusRequest{job_id, c.secret}, "status",
                                                timeout);
 }
 

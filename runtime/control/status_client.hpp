@@ -9,8 +9,9 @@
 
 namespace yadokari::control {
 
-// Throws StatusError if the front end does not answer within `timeout` or refuses the request.
-protocol::StatusReport request_status(const std::string& endpoint, const std::string& job_id, const std::string& secret,
-                                      std::chrono::milliseconds timeout);
+// `credential` is the job's (its record's `secret` field, protocol/credential.hpp). Throws
+// StatusError if the front end does not answer within `timeout` or refuses the request.
+protocol::StatusReport request_status(const std::string& endpoint, const std::string& job_id,
+                                      const std::string& credential, std::chrono::milliseconds timeout);
 
 }  // namespace yadokari::control

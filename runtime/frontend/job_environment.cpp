@@ -25,7 +25,7 @@ JobEnvironment make_job_environment(const std::vector<std::string>& current, con
   vars["YADOKARI_FLAVOUR"] = settings.flavour;
   vars["YADOKARI_CONTROL"] = settings.control_endpoint;
   vars["YADOKARI_JOB_ID"] = settings.job_id;
-  vars["YADOKARI_JOB_SECRET"] = settings.secret;
+  vars["YADOKARI_JOB_SECRET"] = settings.credential;
 
   for (const auto& [name, value] : vars) {
     env.launcher_env.push_back(name + "=" + value);

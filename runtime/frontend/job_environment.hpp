@@ -12,7 +12,7 @@ struct JobSettings {
   std::string flavour;
   std::string control_endpoint;
   std::string job_id;
-  std::string secret;
+  std::string credential;  // YADOKARI_JOB_SECRET: the job secret and the coordinator key (protocol/credential.hpp)
   // More variables for the ranks (YADOKARI_CKPT_DIR, YADOKARI_RESTORE, ...), set over anything
   // inherited.
   std::vector<std::pair<std::string, std::string>> extra;

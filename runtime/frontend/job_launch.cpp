@@ -40,10 +40,10 @@ struct LaunchCommand {
 // The launcher's command line and environment for one launch of the job.
 LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::path& launcher,
                           const std::filesystem::path& shim, const std::string& control_endpoint,
-                          const std::string& secret, const Platform& platform, const Incarnation& incarnation,
+                          const std::string& credential, const Platform& platform, const Incarnation& incarnation,
                           const std::string& path) {
   const std::string flavour(launch::flavour_name(request.flavour));
-  JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, secret, incarnation.rank_env};
+  JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, credential, incarnation.rank_env};
   if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
   JobEnvironment env = make_job_environment(current_environment(), settings);
   for (const auto& [name, value] : platform.launcher_environment()) env.launcher_env.push_back(name + "=" + value);
@@ -150,19 +150,23 @@ int launch_job(const LaunchRequest& request) {
   }
   control::Coordinator& coordinator = *coordinator_holder;
   coordinator_ptr = &coordinator;
+  // Every client gets the credential (the secret and the coordinator's public key), never the
+  // bare secret: their links are encrypted with the key (protocol/curve.hpp).
+  const std::string& credential = coordinator.credential();
 
   std::optional<control::PublishedJob> published;
   try {
-    published.emplace(control::state_dir(), control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(),
-                                                               secret, request.shown_app, config.flavour, request.ranks,
-                                                               control::utc_now_iso8601(), platform->netns_pid()});
+    published.emplace(
+        control::state_dir(),
+        control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(), credential, request.shown_app,
+                           config.flavour, request.ranks, control::utc_now_iso8601(), platform->netns_pid()});
   } catch (const control::RegistryError& e) {
     throw FrontendError(ErrorKind::failure, std::string("cannot publish the job: ") + e.what());
   }
 
   std::optional<NodeAgents> agents;
   if (platform->has_agents()) {
-    agents.emplace(coordinator.control_endpoint(), current_environment(), request.job_id, secret,
+    agents.emplace(coordinator.control_endpoint(), current_environment(), request.job_id, credential,
                    ckpt.node_dir.string());
     for (const auto& node : platform->nodes())
       if (node.alive) agents->start(platform->agent_launch(node));
@@ -204,7 +208,7 @@ int launch_job(const LaunchRequest& request) {
   Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
     const LaunchCommand command =
-        command_for(request, *launcher, shim, coordinator.control_endpoint(), secret, *platform, incarnation, path);
+        command_for(request, *launcher, shim, coordinator.control_endpoint(), credential, *platform, incarnation, path);
     const pid_t child = spawn_process(command.argv, command.env);
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();

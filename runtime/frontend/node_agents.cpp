@@ -38,7 +38,7 @@ void NodeAgents::start(const AgentLaunch& node) {
   if (!node.remote) {
     std::vector<std::string> env = env_;
     env.push_back("YADOKARI_JOB_ID=" + job_id_);
-    env.push_back("YADOKARI_JOB_SECRET=" + secret_);
+    env.push_back("YADOKARI_JOB_SECRET=" + credential_);
     agents_.push_back(Agent{node.node, spawn_process(argv, env), false, -1});
     return;
   }
@@ -48,7 +48,7 @@ void NodeAgents::start(const AgentLaunch& node) {
   agents_.push_back(Agent{node.node, pid, false, stdin_fd});
   // An agent that has already ended (its remote shell could not reach the host) gets nothing;
   // wait_until_connected() then reports its exit code.
-  write_to_child(stdin_fd, job_id_ + " " + secret_ + "\n");
+  write_to_child(stdin_fd, job_id_ + " " + credential_ + "\n");
 }
 
 NodeAgents::~NodeAgents() {

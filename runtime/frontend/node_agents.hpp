@@ -16,21 +16,21 @@ namespace yadokari::frontend {
 struct AgentLaunch {
   std::string node;                 // "n2"
   std::vector<std::string> prefix;  // enters the node, e.g. nsenter -t PID -n -u -i -m --wd=/ --
-  // Through a remote shell (ssh): the environment does not get across, so the job id and secret
+  // Through a remote shell (ssh): the environment does not get across, so the job id and credential
   // go through the agent's stdin (never argv: ps shows it), which stays open while the job runs.
   bool remote = false;
 };
 
 class NodeAgents {
  public:
-  // `env`: the agents' environment; local agents get the job id and secret added to it.
+  // `env`: the agents' environment; local agents get the job id and credential added to it.
   // `node_dir`: node-local image storage (--node-dir), the same path on every node; "" for none.
   NodeAgents(const std::string& coordinator_endpoint, std::vector<std::string> env, std::string job_id,
-             std::string secret, std::string node_dir = {})
+             std::string credential, std::string node_dir = {})
       : endpoint_(coordinator_endpoint),
         env_(std::move(env)),
         job_id_(std::move(job_id)),
-        secret_(std::move(secret)),
+        credential_(std::move(credential)),
         node_dir_(std::move(node_dir)) {}
   ~NodeAgents();
   NodeAgents(const NodeAgents&) = delete;
@@ -53,7 +53,7 @@ class NodeAgents {
   std::string endpoint_;
   std::vector<std::string> env_;
   std::string job_id_;
-  std::string secret_;
+  std::string credential_;  // protocol/credential.hpp
   std::string node_dir_;
   std::vector<Agent> agents_;
 };

@@ -12,6 +12,8 @@
 #include "agent/node_agent.hpp"
 #include "control/coordinator.hpp"
 
+#include "protocol/credential.hpp"
+
 namespace agent_harness {
 
 using namespace std::chrono_literals;
@@ -53,6 +55,14 @@ struct Cluster {
     return done();
   }
 
+  const std::string& credential() const { return coordinator.credential(); }
+
+  // The coordinator's key with another secret: an agent that knows the endpoint and the key only.
+  std::string credential_with_secret(const std::string& secret) const {
+    return yadokari::protocol::make_credential(
+        secret, yadokari::protocol::parse_credential(coordinator.credential())->coordinator_key);
+  }
+
   bool logged(const std::string& text) const {
     for (const auto& line : log)
       if (line.find(text) != std::string::npos) return true;
@@ -65,13 +75,14 @@ struct AgentThread {
   std::atomic<bool> stop{false};
   std::future<int> result;
 
-  AgentThread(const std::string& endpoint, const std::string& node, const std::string& secret, int join_slots = 0,
+  // `credential`: the coordinator's (Cluster::credential), or one made to be refused.
+  AgentThread(const std::string& endpoint, const std::string& node, const std::string& credential, int join_slots = 0,
               const std::filesystem::path& node_dir = {}, std::chrono::milliseconds coordinator_lost_after = 60s) {
     yadokari::agent::AgentOptions options;
     options.coordinator = endpoint;
     options.node = node;
     options.job_id = kJob;
-    options.secret = secret;
+    options.credential = credential;
     options.join_slots = join_slots;
     options.node_dir = node_dir;
     options.hello_timeout = 60s;

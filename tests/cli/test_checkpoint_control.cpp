@@ -11,6 +11,7 @@
 #include "control/checkpoint_client.hpp"
 #include "control/coordinator.hpp"
 #include "link/rank_client.hpp"
+#include "protocol/credential.hpp"
 #include "fake_rank/fake_checkpoint_rank.hpp"
 #include "storage/epoch_store.hpp"
 
@@ -27,10 +28,10 @@ constexpr const char* kJob = "yk-ckpt-test";
 constexpr const char* kSecret = "ckpt-secret";
 
 struct Environment {
-  explicit Environment(const std::string& endpoint) {
+  Environment(const std::string& endpoint, const std::string& credential) {
     setenv("YADOKARI_CONTROL", endpoint.c_str(), 1);
     setenv("YADOKARI_JOB_ID", kJob, 1);
-    setenv("YADOKARI_JOB_SECRET", kSecret, 1);
+    setenv("YADOKARI_JOB_SECRET", credential.c_str(), 1);
   }
   ~Environment() {
     unsetenv("YADOKARI_CONTROL");
@@ -70,7 +71,7 @@ struct Job {
     config.first_report_timeout = 1s;
     config.cut_stall_timeout = 1s;
     coordinator = std::make_unique<Coordinator>(config);
-    Environment env(coordinator->control_endpoint());
+    Environment env(coordinator->control_endpoint(), coordinator->credential());
     for (int r = 0; r < world; ++r) {
       FakeCheckpointRank::Options options;
       options.rank = r;
@@ -114,7 +115,7 @@ struct Job {
     std::string error;
     std::thread cli([&] {
       try {
-        reply = request_checkpoint(coordinator->status_endpoint(), kJob, kSecret, 60s);
+        reply = request_checkpoint(coordinator->status_endpoint(), kJob, coordinator->credential(), 60s);
       } catch (const StatusError& e) {
         error = e.what();
       }
@@ -211,7 +212,9 @@ TEST_CASE("a checkpoint request with the wrong secret is refused", "[checkpoint]
   std::string error;
   std::thread cli([&] {
     try {
-      request_checkpoint(job.coordinator->status_endpoint(), kJob, "guess", 60s);
+      const auto key = yadokari::protocol::parse_credential(job.coordinator->credential())->coordinator_key;
+      request_checkpoint(job.coordinator->status_endpoint(), kJob, yadokari::protocol::make_credential("guess", key),
+                         60s);
     } catch (const StatusError& e) {
       error = e.what();
     }

@@ -13,6 +13,8 @@
 #include "control/coordinator.hpp"
 #include "link/rank_client.hpp"
 #include "control/status_client.hpp"
+#include "protocol/credential.hpp"
+#include "protocol/curve.hpp"
 
 using namespace yadokari::control;
 using namespace yadokari::link;
@@ -23,6 +25,9 @@ namespace {
 
 constexpr const char* kJob = "yk-test";
 constexpr const char* kSecret = "right-secret";
+
+// A credential for a coordinator that does not run (protocol/credential.hpp).
+const std::string kNoCoordinatorCredential = yadokari::protocol::make_credential(kSecret, std::string(32, 'k'));
 
 // The environment `yadokari run` gives a rank.
 struct RankEnvironment {
@@ -61,6 +66,16 @@ struct Fixture {
     return done();
   }
 };
+
+// The coordinator's public key, from its credential.
+std::string coordinator_key(const Coordinator& coordinator) {
+  return yadokari::protocol::parse_credential(coordinator.credential())->coordinator_key;
+}
+
+// The coordinator's key with another secret: a client that learnt the endpoint and the key only.
+std::string credential_with_secret(const Coordinator& coordinator, const std::string& secret) {
+  return yadokari::protocol::make_credential(secret, coordinator_key(coordinator));
+}
 
 std::string hostname() {
   char name[256] = {};
@@ -104,13 +119,13 @@ TEST_CASE("without YADOKARI_CONTROL there is no client", "[control]") {
 }
 
 TEST_CASE("a malformed endpoint gives no client instead of an exception", "[control]") {
-  RankEnvironment env("not-an-endpoint", kJob, kSecret);
+  RankEnvironment env("not-an-endpoint", kJob, kNoCoordinatorCredential);
   CHECK(start_rank(0) == nullptr);
 }
 
 TEST_CASE("a rank with the job's secret registers and reports its snapshot", "[control]") {
   Fixture f;
-  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
   auto client = start_rank(1);
   REQUIRE(client);
   REQUIRE(f.serve_until([&] { return client->registered(); }));
@@ -139,7 +154,7 @@ TEST_CASE("a rank with the job's secret registers and reports its snapshot", "[c
 
 TEST_CASE("a rank with the wrong secret is refused and logged", "[control]") {
   Fixture f;
-  RankEnvironment env(f.coordinator.control_endpoint(), kJob, "wrong-secret");
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, credential_with_secret(f.coordinator, "wrong-secret"));
   auto client = start_rank(0);
   REQUIRE(client);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
@@ -154,7 +169,7 @@ TEST_CASE("a rank with the wrong secret is refused and logged", "[control]") {
 
 TEST_CASE("a second registration of a live rank is refused and does not take it over", "[control]") {
   Fixture f;
-  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
   auto first = start_rank(1);
   REQUIRE(first);
   REQUIRE(f.serve_until([&] { return first->registered(); }));
@@ -186,13 +201,13 @@ TEST_CASE("a second registration of a live rank is refused and does not take it 
 TEST_CASE("ranks of another job or outside the world are refused", "[control]") {
   Fixture f;
   {
-    RankEnvironment env(f.coordinator.control_endpoint(), "yk-other", kSecret);
+    RankEnvironment env(f.coordinator.control_endpoint(), "yk-other", f.coordinator.credential());
     auto client = start_rank(0);
     REQUIRE(f.serve_until([&] { return f.log.size() == 1; }));
     CHECK(f.log.back().find("): wrong job id") != std::string::npos);
   }
   {
-    RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+    RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
     auto client = start_rank(2);
     REQUIRE(f.serve_until([&] { return f.log.size() == 2; }));
     CHECK(f.log.back().find("): logical rank 2 is outside the job's world of 2") != std::string::npos);
@@ -205,6 +220,7 @@ TEST_CASE("messages of another protocol version are ignored and logged", "[contr
   zmq::context_t context;
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
+  yadokari::protocol::connect_with_curve(dealer, coordinator_key(f.coordinator));
   dealer.connect(f.coordinator.control_endpoint());
   std::string bytes = encode(RegisterRank{kJob, kSecret, 0, 2, 1, "h", "openmpi"});
   bytes[2] = 9;  // protocol version 9
@@ -222,6 +238,7 @@ TEST_CASE("ranks may not send what only the front end sends", "[control]") {
   zmq::context_t context;
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.set(zmq::sockopt::linger, 0);
+  yadokari::protocol::connect_with_curve(dealer, coordinator_key(f.coordinator));
   dealer.connect(f.coordinator.control_endpoint());
   const std::string bytes = encode(StatusReport{});
   dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
@@ -231,18 +248,18 @@ TEST_CASE("ranks may not send what only the front end sends", "[control]") {
 
 TEST_CASE("the status endpoint answers CLI clients that know the secret", "[control]") {
   Fixture f;
-  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
   auto rank0 = start_rank(0);
   auto rank1 = start_rank(1);
   REQUIRE(f.serve_until([&] { return rank0->registered() && rank1->registered(); }));
 
-  auto ask = [&](const std::string& secret) {
+  auto ask = [&](const std::string& credential) {
     std::atomic<bool> done{false};
     StatusReport report;
     std::string error;
     std::thread cli([&] {
       try {
-        report = request_status(f.coordinator.status_endpoint(), kJob, secret, 60s);
+        report = request_status(f.coordinator.status_endpoint(), kJob, credential, 60s);
       } catch (const StatusError& e) {
         error = e.what();
       }
@@ -253,23 +270,80 @@ TEST_CASE("the status endpoint answers CLI clients that know the secret", "[cont
     return std::make_pair(report, error);
   };
 
-  const auto [report, error] = ask(kSecret);
+  const auto [report, error] = ask(f.coordinator.credential());
   CHECK(error.empty());
   REQUIRE(report.ranks.size() == 2);
   CHECK(report.ranks[0].logical_rank == 0);
   CHECK(report.ranks[1].logical_rank == 1);
   CHECK(report.ranks_not_answering.empty());
 
-  const auto [refused, refusal] = ask("guess");
+  const auto [refused, refusal] = ask(credential_with_secret(f.coordinator, "guess"));
   CHECK(refused.ranks.empty());
   CHECK(refusal == "job yk-test refused the status request: wrong job id or secret");
+}
+
+TEST_CASE("a rank holding another coordinator's key never reaches this one", "[control][curve]") {
+  Fixture f;
+  const auto other = yadokari::protocol::make_curve_keypair();
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob,
+                      yadokari::protocol::make_credential(kSecret, other.public_key));
+  auto client = start_rank(0);
+  REQUIRE(client);
+  // The CURVE handshake fails before any message: nothing is registered and nothing is logged.
+  // (Serving longer cannot make this pass wrongly; a broken handshake check registers at once.)
+  for (int i = 0; i < 40; ++i) f.coordinator.poll(50ms);
+  CHECK_FALSE(client->registered());
+  CHECK(f.coordinator.registered_ranks().empty());
+  CHECK(f.log.empty());
+}
+
+TEST_CASE("a plaintext client is not served", "[control][curve]") {
+  Fixture f;
+  zmq::context_t context;
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.connect(f.coordinator.control_endpoint());
+  const std::string bytes = encode(RegisterRank{kJob, kSecret, 0, 2, 1, "h", "openmpi"});
+  dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
+  for (int i = 0; i < 40; ++i) f.coordinator.poll(50ms);
+  CHECK(f.coordinator.registered_ranks().empty());
+  CHECK(f.log.empty());
+}
+
+TEST_CASE("a CLI client holding another key gets no answer", "[control][curve]") {
+  Fixture f;
+  const auto other = yadokari::protocol::make_curve_keypair();
+  std::atomic<bool> done{false};
+  std::string error;
+  std::thread cli([&] {
+    try {
+      (void)request_status(f.coordinator.status_endpoint(), kJob,
+                           yadokari::protocol::make_credential(kSecret, other.public_key), 1s);
+    } catch (const StatusError& e) {
+      error = e.what();
+    }
+    done = true;
+  });
+  f.serve_until([&] { return done.load(); });
+  cli.join();
+  CHECK(error == "job yk-test did not answer at " + f.coordinator.status_endpoint());
+}
+
+TEST_CASE("a CLI client with a job record that holds no credential is told so", "[control][curve]") {
+  std::string error;
+  try {
+    (void)request_status("tcp://127.0.0.1:1", kJob, "a-bare-secret", 1s);
+  } catch (const StatusError& e) {
+    error = e.what();
+  }
+  CHECK(error == "the record of job yk-test holds no valid credential (written by another yadokari?)");
 }
 
 TEST_CASE("a client stops even when its coordinator is gone", "[control]") {
   std::unique_ptr<RankControlClient> client;
   {
     Fixture f;
-    RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+    RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
     client = start_rank(0);
     REQUIRE(f.serve_until([&] { return client->registered(); }));
   }
@@ -278,7 +352,7 @@ TEST_CASE("a client stops even when its coordinator is gone", "[control]") {
 }
 
 TEST_CASE("a client that never reached a coordinator stops", "[control]") {
-  RankEnvironment env("tcp://127.0.0.1:1", kJob, kSecret);  // nothing listens on port 1
+  RankEnvironment env("tcp://127.0.0.1:1", kJob, kNoCoordinatorCredential);  // nothing listens on port 1
   auto client = start_rank(0);
   REQUIRE(client);
   CHECK_FALSE(client->registered());
@@ -301,7 +375,7 @@ TEST_CASE("the client thread never runs the application's signal handlers", "[co
   action.sa_handler = count_foreign_thread;
   sigaction(SIGUSR1, &action, &previous);
   Fixture f;
-  RankEnvironment env(f.coordinator.control_endpoint(), kJob, kSecret);
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
   auto client = start_rank(0);
   REQUIRE(f.serve_until([&] { return client->registered(); }));
   // While this thread blocks SIGUSR1, a process-directed signal (like a timer's) goes to any

@@ -65,7 +65,7 @@ TEST_CASE("a published job is listed, private, and removed with its publisher", 
     CHECK(jobs[0].job_id == "yk-abc");
     CHECK(jobs[0].pid == getpid());
     CHECK(jobs[0].status_endpoint == "tcp://127.0.0.1:5555");
-    CHECK(jobs[0].secret == "secret");
+    CHECK(jobs[0].credential == "secret");
     CHECK(jobs[0].app == "./app");
     CHECK(jobs[0].flavour == "openmpi");
     CHECK(jobs[0].ranks == 4);
@@ -81,7 +81,7 @@ TEST_CASE("records of dead front ends are ignored and cleaned up", "[registry]")
   // What a front end killed with SIGKILL leaves behind.
   const fs::path stale = temp.dir / "jobs" / "yk-stale.json";
   std::ofstream(stale) << R"({"job_id": "yk-stale", "pid": )" << dead_pid()
-                       << R"(, "status_endpoint": "tcp://127.0.0.1:1", "secret": "x", "app": "a",
+                       << R"(, "status_endpoint": "tcp://127.0.0.1:1", "credential": "x", "app": "a",
                               "flavour": "mpich", "ranks": 2, "started": "2024-01-01T00:00:00Z"})";
   std::ofstream(temp.dir / "jobs" / "garbage.json") << "{ not json";
 

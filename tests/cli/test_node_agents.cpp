@@ -23,7 +23,7 @@ using namespace agent_harness;
 
 TEST_CASE("an agent with the job's secret joins and stays alive while it beats", "[agents]") {
   Cluster cluster;
-  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", kSecret);
+  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential());
   REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n1") == "alive"; }));
   CHECK_FALSE(cluster.coordinator.agent_hostname("n1").empty());
   CHECK(state_of(cluster.coordinator, "n2") == "no agent");
@@ -36,7 +36,7 @@ TEST_CASE("an agent with the job's secret joins and stays alive while it beats",
 TEST_CASE("a silent agent's node is declared lost, once, with the silence it had", "[agents]") {
   Cluster cluster(3);
   {
-    AgentThread n1(cluster.coordinator.control_endpoint(), "n1", kSecret);
+    AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential());
     REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n1") == "alive"; }));
   }  // the agent stops: its heartbeats stop
   std::vector<membership::NodeEvent> lost;
@@ -51,7 +51,7 @@ TEST_CASE("a silent agent's node is declared lost, once, with the silence it had
   CHECK(cluster.logged("yadokari: node n1 lost: no heartbeat for "));
   CHECK(cluster.logged("(3 missed intervals of 50 ms)"));
   // A new agent for a lost node is refused: its ranks are gone from this incarnation.
-  AgentThread again(cluster.coordinator.control_endpoint(), "n1", kSecret);
+  AgentThread again(cluster.coordinator.control_endpoint(), "n1", cluster.credential());
   REQUIRE(cluster.serve_until([&] { return again.finished(); }));
   CHECK(again.result.get() == 1);
   CHECK(cluster.logged("): node n1 was declared lost"));
@@ -59,7 +59,7 @@ TEST_CASE("a silent agent's node is declared lost, once, with the silence it had
 
 TEST_CASE("an agent with the wrong secret is refused, logged, and exits 1", "[agents]") {
   Cluster cluster;
-  AgentThread intruder(cluster.coordinator.control_endpoint(), "n1", "wrong-secret");
+  AgentThread intruder(cluster.coordinator.control_endpoint(), "n1", cluster.credential_with_secret("wrong-secret"));
   REQUIRE(cluster.serve_until([&] { return intruder.finished(); }));
   CHECK(intruder.result.get() == 1);
   CHECK(cluster.logged("yadokari: refused node agent from "));
@@ -70,7 +70,7 @@ TEST_CASE("an agent with the wrong secret is refused, logged, and exits 1", "[ag
 
 TEST_CASE("an agent for a node outside the job is refused", "[agents]") {
   Cluster cluster;
-  AgentThread stranger(cluster.coordinator.control_endpoint(), "n9", kSecret);
+  AgentThread stranger(cluster.coordinator.control_endpoint(), "n9", cluster.credential());
   REQUIRE(cluster.serve_until([&] { return stranger.finished(); }));
   CHECK(stranger.result.get() == 1);
   CHECK(cluster.logged("): node n9 is not part of this job"));
@@ -81,7 +81,7 @@ TEST_CASE("an agent without a coordinator gives up with one line", "[agents]") {
   options.coordinator = "tcp://127.0.0.1:1";  // nothing listens there
   options.node = "n1";
   options.job_id = kJob;
-  options.secret = kSecret;
+  options.credential = yadokari::protocol::make_credential(kSecret, std::string(32, 'k'));
   options.hello_timeout = 300ms;
   CHECK(agent::run_node_agent(options) == 1);
 }
@@ -113,7 +113,7 @@ void wait_for_exec(pid_t pid) {
 
 TEST_CASE("StopProcesses makes the agent kill the named processes of its job, and only those", "[agents]") {
   Cluster cluster;
-  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", kSecret);
+  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential());
   REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n2") == "alive"; }));
   const pid_t victim = sleeper_of_job(kJob);
   const pid_t bystander = sleeper_of_job("yk-other-job");
@@ -143,7 +143,7 @@ TEST_CASE("an agent whose coordinator is gone ends instead of running on headles
   if (front_end == 0) {
     close(to_parent[0]);
     Cluster cluster;
-    const std::string endpoint = cluster.coordinator.control_endpoint() + "\n";
+    const std::string endpoint = cluster.coordinator.control_endpoint() + "\n" + cluster.credential() + "\n";
     (void)!write(to_parent[1], endpoint.data(), endpoint.size());
     cluster.serve_until([&] { return state_of(cluster.coordinator, "n2") == "alive"; });
     (void)!write(to_parent[1], "alive\n", 6);
@@ -155,8 +155,11 @@ TEST_CASE("an agent whose coordinator is gone ends instead of running on headles
   REQUIRE(std::fgets(line, sizeof line, from_child) != nullptr);
   std::string endpoint(line);
   endpoint.pop_back();
+  REQUIRE(std::fgets(line, sizeof line, from_child) != nullptr);
+  std::string credential(line);
+  credential.pop_back();
 
-  AgentThread n2(endpoint, "n2", kSecret, 0, {}, 300ms);
+  AgentThread n2(endpoint, "n2", credential, 0, {}, 300ms);
   REQUIRE(std::fgets(line, sizeof line, from_child) != nullptr);
   CHECK(std::string(line) == "alive\n");
   CHECK_FALSE(n2.finished());
@@ -171,7 +174,7 @@ TEST_CASE("an agent whose coordinator is gone ends instead of running on headles
 
 TEST_CASE("a node that joins with the job's secret becomes part of the job", "[agents]") {
   auto cluster = std::make_unique<Cluster>();
-  AgentThread n3(cluster->coordinator.control_endpoint(), "n3", kSecret, 4);
+  AgentThread n3(cluster->coordinator.control_endpoint(), "n3", cluster->credential(), 4);
   REQUIRE(cluster->serve_until([&] { return state_of(cluster->coordinator, "n3") == "alive"; }));
   CHECK(cluster->logged("yadokari: node n3 joined (4 slots, agent pid "));
   CHECK(cluster->coordinator.expects_node("n3"));
@@ -180,13 +183,13 @@ TEST_CASE("a node that joins with the job's secret becomes part of the job", "[a
     if (node.node == "n3") slots = node.slots;
   CHECK(slots == 4);
 
-  AgentThread intruder(cluster->coordinator.control_endpoint(), "n4", "guessed", 2);
+  AgentThread intruder(cluster->coordinator.control_endpoint(), "n4", cluster->credential_with_secret("guessed"), 2);
   REQUIRE(cluster->serve_until([&] { return intruder.finished(); }));
   CHECK(intruder.result.get() == 1);
   CHECK_FALSE(cluster->coordinator.expects_node("n4"));
   CHECK(cluster->logged("(node n4, pid "));
 
-  AgentThread twice(cluster->coordinator.control_endpoint(), "n3", kSecret, 4);
+  AgentThread twice(cluster->coordinator.control_endpoint(), "n3", cluster->credential(), 4);
   REQUIRE(cluster->serve_until([&] { return twice.finished(); }));
   CHECK(twice.result.get() == 1);
   CHECK(cluster->logged("node n3 is already part of this job"));

@@ -68,8 +68,8 @@ std::string contents(const fs::path& path) {
 TEST_CASE("an agent copies an image to another node's storage, verified on arrival", "[agents]") {
   Disks disks;
   Cluster cluster;
-  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", kSecret, 0, disks.of("n1"));
-  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", kSecret, 0, disks.of("n2"));
+  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential(), 0, disks.of("n1"));
+  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential(), 0, disks.of("n2"));
   REQUIRE(cluster.serve_until([&] {
     return cluster.coordinator.nodes().size() == 2 && !cluster.coordinator.agent_hostname("n1").empty() &&
            !cluster.coordinator.agent_hostname("n2").empty();

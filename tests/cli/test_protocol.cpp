@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "protocol/codec.hpp"
+#include "protocol/credential.hpp"
+#include "protocol/curve.hpp"
 
 using namespace yadokari::protocol;
 
@@ -217,4 +219,28 @@ TEST_CASE("peer-supplied names and texts must be printable and bounded, or the m
   written.error = "cannot write /ckpt/1/rank-0.img: No space left on device";  // a real one passes
   written.hostname = "node-1.example";
   CHECK(std::get<ImageWritten>(decode(encode(written))).error == written.error);
+}
+
+TEST_CASE("a credential carries the secret and the coordinator's key, in hex", "[protocol][curve]") {
+  const CurveKeypair keys = make_curve_keypair();
+  REQUIRE(keys.public_key.size() == 32);
+  const std::string text = make_credential("0123abcd", keys.public_key);
+  CHECK(text.size() == 8 + 1 + 64);
+  CHECK(text.find_first_not_of("0123456789abcdef-") == std::string::npos);
+  const auto parsed = parse_credential(text);
+  REQUIRE(parsed);
+  CHECK(parsed->secret == "0123abcd");
+  CHECK(parsed->coordinator_key == keys.public_key);
+  CHECK(make_curve_keypair().public_key != keys.public_key);
+}
+
+TEST_CASE("what is not a credential is refused", "[protocol][curve]") {
+  const std::string key_hex(64, 'a');
+  CHECK_FALSE(parse_credential(""));
+  CHECK_FALSE(parse_credential("0123456789abcdef0123456789abcdef"));  // a bare secret
+  CHECK_FALSE(parse_credential("-" + key_hex));                       // no secret
+  CHECK_FALSE(parse_credential("s+" + key_hex));                      // no separator
+  CHECK_FALSE(parse_credential("s-" + key_hex.substr(1) + "g"));      // not hex
+  CHECK_FALSE(parse_credential("s-" + key_hex.substr(2)));            // key too short
+  CHECK(parse_credential("s-" + key_hex));
 }

@@ -61,14 +61,14 @@ ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && pass "an epoch was committed" || fail "
 agents=$(pgrep -af "yadokari agent --coordinator tcp://10.213.0.254:" | grep -v "^[0-9]* /bin/sh")
 [[ $(grep -c -- "--credentials-stdin" <<<"$agents") == 2 ]] && pass "2 agents, credentials over stdin" \
     || fail "agents: $agents"
-secret=$(python3 -c 'import json,glob,sys; print(json.load(open(glob.glob(sys.argv[1] + "/jobs/*.json")[0]))["secret"])' \
+secret=$(python3 -c 'import json,glob,sys; print(json.load(open(glob.glob(sys.argv[1] + "/jobs/*.json")[0]))["credential"])' \
     "$YADOKARI_STATE_DIR")
 if [[ -z "$secret" ]]; then
-    fail "no job record with a secret in $YADOKARI_STATE_DIR"
+    fail "no job record with a credential in $YADOKARI_STATE_DIR"
 elif pgrep -af "yadokari agent" | grep -q -- "$secret"; then
-    fail "the job secret is on an agent's command line"
+    fail "the job credential is on an agent's command line"
 else
-    pass "the job secret is on no agent's command line"
+    pass "the job credential is on no agent's command line"
 fi
 
 # n3 joins: its agent runs inside n3 until the job ends.

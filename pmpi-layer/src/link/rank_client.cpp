@@ -17,6 +17,9 @@
 #include <utility>
 #include <zmq.hpp>
 
+#include "protocol/credential.hpp"
+#include "protocol/curve.hpp"
+
 namespace yadokari::link {
 namespace {
 
@@ -156,10 +159,12 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
   const std::string endpoint = env_or_empty("YADOKARI_CONTROL");
   if (endpoint.empty()) return nullptr;
   try {
+    const auto credential = protocol::parse_credential(env_or_empty("YADOKARI_JOB_SECRET"));
+    if (!credential) throw std::runtime_error("YADOKARI_JOB_SECRET is not a job credential of this yadokari");
     auto impl = std::make_unique<Impl>();
     impl->registration = protocol::RegisterRank{
         env_or_empty("YADOKARI_JOB_ID"),
-        env_or_empty("YADOKARI_JOB_SECRET"),
+        credential->secret,
         id.logical_rank,
         id.world_size,
         id.pid != 0 ? id.pid : static_cast<std::int64_t>(getpid()),
@@ -181,6 +186,7 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
     impl->stop_sender.connect(kStopEndpoint);
     zmq::socket_t dealer = make_socket(impl->context, zmq::socket_type::dealer);
     dealer.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
+    protocol::connect_with_curve(dealer, credential->coordinator_key);
     dealer.connect(endpoint);
 
     Impl* raw = impl.get();
