@@ -24,6 +24,8 @@ std::string to_string(AreaKind kind) {
       return "environment";
     case AreaKind::other:
       return "other";
+    case AreaKind::library_state:
+      return "library-state";
   }
   return "kind-" + std::to_string(static_cast<unsigned>(kind));
 }

@@ -16,6 +16,7 @@ enum class AreaKind : std::uint16_t {
   fd_table = 8,          // files the application had open
   environment = 9,       // the application's copy of the environment
   other = 10,            // any other blob
+  library_state = 11,    // state kept inside a library, reconnected at a restart (Fortran units...)
 };
 
 // Short names for listings ("heap-arena"); "kind-N" for values this build does not know.

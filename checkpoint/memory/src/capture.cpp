@@ -10,6 +10,7 @@
 #include "diag.hpp"
 #include "exe_layout.hpp"
 #include "fd_table.hpp"
+#include "fortran_units.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
 #include "meta.hpp"
@@ -23,6 +24,7 @@ namespace {
 constexpr std::uint32_t kRW = 3;  // PROT_READ | PROT_WRITE
 MetaRecord g_meta;                // static: large, and must not sit on the stack being captured
 FdRecord g_fds[kMaxAppFds];       // likewise
+FortranState g_fortran;           // likewise
 
 struct ArenaLocked {
   ArenaLocked() { arena_lock(); }
@@ -42,6 +44,7 @@ void flush_output() {
   LibraryScope scope;
   std::fflush(nullptr);
   if (g_real.fortran_flush) g_real.fortran_flush(nullptr);
+  flush_fortran_units();
 }
 
 bool fill_meta(MetaRecord& m, const Context& ctx, int depth, const ExeLayout& exe, std::uintptr_t tls_addr) {
@@ -83,10 +86,14 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
     return hi <= lo || sink.area(kind, lo, hi - lo, kRW, name, reinterpret_cast<const void*>(lo));
   };
   int nfds = capture_fds(g_fds);
+  bool fortran = capture_fortran(g_fortran);
   bool ok = sink.area(AreaKind::meta, 0, sizeof g_meta, 0, "yadokari memory meta", &g_meta);
   // Right after meta: the restore reopens (or refuses) before it overwrites anything.
   if (ok && nfds > 0)
     ok = sink.area(AreaKind::fds, 0, sizeof(FdRecord) * static_cast<unsigned>(nfds), 0, "application files", g_fds);
+  // Then the Fortran units: reconnected onto the descriptors the fds area reopens.
+  if (ok && fortran)
+    ok = sink.area(AreaKind::fortran_units, 0, fortran_state_bytes(g_fortran), 0, "Fortran units", &g_fortran);
   ok = ok && put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
   for (int i = 0; ok && i < carried_count(); ++i) {
     const CarriedRange& c = carried_ranges()[i];
@@ -141,6 +148,8 @@ const char* to_string(AreaKind kind) {
       return "stack";
     case AreaKind::fds:
       return "fds";
+    case AreaKind::fortran_units:
+      return "fortran-units";
   }
   return "unknown";
 }

@@ -33,6 +33,8 @@ struct Slot {
 };
 
 Slot g_slots[kMaxAppFds];
+YK_TLS bool t_adopt_forced;  // AdoptOpens alive on this thread
+YK_TLS int t_adopt_target;   // its target, -1 if none (or already used)
 std::atomic<bool> g_lock{false};
 bool g_warned_limit, g_warned_full;
 
@@ -121,7 +123,7 @@ void record(int fd, const struct stat& st, FILE* stream) {
 // A descriptor the application just got: if it is a regular file, move it into the reserved
 // range (keeping its close-on-exec flag) and record it. Returns the descriptor to hand out.
 int adopt(int fd, FILE* stream) {
-  if (fd < 0 || !use_arena()) return fd;
+  if (fd < 0 || !(use_arena() || t_adopt_forced)) return fd;
   int saved_errno = errno;
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -129,7 +131,16 @@ int adopt(int fd, FILE* stream) {
     return fd;
   }
   int target = fd;
-  if (fd < kFdBase) {
+  if (t_adopt_forced && t_adopt_target >= 0 && fd != t_adopt_target) {
+    int fdflags = real().fcntl(fd, F_GETFD);
+    if (real().dup3(fd, t_adopt_target, fdflags > 0 && (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
+      errno = saved_errno;
+      return fd;
+    }
+    real().close(fd);
+    target = t_adopt_target;
+    t_adopt_target = -1;
+  } else if (fd < kFdBase) {
     int fdflags = real().fcntl(fd, F_GETFD);
     int moved = real().fcntl(fd, fdflags > 0 && (fdflags & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, kFdBase);
     if (moved < 0) {
@@ -165,6 +176,16 @@ void after_dup2(int oldfd, int newfd, int r) {
 }
 
 }  // namespace
+
+AdoptOpens::AdoptOpens(int target) {
+  t_adopt_forced = true;
+  t_adopt_target = target;
+}
+
+AdoptOpens::~AdoptOpens() {
+  t_adopt_forced = false;
+  t_adopt_target = -1;
+}
 
 void resolve_fd_functions() {
   if (g_real_fd.fclose) return;

@@ -37,6 +37,18 @@ int capture_fds(FdRecord* out);
 // one-line reason in `why`, and no descriptor of this process changed.
 bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len);
 
+// libgfortran's OPEN runs inside a library scope (the unit it builds is library state), but the
+// file it opens is the application's. While one of these lives on this thread, a regular file
+// opened is moved to the reserved range anyway; with a `target` (a restore reconnecting a unit)
+// the first one is put exactly on that number (dup3: it replaces what reopen_fds put there).
+class AdoptOpens {
+ public:
+  explicit AdoptOpens(int target = -1);
+  ~AdoptOpens();
+  AdoptOpens(const AdoptOpens&) = delete;
+  AdoptOpens& operator=(const AdoptOpens&) = delete;
+};
+
 // After the memory is back: the restored FILE structs are put on the fresh libc's list of open
 // streams again (so fflush(NULL) and exit() flush them).
 void relink_app_streams();

@@ -17,6 +17,7 @@
 #include "diag.hpp"
 #include "exe_layout.hpp"
 #include "fd_table.hpp"
+#include "fortran_units.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
 #include "meta.hpp"
@@ -28,6 +29,7 @@ namespace {
 
 MetaRecord g_meta;
 FdRecord g_fds[kMaxAppFds];
+FortranState g_fortran;
 alignas(64) unsigned char g_restore_stack[256 * 1024];
 
 struct StackCopy {
@@ -118,6 +120,7 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
     }
     case AreaKind::meta:
     case AreaKind::fds:
+    case AreaKind::fortran_units:
       break;
   }
   return nullptr;
@@ -163,6 +166,21 @@ int restore(AreaSource& src, const char* what) {
     if (!reopen_fds(g_fds, static_cast<int>(h.len / sizeof(FdRecord)), why, sizeof why)) return fail(why), YK_MEM_ERROR;
     more = src.next(h);
   }
+  // The Fortran units, reconnected with libgfortran's OPEN now, while a failure can still be a
+  // refusal: libgfortran's unit table is library state, which the overwrite below does not touch.
+  // Without the area (nothing was connected at the checkpoint) this still closes the units that
+  // the fresh process's code before the restore point connected.
+  std::memset(&g_fortran, 0, sizeof g_fortran);
+  std::memcpy(g_fortran.magic, kFortranMagic, sizeof g_fortran.magic);
+  g_fortran.size = sizeof g_fortran;
+  std::size_t fortran_len = fortran_state_bytes(g_fortran);
+  if (more && h.kind == AreaKind::fortran_units) {
+    if (h.len > sizeof g_fortran) return fail("the image's Fortran unit table is malformed"), YK_MEM_ERROR;
+    if (!src.read(&g_fortran)) return fail("the image ended early or could not be read"), YK_MEM_ERROR;
+    fortran_len = h.len;
+    more = src.next(h);
+  }
+  if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return fail(why), YK_MEM_ERROR;
 
   // Point of no return: from here on, memory of this process is overwritten.
   std::vector<Range> exe_data = subtract(exe.writable, exe.excluded);

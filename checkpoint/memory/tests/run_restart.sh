@@ -23,6 +23,14 @@
 #                                           after each checkpoint to its O_APPEND file are cut off
 #   run_restart.sh filegone PROG N K        a file deleted before the restart, or a descriptor
 #                                           number in use, is refused with one line (nothing changed)
+#   run_restart.sh funits PROG N [late] K1 [K2..]  the Fortran units program (units.f90) checkpointed
+#                                           at K1, restarted (at the first boundary with "late"),
+#                                           ...: stdout and every file it wrote equal an
+#                                           uninterrupted run's; lines written after each
+#                                           checkpoint (as the killed incarnation would) are cut off
+#   run_restart.sh funits_refused PROG N K  a scratch unit, or a unit connected without OPEN,
+#                                           refuses the checkpoint with one exact line and no
+#                                           image; a unit's file deleted refuses the restore
 set -euo pipefail
 driver=${YK_MEMTEST_DRIVER:?set YK_MEMTEST_DRIVER to libyk_memtest.so}
 mode=$1
@@ -282,6 +290,75 @@ case $mode in
     rc=0; run back "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?; expect_ok back $rc
     echo "ok: $(cat "$work/gone.err")"
     echo "ok: $(cat "$work/taken.err")"
+    ;;
+  funits)
+    prog=$1 n=$2
+    shift 2
+    late=()
+    if [[ $1 == late ]]; then
+      late=(YK_MEMTEST_RESTORE_LATE=1)
+      shift
+    fi
+    mkdir "$work/ref" "$work/ckpt"
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" "$work/ref" || rc=$?; expect_ok ref $rc
+    # Every unit's descriptor sits in the reserved range, and NEWUNIT numbers have a gap at -11.
+    grep -qx 'fds 901 902 903 905 904 906 newunits -10 -11 -12' "$work/ref.out" ||
+      fail "unexpected descriptors or unit numbers: $(grep fds "$work/ref.out")"
+    restore=()
+    : >"$work/joined.out"
+    i=0
+    for k in "$@"; do
+      i=$((i + 1))
+      rc=0; run "part$i" "$pre" "$tag" "${restore[@]}" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img$i" \
+        -- "$prog" "$n" "$work/ckpt" || rc=$?
+      expect_ok "part$i" $rc
+      [[ -s $work/img$i ]] || fail "no image written at boundary $k"
+      # A late restore runs the code before the first boundary again: its one line comes twice.
+      if [[ $i == 1 || ${#late[@]} == 0 ]]; then cat "$work/part$i.out"; else tail -n +2 "$work/part$i.out"; fi \
+        >>"$work/joined.out"
+      # The killed incarnation went on writing after its checkpoint: the restart cuts that off.
+      for f in out.txt log.txt early.txt state.nml; do echo "written after the checkpoint" >>"$work/ckpt/$f"; done
+      restore=(YADOKARI_RESTORE="$work/img$i" "${late[@]}")
+    done
+    rc=0; run last "$pre" "$newtag" "${restore[@]}" -- "$prog" "$n" "$work/ckpt" || rc=$?; expect_ok last $rc
+    if [[ ${#late[@]} == 0 ]]; then cat "$work/last.out"; else tail -n +2 "$work/last.out"; fi >>"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
+    ls "$work/ref" >"$work/ref.files"
+    ls "$work/ckpt" >"$work/ckpt.files"
+    same "$work/ref.files" "$work/ckpt.files" "the restarted run wrote other files than the uninterrupted one"
+    for f in $(cat "$work/ref.files"); do
+      same "$work/ref/$f" "$work/ckpt/$f" "$f written across the restart(s) differs from the uninterrupted run's"
+    done
+    echo "ok: stdout and $(wc -l <"$work/ref.files") files identical ($(tr '\n' ' ' <"$work/ref.files"))"
+    ;;
+  funits_refused)
+    prog=$1 n=$2 k=$3
+    for kind in scratch implicit; do
+      mkdir "$work/$kind"
+      rc=0; (cd "$work/$kind" && run "$kind" "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img-$kind" \
+        -- "$prog" "$n" "$work/$kind" "$kind") || rc=$?
+      [[ $rc == 71 ]] || fail "a checkpoint with a $kind unit was not refused (exit $rc): $(cat "$work/$kind.err")"
+      [[ ! -e $work/img-$kind && ! -e $work/img-$kind.tmp ]] || fail "the refused checkpoint left an image"
+    done
+    same - "$work/scratch.err" "unexpected refusal" <<<"yadokari: checkpoint refused: unit 31 is a scratch file, which is not carried"
+    same - "$work/implicit.err" "unexpected refusal" \
+      <<<"yadokari: checkpoint refused: unit 32 was connected without OPEN, which is not carried: $work/implicit/fort.32"
+    # A unit's file deleted before the restart: refused with one line, the program does not run,
+    # the other files stay as they were.
+    mkdir "$work/d"
+    rc=0; run part1 "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    expect_ok part1 $rc
+    rm "$work/d/log.txt"
+    cp -r "$work/d" "$work/d.saved"
+    rc=0; run gone "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    [[ $rc != 0 ]] || fail "a restore with a deleted file went ahead"
+    [[ ! -s $work/gone.out ]] || fail "the refused restore ran the program: $(head -3 "$work/gone.out")"
+    same - "$work/gone.err" "unexpected refusal" <<<"yadokari: cannot restore $work/img: the application's file \
+$work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
+    diff -r "$work/d.saved" "$work/d" >&2 || fail "the refused restore changed the files"
+    echo "ok: $(cat "$work/scratch.err")"
+    echo "ok: $(cat "$work/implicit.err")"
+    echo "ok: $(cat "$work/gone.err")"
     ;;
   *)
     fail "unknown mode $mode"

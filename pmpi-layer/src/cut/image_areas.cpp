@@ -29,6 +29,8 @@ img::AreaKind to_image(mem::AreaKind k) {
       return img::AreaKind::stack;
     case mem::AreaKind::fds:
       return img::AreaKind::fd_table;
+    case mem::AreaKind::fortran_units:
+      return img::AreaKind::library_state;
   }
   return img::AreaKind::other;
 }
@@ -52,6 +54,8 @@ std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
       return mem::AreaKind::stack;
     case img::AreaKind::fd_table:
       return mem::AreaKind::fds;
+    case img::AreaKind::library_state:
+      return mem::AreaKind::fortran_units;
     default:
       return std::nullopt;
   }

@@ -1,7 +1,7 @@
 ! Memory test program (Fortran): allocatable arrays that grow (move_alloc) and shrink, a module
 ! with saved state, a derived type with an allocatable component, a common block. One line per
 ! iteration, then the call boundary (the preloaded test driver, through a C stub).
-! RANDOM_NUMBER is not used: its state lives in libgfortran and is not carried (see README).
+! RANDOM_NUMBER and units are exercised by units.f90.
 module state
   implicit none
   integer, allocatable, save :: history(:)
