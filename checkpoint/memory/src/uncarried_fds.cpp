@@ -1,6 +1,6 @@
 // Descriptors the application created that are not carried: see uncarried_fds.hpp. The calls that
-// create them are interposed here (the real ones resolved at load time, docs/architecture.md,
-// pitfall 8); each wrapper calls the real function and, in application context, notes the result.
+// create them are interposed here (the real ones resolved at load time: docs/architecture.md pitfall 8);
+// each wrapper calls the real function and, in application context, notes the result.
 // Noting never changes errno or the result: the wrappers behave exactly like the real calls.
 #include "uncarried_fds.hpp"
 
