@@ -1,5 +1,6 @@
 #include "protocol/codec.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/string.hpp>
@@ -80,7 +81,7 @@ Message load_payload(MessageType type, cereal::PortableBinaryInputArchive& archi
 // Strings a peer sends end up in the front end's log lines and in status tables: a newline or
 // an escape sequence could forge a log line ("yadokari: epoch 9 committed") or drive the reader's
 // terminal, and a megabyte hostname would flood the log. Names (hosts, nodes, job ids) are short
-// printable ASCII words; texts (errors, paths) are one line of bounded length.
+// printable ASCII words; texts (paths) are one line of bounded length.
 constexpr std::size_t kMaxNameBytes = 255;
 constexpr std::size_t kMaxLineBytes = 4096;
 
@@ -96,6 +97,21 @@ void check_line(const std::string& value, const char* field) {
     if (c < 0x20 || c == 0x7f) throw ProtocolError(std::string(field) + " contains a control character");
 }
 
+// A rank's error may name several problems, one per line ('\n'-separated: a refused checkpoint,
+// checkpoint/memory/README.md). The front end prints each with its own "checkpoint epoch E failed
+// on rank R: " prefix, so a line cannot pass for another kind of log line.
+constexpr std::size_t kMaxLinesBytes = 16384;
+
+void check_lines(const std::string& value, const char* field) {
+  if (value.size() > kMaxLinesBytes) throw ProtocolError(std::string(field) + " is longer than 16384 bytes");
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t end = std::min(value.find('\n', start), value.size());
+    check_line(value.substr(start, end - start), field);
+    start = end + 1;
+  }
+}
+
 void check_strings(const RegisterRank& m) {
   check_name(m.job_id, "job_id");
   check_name(m.hostname, "hostname");
@@ -103,7 +119,7 @@ void check_strings(const RegisterRank& m) {
 }
 void check_strings(const RankStatus& m) { check_name(m.hostname, "hostname"); }
 void check_strings(const ImageWritten& m) {
-  check_line(m.error, "error");
+  check_lines(m.error, "error");
   check_line(m.path, "path");
   check_name(m.hostname, "hostname");
 }

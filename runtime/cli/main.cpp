@@ -185,8 +185,14 @@ int run_agent(yadokari::agent::AgentOptions options, bool credentials_stdin) {
   return yadokari::agent::run_node_agent(options);
 }
 
+// Each line with the prefix: a refused checkpoint names one problem per line.
 int report(const std::string& message, int code) {
-  std::fprintf(stderr, "yadokari: %s\n", message.c_str());
+  std::size_t start = 0;
+  do {
+    const std::size_t end = std::min(message.find('\n', start), message.size());
+    std::fprintf(stderr, "yadokari: %.*s\n", static_cast<int>(end - start), message.data() + start);
+    start = end + 1;
+  } while (start < message.size());
   return code;
 }
 

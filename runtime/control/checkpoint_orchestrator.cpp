@@ -206,9 +206,7 @@ OrchestratorStep CheckpointOrchestrator::on_image_written(const protocol::ImageW
   images_.emplace(written.logical_rank, written);  // the first answer of a rank counts
   if (static_cast<std::int32_t>(images_.size()) != config_.world_size) return {};
   for (const auto& [rank, image] : images_)
-    if (!image.ok)
-      return give_up("checkpoint epoch " + std::to_string(epoch_) + " failed on rank " + std::to_string(rank) + ": " +
-                     image.error + "; " + last_committed_text());
+    if (!image.ok) return give_up(failed_on_rank(rank, image.error));
   if (config_.node_dir.empty()) return finish_epoch();
   phase_ = Phase::replicating;
   OrchestratorStep step;
@@ -289,13 +287,32 @@ void CheckpointOrchestrator::note_traffic() {
   cumulative_at_commit_ = std::move(cumulative);
 }
 
+// A refused checkpoint names each problem on its own line (checkpoint/memory/README.md, "Refused,
+// with the reason"): one "failed on rank R: <problem>" line each, the last committed epoch once.
+std::string CheckpointOrchestrator::failed_on_rank(std::int32_t rank, const std::string& error) const {
+  const std::string prefix =
+      "checkpoint epoch " + std::to_string(epoch_) + " failed on rank " + std::to_string(rank) + ": ";
+  std::string text;
+  std::size_t start = 0;
+  while (start <= error.size()) {
+    const std::size_t end = std::min(error.find('\n', start), error.size());
+    if (end > start || error.empty()) text += (text.empty() ? "" : "\n") + prefix + error.substr(start, end - start);
+    start = end + 1;
+  }
+  return text + "; " + last_committed_text();
+}
+
 OrchestratorStep CheckpointOrchestrator::give_up(const std::string& line) {
   const storage::EpochStore store(config_.ckpt_dir);
   std::error_code error;
   // Never remove a committed epoch: if the MANIFEST made it to disk after all, leave it be.
   if (!std::filesystem::exists(store.epoch_dir(epoch_) / "MANIFEST", error))
     std::filesystem::remove_all(store.epoch_dir(epoch_), error);
-  log_("yadokari: " + line);
+  for (std::size_t start = 0; start < line.size();) {  // every line with its prefix
+    const std::size_t end = std::min(line.find('\n', start), line.size());
+    log_("yadokari: " + line.substr(start, end - start));
+    start = end + 1;
+  }
   phase_ = Phase::idle;
   return {{protocol::CheckpointResume{epoch_, false}}, EpochEnd{epoch_, false, line}};
 }

@@ -57,7 +57,8 @@ struct TrafficCounts {
 
 // How an epoch ended. `message` is one line without the "yadokari: " prefix, e.g.
 // "epoch 3 committed" or "checkpoint epoch 3 failed on rank 1: disk full; the last committed
-// epoch is 2".
+// epoch is 2" — or several such "failed on rank" lines, '\n'-separated, when the rank named
+// several problems (the last one ends with the last committed epoch).
 struct EpochEnd {
   std::uint64_t epoch = 0;
   bool committed = false;
@@ -129,6 +130,7 @@ class CheckpointOrchestrator {
   OrchestratorStep finish_epoch();
   // Ends the epoch without a MANIFEST: removes its directory, logs `line`, resumes the ranks.
   OrchestratorStep give_up(const std::string& line);
+  std::string failed_on_rank(std::int32_t rank, const std::string& error) const;
   std::string last_committed_text() const;
   void note_traffic();  // after a commit: committed_traffic_ from the images' rows
 

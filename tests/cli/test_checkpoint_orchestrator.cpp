@@ -257,6 +257,30 @@ TEST_CASE("a failed image keeps the previous epoch and the job goes on", "[check
   CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{1, 2});
 }
 
+TEST_CASE("a refused checkpoint: one line per problem, the last committed epoch once", "[checkpoint]") {
+  Harness h;
+  const auto failed = run_simple_epoch(h, 2, false, [](ImageWritten& w) {
+    if (w.logical_rank != 0) return;
+    w.ok = false;
+    w.error =
+        "descriptor 7 is a socket, which is not carried\n"
+        "thread 4242 (started at worker in /bin/app) is running application code, which is not carried";
+  });
+  REQUIRE(only<CheckpointResume>(failed));
+  CHECK_FALSE(only<CheckpointResume>(failed)->committed);
+  REQUIRE(failed.ended);
+  CHECK(failed.ended->message ==
+        "checkpoint epoch 1 failed on rank 0: descriptor 7 is a socket, which is not carried\n"
+        "checkpoint epoch 1 failed on rank 0: thread 4242 (started at worker in /bin/app) is running application "
+        "code, which is not carried; no epoch is committed yet");
+  CHECK(h.log == std::vector<std::string>{
+                     "yadokari: checkpoint epoch 1 failed on rank 0: descriptor 7 is a socket, which is not carried",
+                     "yadokari: checkpoint epoch 1 failed on rank 0: thread 4242 (started at worker in /bin/app) is "
+                     "running application code, which is not carried; no epoch is committed yet"});
+  CHECK_FALSE(fs::exists(h.dir.path / "1"));
+  CHECK(h.store().committed_epochs().empty());
+}
+
 TEST_CASE("committing prunes to the last `keep` epochs", "[checkpoint]") {
   Harness h(2, 2);
   for (int i = 0; i < 4; ++i) REQUIRE(run_simple_epoch(h, 2).ended->committed);

@@ -219,6 +219,16 @@ TEST_CASE("peer-supplied names and texts must be printable and bounded, or the m
   written.error = "cannot write /ckpt/1/rank-0.img: No space left on device";  // a real one passes
   written.hostname = "node-1.example";
   CHECK(std::get<ImageWritten>(decode(encode(written))).error == written.error);
+  // A refused checkpoint names each problem on its own line: newlines pass, other controls do not.
+  written.error =
+      "descriptor 7 is a socket, which is not carried\n"
+      "library /opt/lib/libplugin.so was loaded by the application after start (dlopen), which is not carried";
+  CHECK(std::get<ImageWritten>(decode(encode(written))).error == written.error);
+  written.error = "descriptor 7 is a socket, which is not carried\n\x1b[2J";
+  CHECK_THROWS_WITH(decode(encode(written)),
+                    "malformed control message ImageWritten: error contains a control character");
+  written.error = "one line\n" + std::string(5000, 'x');
+  CHECK_THROWS_WITH(decode(encode(written)), "malformed control message ImageWritten: error is longer than 4096 bytes");
 }
 
 TEST_CASE("a credential carries the secret and the coordinator's key, in hex", "[protocol][curve]") {

@@ -14,6 +14,7 @@
 #include "identity.hpp"
 #include "layout.hpp"
 #include "meta.hpp"
+#include "openmp.hpp"
 #include "process.hpp"
 #include "refusal.hpp"
 #include "routing.hpp"
@@ -127,6 +128,7 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   Context ctx;
   if (yk_ctx_save(&ctx) == 0) return capture(sink, ctx, depth);
   // Second return, in the restarted process: restore.cpp already set the routing state.
+  reapply_openmp_settings();
   return YK_MEM_RESTARTED;
 }
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 
 #include "diag.hpp"
 #include "routing.hpp"
+#include "uncarried_fds.hpp"
 #include "common/export.hpp"
 
 extern "C" void _IO_link_in(void* fp);  // glibc: puts a FILE on _IO_list_all (exported since 2.2.5)
@@ -70,6 +72,17 @@ const Real& real() {
 
 constexpr int kLinked = 0x0080;  // glibc libio's _IO_LINKED
 constexpr int kReopenMask = O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT;
+
+// What the fd table carries: regular files, and the character devices that are the same thing
+// whenever they are opened by path (/dev/null, /dev/zero, /dev/random, /dev/urandom: memory
+// devices 1:3, 1:5, 1:8, 1:9). Everything else the application opens is refused at a checkpoint
+// (uncarried_fds.hpp).
+bool carried_kind(const struct stat& st) {
+  if (S_ISREG(st.st_mode)) return true;
+  if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != 1) return false;
+  const unsigned minor_number = minor(st.st_rdev);
+  return minor_number == 3 || minor_number == 5 || minor_number == 8 || minor_number == 9;
+}
 
 bool needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
@@ -126,7 +139,12 @@ int adopt(int fd, FILE* stream) {
   if (fd < 0 || !(use_arena() || t_adopt_forced)) return fd;
   int saved_errno = errno;
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
+    errno = saved_errno;
+    return fd;
+  }
+  if (!carried_kind(st)) {
+    note_uncarried_open(fd, st);
     errno = saved_errno;
     return fd;
   }
@@ -172,6 +190,8 @@ void adopt_stream(FILE* f) {
 void after_dup2(int oldfd, int newfd, int r) {
   if (r < 0 || oldfd == newfd) return;
   untrack(newfd);
+  forget_uncarried_fd(newfd);
+  if (use_arena()) note_uncarried_dup(oldfd, newfd);
   if (tracked(oldfd)) adopt(newfd, nullptr);  // at or above the range: recorded, not moved
 }
 
@@ -217,8 +237,7 @@ int capture_fds(FdRecord* out) {
     int fl = real().fcntl(s.fd, F_GETFL);
     int fdfl = real().fcntl(s.fd, F_GETFD);
     // Closed behind our back (fcloseall, a library's close) or reused for something else.
-    if (fl < 0 || fdfl < 0 || fstat(s.fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != s.dev ||
-        st.st_ino != s.ino) {
+    if (fl < 0 || fdfl < 0 || fstat(s.fd, &st) != 0 || !carried_kind(st) || st.st_dev != s.dev || st.st_ino != s.ino) {
       s.fd = -1;
       continue;
     }
@@ -265,7 +284,7 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
       return refuse("the application's file %s (descriptor %d) cannot be reopened: %s", r, std::strerror(errno));
     tmp[opened++] = fd;
     struct stat st {};
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    if (fstat(fd, &st) != 0 || !carried_kind(st))
       return refuse("the application's file %s (descriptor %d) is no longer a regular file%s", r, "");
     if (fd >= kFdBase) return refuse("no descriptor below 900 is free to reopen %s (descriptor %d)%s", r, "");
   }
@@ -276,7 +295,7 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
     // Appended after the checkpoint by the failed incarnation: the restarted one appends it again.
     struct stat st {};
     fstat(r.fd, &st);
-    if ((r.flags & O_APPEND) && st.st_size > r.size && ftruncate(r.fd, r.size) != 0)
+    if ((r.flags & O_APPEND) && S_ISREG(st.st_mode) && st.st_size > r.size && ftruncate(r.fd, r.size) != 0)
       say("cannot cut ", r.path, " back to its size at the checkpoint");
     lseek(r.fd, r.offset, SEEK_SET);
     Locked l;
@@ -369,11 +388,13 @@ YK_C_API int creat64(const char* path, mode_t mode) {
 
 YK_C_API int close(int fd) {
   untrack(fd);
+  forget_uncarried_fd(fd);
   return real().close(fd);
 }
 
 YK_C_API int dup(int fd) noexcept {
   int r = real().dup(fd);
+  if (r >= 0 && use_arena()) note_uncarried_dup(fd, r);
   return r >= 0 && tracked(fd) ? adopt(r, nullptr) : r;
 }
 
@@ -394,6 +415,7 @@ int fcntl_impl(int fd, int cmd, va_list ap) {
   // Every fcntl argument is an int, a pointer or absent: passing a word covers them all.
   unsigned long arg = va_arg(ap, unsigned long);
   int r = real().fcntl(fd, cmd, arg);
+  if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && use_arena()) note_uncarried_dup(fd, r);
   if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && tracked(fd)) return adopt(r, nullptr);
   return r;
 }
@@ -427,6 +449,7 @@ YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   int old = stream ? stream->_fileno : -1;
   FILE* f = real().freopen(path, mode, stream);
   if (!f || f->_fileno != old) untrack(old);
+  forget_uncarried_fd(old);
   adopt_stream(f);
   return f;
 }
@@ -446,5 +469,6 @@ YK_C_API int fclose(FILE* f) {
   int fd = f ? f->_fileno : -1;
   int r = real().fclose(f);
   untrack(fd);
+  forget_uncarried_fd(fd);
   return r;
 }

@@ -1,11 +1,26 @@
 // Threads the application creates are application threads (their allocations go to the arena);
 // threads created inside a library call (e.g. an MPI progress thread) or before main are
 // library threads (glibc allocations, libc's random state) — docs/architecture.md, pitfall 7.
+//
+// Only the thread that runs main is resumed after a restart, so a checkpoint is refused while
+// another application thread is alive (checkpoint/memory/README.md, "Refused, with the reason").
+// The exception is the OpenMP runtime's pool: threads libgomp created (the caller of
+// pthread_create is in libgomp) idle between parallel regions hold no application state, and a
+// fresh libgomp simply creates a new pool (openmp.cpp refuses a checkpoint inside a region).
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 
+#include "diag.hpp"
+#include "identity.hpp"
+#include "refusal.hpp"
 #include "routing.hpp"
 #include "common/export.hpp"
 
@@ -18,22 +33,101 @@ namespace {
 using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 CreateFn g_create;
 
+// A live application thread. The slot is taken before the thread exists (so a checkpoint right
+// after pthread_create returns sees it) and freed by a thread-specific-data destructor, which
+// glibc runs however the thread ends: return from the start routine, pthread_exit, cancellation.
+struct AppThread {
+  std::atomic<bool> used;
+  std::atomic<int> tid;  // 0 until the thread runs
+  void* (*fn)(void*);
+  bool openmp_pool;  // created by libgomp
+};
+
+constexpr int kMaxThreads = 256;
+AppThread g_threads[kMaxThreads];
+pthread_key_t g_exit_key;
+bool g_warned_full;
+
 struct Start {
   void* (*fn)(void*);
   void* arg;
   bool app;
+  int slot;  // -1: not tracked
 };
+
+int take_slot(void* (*fn)(void*), bool openmp_pool) {
+  for (int i = 0; i < kMaxThreads; ++i) {
+    bool expected = false;
+    if (g_threads[i].used.compare_exchange_strong(expected, true)) {
+      g_threads[i].tid.store(0);
+      g_threads[i].fn = fn;
+      g_threads[i].openmp_pool = openmp_pool;
+      return i;
+    }
+  }
+  if (!g_warned_full) say("more than 256 application threads: the others are not checked at a checkpoint");
+  g_warned_full = true;
+  return -1;
+}
+
+void free_slot(void* value) {
+  auto i = static_cast<int>(reinterpret_cast<std::uintptr_t>(value)) - 1;
+  if (i >= 0 && i < kMaxThreads) g_threads[i].used.store(false);
+}
+
+bool called_from_libgomp(const void* caller) {
+  Dl_info info{};
+  return dladdr(caller, &info) && info.dli_fname && std::strstr(info.dli_fname, "/libgomp.so");
+}
 
 void* thread_start(void* p) {
   Start s = *static_cast<Start*>(p);
   __libc_free(p);
   t_app = s.app;
   t_lib = !s.app;
+  if (s.slot >= 0) {
+    g_threads[s.slot].tid.store(static_cast<int>(gettid()));
+    pthread_setspecific(g_exit_key, reinterpret_cast<void*>(static_cast<std::uintptr_t>(s.slot) + 1));
+  }
   return s.fn(s.arg);
 }
 
+// "worker in /path/prog", or "0x1189 in /path/prog" when the routine is not in the dynamic
+// symbol table (a static function, an executable linked without -rdynamic).
+void describe_routine(void* (*fn)(void*), char* out, std::size_t len) {
+  Dl_info info{};
+  link_map* map = nullptr;
+  if (!dladdr1(reinterpret_cast<void*>(fn), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP)) {
+    std::snprintf(out, len, "%p", reinterpret_cast<void*>(fn));
+    return;
+  }
+  const char* object = map && map->l_name && map->l_name[0] ? map->l_name : exe_path();
+  if (info.dli_sname)
+    std::snprintf(out, len, "%s in %s", info.dli_sname, object);
+  else
+    std::snprintf(out, len, "0x%lx in %s",
+                  static_cast<unsigned long>(reinterpret_cast<std::uintptr_t>(fn) - (map ? map->l_addr : 0)), object);
+}
+
+void check() {
+  for (AppThread& t : g_threads) {
+    if (!t.used.load() || t.openmp_pool) continue;
+    char where[600], line[700], tid[24];
+    describe_routine(t.fn, where, sizeof where);
+    const int id = t.tid.load();
+    std::snprintf(line, sizeof line, "thread %s (started at %s) is running application code, which is not carried",
+                  id ? format_u64(tid, static_cast<unsigned long long>(id)) : "(starting)", where);
+    refusal_add(line);
+  }
+}
+
 __attribute__((constructor(101))) void resolve() {
-  g_create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (!g_create) g_create = reinterpret_cast<CreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  static bool registered;
+  if (registered) return;
+  registered = true;
+  if (pthread_key_create(&g_exit_key, free_slot) != 0) fatal("pthread_key_create failed");
+  register_refusal_check(check);
 }
 
 }  // namespace
@@ -45,8 +139,15 @@ YK_C_API int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void*
   if (!g_create) resolve();
   auto* s = static_cast<Start*>(__libc_malloc(sizeof(Start)));
   if (!s) return EAGAIN;
-  *s = Start{fn, arg, app_context()};
+  const bool app = app_context();
+  const int saved_errno = errno;
+  const int slot = app ? take_slot(fn, called_from_libgomp(__builtin_return_address(0))) : -1;
+  errno = saved_errno;
+  *s = Start{fn, arg, app, slot};
   int rc = g_create(thread, attr, thread_start, s);
-  if (rc != 0) __libc_free(s);
+  if (rc != 0) {
+    __libc_free(s);
+    if (slot >= 0) g_threads[slot].used.store(false);
+  }
   return rc;
 }

@@ -1,0 +1,207 @@
+/* Holds, at its pause point, state the memory layer cannot carry (argv[1] chooses: socket, pipe,
+ * fifo, thread, dlopen, shm, several; "released" creates all of them and releases them again
+ * before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
+ * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
+ * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
+ * expected-refusals in the working directory, computed from what it holds (descriptor numbers,
+ * thread id, paths). Every rank holds the same kinds of state; the front end names the lowest
+ * failing rank, 0. The output (stdout) does not depend on the mode's state nor on the pause. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <mpi.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static FILE* expected; /* rank 0 only */
+
+static void expect(const char* line) {
+  if (expected) fprintf(expected, "%s\n", line);
+}
+
+static void expect_fd(int fd, const char* kind) {
+  char line[512];
+  snprintf(line, sizeof line, "descriptor %d is a %s, which is not carried", fd, kind);
+  expect(line);
+}
+
+/* The pause point (the same loop as tests/apps/pause_point.h's): rank 0 announces it, then all
+ * ranks poll for the release file, one allreduce per turn, so a checkpoint cut can happen here. */
+static void pause_point(void) {
+  const char* pause = getenv("YK_APP_PAUSE");
+  if (!pause) return;
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    char reached[4096];
+    snprintf(reached, sizeof reached, "%s.reached", pause);
+    FILE* f = fopen(reached, "w");
+    if (f) fclose(f);
+  }
+  for (;;) {
+    int here = rank == 0 && access(pause, F_OK) == 0, released = 0;
+    MPI_Allreduce(&here, &released, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (released) break;
+    usleep(10000);
+  }
+}
+
+static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t worker_cond = PTHREAD_COND_INITIALIZER;
+static int worker_tid, worker_stop;
+
+/* Exported (the executable is linked with -rdynamic), so the refusal names it. */
+void* refusal_worker(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&worker_lock);
+  worker_tid = gettid();
+  pthread_cond_broadcast(&worker_cond);
+  while (!worker_stop) pthread_cond_wait(&worker_cond, &worker_lock);
+  pthread_mutex_unlock(&worker_lock);
+  return NULL;
+}
+
+struct Held {
+  int sock, pipe_fds[2], fifo, shm_id;
+  void* shm_at;
+  void* plugin;
+  pthread_t thread;
+  int have_thread;
+};
+
+static void hold(const char* what, struct Held* h, int rank) {
+  int all = strcmp(what, "several") == 0 || strcmp(what, "released") == 0;
+  if (all || strcmp(what, "socket") == 0) {
+    h->sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    expect_fd(h->sock, "socket");
+  }
+  if (all || strcmp(what, "pipe") == 0) {
+    if (pipe(h->pipe_fds) != 0) abort();
+    expect_fd(h->pipe_fds[0], "pipe");
+    expect_fd(h->pipe_fds[1], "pipe");
+  }
+  if (strcmp(what, "fifo") == 0) {
+    char cwd[2048], path[4096], kind[4200];
+    if (!getcwd(cwd, sizeof cwd)) abort();
+    snprintf(path, sizeof path, "%s/fifo-%d", cwd, rank);
+    unlink(path);
+    if (mkfifo(path, 0600) != 0) abort();
+    h->fifo = open(path, O_RDWR); /* read-write: does not wait for a peer */
+    snprintf(kind, sizeof kind, "FIFO %s", path);
+    expect_fd(h->fifo, kind);
+  }
+  if (all || strcmp(what, "thread") == 0) {
+    pthread_create(&h->thread, NULL, refusal_worker, NULL);
+    h->have_thread = 1;
+    pthread_mutex_lock(&worker_lock);
+    while (!worker_tid) pthread_cond_wait(&worker_cond, &worker_lock);
+    pthread_mutex_unlock(&worker_lock);
+    char exe[4096], line[4400];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    snprintf(line, sizeof line,
+             "thread %d (started at refusal_worker in %s) is running application code, which is not carried",
+             worker_tid, exe);
+    expect(line);
+  }
+  if (all || strcmp(what, "dlopen") == 0) {
+    /* A bare name: found only through the executable's RUNPATH (the shim must not change that). */
+    h->plugin = dlopen("libyk_refusal_plugin.so", RTLD_NOW);
+    if (!h->plugin) {
+      fprintf(stderr, "refusals: dlopen: %s\n", dlerror());
+      abort();
+    }
+    int (*answer)(void) = (int (*)(void))dlsym(h->plugin, "yk_refusal_plugin_answer");
+    if (!answer || answer() != 42) abort();
+    struct link_map* map = NULL;
+    dlinfo(h->plugin, RTLD_DI_LINKMAP, &map);
+    char line[4400];
+    snprintf(line, sizeof line, "library %s was loaded by the application after start (dlopen), which is not carried",
+             map->l_name);
+    expect(line);
+  }
+  if (all || strcmp(what, "shm") == 0) {
+    h->shm_id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+    h->shm_at = shmat(h->shm_id, NULL, 0);
+    if (h->shm_id < 0 || h->shm_at == (void*)-1) abort();
+    shmctl(h->shm_id, IPC_RMID, NULL); /* gone once detached (and if the test dies) */
+    char line[200];
+    snprintf(line, sizeof line, "System V shared memory segment %d attached at %p is not carried", h->shm_id,
+             h->shm_at);
+    expect(line);
+  }
+}
+
+static void release(const char* what, struct Held* h) {
+  int all = strcmp(what, "several") == 0 || strcmp(what, "released") == 0;
+  if (all || strcmp(what, "socket") == 0) close(h->sock);
+  if (all || strcmp(what, "pipe") == 0) {
+    close(h->pipe_fds[0]);
+    close(h->pipe_fds[1]);
+  }
+  if (strcmp(what, "fifo") == 0) close(h->fifo);
+  if (h->have_thread) {
+    pthread_mutex_lock(&worker_lock);
+    worker_stop = 1;
+    pthread_cond_broadcast(&worker_cond);
+    pthread_mutex_unlock(&worker_lock);
+    pthread_join(h->thread, NULL);
+    worker_tid = worker_stop = h->have_thread = 0;
+  }
+  if (h->plugin) dlclose(h->plugin);
+  h->plugin = NULL;
+  if (all || strcmp(what, "shm") == 0) shmdt(h->shm_at);
+}
+
+static long work(int rank, int size, int step) {
+  long local = (long)(rank + 1) * step, total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return total + size;
+}
+
+int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "socket";
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0 && strcmp(what, "released") != 0) {
+    expected = fopen("expected-refusals", "w");
+    if (!expected) abort();
+  }
+  struct Held held;
+  memset(&held, 0, sizeof held);
+  long before = work(rank, size, 1);
+  hold(what, &held, rank);
+  if (expected && strcmp(what, "omp_region") != 0) {
+    fclose(expected);
+    expected = NULL;
+  }
+  if (strcmp(what, "released") == 0) release(what, &held);
+  if (strcmp(what, "omp_region") == 0) {
+    expect("the checkpoint was requested inside an OpenMP parallel region (nesting level 1), which is not carried");
+    if (expected) fclose(expected);
+    expected = NULL;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp master
+      pause_point();
+    }
+  } else {
+    pause_point();
+  }
+  if (strcmp(what, "released") != 0) release(what, &held);
+  long after = work(rank, size, 2);
+  if (rank == 0) printf("refusals %s: before %ld, after %ld\n", what, before, after);
+  MPI_Finalize();
+  return 0;
+}
