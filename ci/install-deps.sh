@@ -8,6 +8,7 @@ packages=(
   libzmq3-dev cppzmq-dev libcereal-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   catch2 libzstd-dev libxxhash-dev
   iproute2 util-linux procps
+  slurmctld slurmd slurm-client munge
   clang-format
 )
 missing=()

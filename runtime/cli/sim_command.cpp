@@ -27,9 +27,9 @@ using sim::Node;
 void print_table(const Cluster& cluster) {
   char cpu[64] = "";
   if (cluster.cpu_per_slot > 0) std::snprintf(cpu, sizeof cpu, ", %g CPU per slot", cluster.cpu_per_slot);
-  std::printf("cluster %s: %zu nodes x %d slots%s%s, state in %s\n", cluster.name.c_str(), cluster.nodes.size(),
+  std::printf("cluster %s: %zu nodes x %d slots%s%s%s, state in %s\n", cluster.name.c_str(), cluster.nodes.size(),
               cluster.slots, cluster.link.empty() ? "" : (", link '" + cluster.link + "'").c_str(), cpu,
-              cluster.dir.c_str());
+              cluster.slurm ? ", Slurm" : "", cluster.dir.c_str());
   std::printf("%-6s %-20s %-14s %5s  %s\n", "NODE", "HOSTNAME", "ADDRESS", "SLOTS", "STATE");
   auto row = [](const Node& node, const std::string& slots) {
     char own[64] = "";  // a node added with a CPU limit of its own
@@ -52,7 +52,8 @@ nlohmann::json cluster_json(const Cluster& cluster) {
 }
 
 int sim_up(const SimOptions& options) {
-  const auto result = sim::bring_up(options.name, options.nodes, options.slots, options.link, options.cpu_per_slot);
+  const auto result =
+      sim::bring_up(options.name, options.nodes, options.slots, options.link, options.cpu_per_slot, options.slurm);
   if (!result.replaced.empty()) {
     std::printf("replaced the existing cluster %s: %s\n", options.name.c_str(), result.replaced.c_str());
   }
@@ -185,6 +186,9 @@ CLI::App* add_sim(CLI::App& app, SimOptions& options) {
                          "\"rate 15mbit delay 5ms\" (needs sch_netem)");
   options.up->add_option("--cpu-per-slot", options.cpu_per_slot,
                          "CPUs each slot of a node may use, e.g. 0.25 (a CPU cgroup per node; default 0 = no limit)");
+  options.up->add_flag("--slurm", options.slurm,
+                       "Run Slurm on it: munged and slurmctld on the frontend, a slurmd on every node "
+                       "(sim exec fe -- sbatch ...)");
   add_name(options.up);
   options.list = sim->add_subcommand("list", "Show the clusters and their nodes");
   options.list->add_flag("--json", options.json, "Print JSON instead of a table");

@@ -16,6 +16,7 @@ struct SimOptions {
   int slots = 1;
   std::string link;
   double cpu_per_slot = 0.0;  // sim up --cpu-per-slot
+  bool slurm = false;         // sim up --slurm
   bool json = false;
   std::string node;
   std::vector<std::string> command;

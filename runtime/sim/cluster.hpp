@@ -34,6 +34,7 @@ struct Cluster {
   int slots = 0;
   std::string link;           // netem arguments applied on every node's eth0, "" = none
   double cpu_per_slot = 0.0;  // CPUs per slot each node may use (sim/cpu_limit.hpp); 0 = no limit
+  bool slurm = false;         // Slurm's daemons run on it (sim up --slurm, sim/slurm_daemons.hpp)
   Node switch_holder;         // id "switch": the bridge's namespace (no address, no hostname)
   Node frontend;
   std::vector<Node> nodes;

@@ -38,6 +38,9 @@ CommandResult run_command(const std::vector<std::string>& argv) {
     if (null_fd >= 0) dup2(null_fd, 0);
     dup2(pipe_fds[1], 1);
     dup2(pipe_fds[1], 2);
+    // Nothing else inherited: a daemon started through here (slurmd, munged) would otherwise keep
+    // the caller's descriptors open for its whole life, e.g. the lock file of `flock ... ctest`.
+    close_range(3, ~0U, 0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);

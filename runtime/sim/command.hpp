@@ -12,7 +12,8 @@ struct CommandResult {
   std::string output;  // stdout and stderr together, trailing newlines removed
 };
 
-// Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and waits for it.
+// Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and no other inherited
+// descriptor, and waits for it.
 CommandResult run_command(const std::vector<std::string>& argv);
 
 // Runs argv; throws SimError("<argv joined>: <output>") unless it exits 0.

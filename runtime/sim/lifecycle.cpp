@@ -16,6 +16,7 @@
 #include "sim/namespace_members.hpp"
 #include "sim/network.hpp"
 #include "sim/sim_error.hpp"
+#include "sim/slurm_daemons.hpp"
 #include "sim/state_file.hpp"
 
 namespace yadokari::sim {
@@ -72,6 +73,7 @@ void build(Cluster& cluster) {
   write_hostfiles(cluster);
   write_agent(cluster);
   save_state(cluster);
+  if (cluster.slurm) start_slurm(cluster);
 }
 
 void remove_cluster_dir(const std::filesystem::path& dir) {
@@ -117,7 +119,7 @@ bool healthy(const Cluster& cluster) {
   for (const auto& node : cluster.nodes) {
     if (node_state(node) != "up") return false;
   }
-  return std::filesystem::exists(cluster.agent());
+  return std::filesystem::exists(cluster.agent()) && (!cluster.slurm || slurm_running(cluster));
 }
 
 Cluster load_cluster(const std::string& name) {
@@ -127,7 +129,8 @@ Cluster load_cluster(const std::string& name) {
   return *cluster;
 }
 
-UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link, double cpu_per_slot) {
+UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link, double cpu_per_slot,
+                  bool slurm) {
   check_cluster_name(name);
   if (nodes < 1 || nodes > kMaxNodes) {
     throw SimError("--nodes must be from 1 to " + std::to_string(kMaxNodes) + ", not " + std::to_string(nodes), 2);
@@ -136,12 +139,14 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
   check_cpu_per_slot(cpu_per_slot);
   if (!link.empty()) link_qdisc_args(link);  // a bad rate is refused before anything is built
   check_can_manage(!link.empty());
+  if (slurm) check_slurm_tools();
 
   UpResult result;
   const auto dir = cluster_dir(name);
   if (auto existing = load_state(dir)) {
     const bool same_shape = existing->nodes.size() == static_cast<size_t>(nodes) && existing->slots == slots &&
-                            existing->link == link && existing->cpu_per_slot == cpu_per_slot;
+                            existing->link == link && existing->cpu_per_slot == cpu_per_slot &&
+                            existing->slurm == slurm;
     if (same_shape && healthy(*existing)) {
       result.cluster = *existing;
       result.reused = true;
@@ -150,7 +155,8 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
     result.replaced = same_shape ? "it was broken (a holder is gone or a node is down)"
                                  : "it had another shape (" + std::to_string(existing->nodes.size()) + " nodes x " +
                                        std::to_string(existing->slots) + " slots" +
-                                       (existing->link.empty() ? "" : ", link '" + existing->link + "'") + ")";
+                                       (existing->link.empty() ? "" : ", link '" + existing->link + "'") +
+                                       (existing->slurm ? ", Slurm" : "") + ")";
   } else if (std::filesystem::exists(dir)) {
     result.replaced = "its state was unreadable";
   }
@@ -158,6 +164,7 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
 
   result.cluster = plan_cluster(name, dir, nodes, slots, link);
   result.cluster.cpu_per_slot = cpu_per_slot;
+  result.cluster.slurm = slurm;
   try {
     build(result.cluster);
   } catch (const SimError& e) {
@@ -233,6 +240,7 @@ Node add_node(const std::string& name, int slots, double cpu_per_slot) {
     limit_node_cpu(cluster, node);
     plug_node(cluster.switch_holder, node);
     if (!cluster.link.empty()) shape_link(node, cluster.link);
+    if (cluster.slurm) start_slurm_node(cluster, node);
   } catch (const SimError& e) {
     kill_holder_and_members(cluster.dir, node.pid);
     cluster.nodes.pop_back();

@@ -18,9 +18,11 @@ struct UpResult {
   std::string replaced;  // why an existing cluster was torn down first ("" if there was none)
 };
 
-// Builds the cluster (or reuses a healthy one of the same shape). On any failure everything
-// started so far is torn down again before the SimError propagates.
-UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link, double cpu_per_slot = 0.0);
+// Builds the cluster (or reuses a healthy one of the same shape), with Slurm's daemons if `slurm`
+// (sim/slurm_daemons.hpp). On any failure everything started so far is torn down again before
+// the SimError propagates.
+UpResult bring_up(const std::string& name, int nodes, int slots, const std::string& link, double cpu_per_slot = 0.0,
+                  bool slurm = false);
 
 // Kills every process of every node, the frontend and the switch, and removes the state
 // directory. False if there was nothing to remove.
@@ -40,6 +42,7 @@ KillResult kill_node(const std::string& name, const std::string& node);
 // holder, network port, link shaping, and its name in every node's /etc/hosts (rewritten in
 // place: the nodes bind-mount that very file). Jobs running with agents see it join.
 // `cpu_per_slot` > 0 gives it a CPU limit of its own (a slower or faster node than the others).
+// On a cluster with Slurm it gets a slurmd and joins the partition.
 Node add_node(const std::string& name, int slots, double cpu_per_slot = 0.0);
 
 // The cluster called `name`; SimError "no simulated cluster named NAME ..." if none.
@@ -48,7 +51,7 @@ Cluster load_cluster(const std::string& name);
 // "up", "down" (killed) or "lost" (state says alive but the holder is gone).
 std::string node_state(const Node& node);
 
-// Every holder alive and every node up.
+// Every holder alive and every node up (and Slurm's daemons running on a cluster with Slurm).
 bool healthy(const Cluster& cluster);
 
 }  // namespace yadokari::sim

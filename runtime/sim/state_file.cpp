@@ -54,6 +54,7 @@ nlohmann::json to_json(const Cluster& cluster) {
           {"slots", cluster.slots},
           {"link", cluster.link},
           {"cpu_per_slot", cluster.cpu_per_slot},
+          {"slurm", cluster.slurm},
           {"switch", node_json(cluster.switch_holder)},
           {"frontend", node_json(cluster.frontend)},
           {"nodes", nodes},
@@ -71,6 +72,7 @@ Cluster cluster_from_json(const nlohmann::json& state) {
   cluster.slots = state.at("slots").get<int>();
   cluster.link = state.at("link").get<std::string>();
   cluster.cpu_per_slot = state.value("cpu_per_slot", 0.0);
+  cluster.slurm = state.value("slurm", false);  // absent in state files of older builds
   cluster.switch_holder = node_from(state.at("switch"));
   cluster.frontend = node_from(state.at("frontend"));
   for (const auto& node : state.at("nodes")) cluster.nodes.push_back(node_from(node));

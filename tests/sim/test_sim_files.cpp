@@ -1,5 +1,5 @@
 // The pure parts of runtime/sim: naming, hostfiles, /etc/hosts, agent, launcher settings,
-// state.json round trip. (Everything that needs root and namespaces is in sim_*.sh.)
+// state.json round trip, slurm.conf. (Everything that needs root and namespaces is in sim_*.sh.)
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -10,6 +10,7 @@
 #include "sim/launch_settings.hpp"
 #include "sim/link_shape.hpp"
 #include "sim/sim_error.hpp"
+#include "sim/slurm_daemons.hpp"
 #include "sim/state_file.hpp"
 
 using namespace yadokari::sim;
@@ -141,4 +142,19 @@ TEST_CASE("sim up link shaping: a plain rate is a token bucket, anything else ne
     CHECK(std::string(e.what()) == "--link: 'lots' is not a rate (e.g. 15mbit, 1gbit, 2mbps)");
     CHECK(e.exit_code() == 2);
   }
+}
+
+TEST_CASE("slurm.conf: the frontend controls, every node with its address and slots as CPUs", "[sim]") {
+  Cluster cluster = sample();
+  cluster.nodes[1].alive = false;  // a killed node stays in the configuration (Slurm keeps it DOWN)
+  cluster.slurm = true;
+  const std::string conf = slurm_config(cluster);
+  CHECK(conf.find("SlurmctldHost=ykabc-fe(10.213.0.254)\n") != std::string::npos);
+  CHECK(conf.find("AuthInfo=socket=/state/abc/slurm/munge.socket\n") != std::string::npos);
+  CHECK(conf.find("SlurmdSpoolDir=/state/abc/slurm/%n/spool\n") != std::string::npos);
+  CHECK(conf.find("NodeName=ykabc-n1 NodeAddr=10.213.0.1 CPUs=3 Feature=ykabc State=UNKNOWN\n") != std::string::npos);
+  CHECK(conf.find("NodeName=ykabc-n2 NodeAddr=10.213.0.2 CPUs=3 Feature=ykabc State=UNKNOWN\n") != std::string::npos);
+  CHECK(conf.find("PartitionName=main Nodes=nodes ") != std::string::npos);
+  CHECK(conf.find("cgroup") == std::string::npos);
+  CHECK(cluster_from_json(to_json(cluster)).slurm);
 }
