@@ -24,6 +24,10 @@ std::string to_string(AreaKind kind) {
       return "environment";
     case AreaKind::other:
       return "other";
+    case AreaKind::mappings:
+      return "mappings";
+    case AreaKind::process_state:
+      return "process-state";
   }
   return "kind-" + std::to_string(static_cast<unsigned>(kind));
 }

@@ -1,4 +1,5 @@
 // Capture: save the registers, then hand the application's memory to the sink.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -12,8 +13,10 @@
 #include "fd_table.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
+#include "mapping_image.hpp"
 #include "meta.hpp"
 #include "process.hpp"
+#include "process_state.hpp"
 #include "refusal.hpp"
 #include "routing.hpp"
 
@@ -23,6 +26,7 @@ namespace {
 constexpr std::uint32_t kRW = 3;  // PROT_READ | PROT_WRITE
 MetaRecord g_meta;                // static: large, and must not sit on the stack being captured
 FdRecord g_fds[kMaxAppFds];       // likewise
+int g_errno_at_call;              // the application's errno when it called checkpoint()
 
 struct ArenaLocked {
   ArenaLocked() { arena_lock(); }
@@ -87,6 +91,8 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
   // Right after meta: the restore reopens (or refuses) before it overwrites anything.
   if (ok && nfds > 0)
     ok = sink.area(AreaKind::fds, 0, sizeof(FdRecord) * static_cast<unsigned>(nfds), 0, "application files", g_fds);
+  // Then what the restore checks before it modifies anything: mappings, process state.
+  ok = ok && capture_mapping_table(sink) && capture_process_state(sink, g_errno_at_call);
   ok = ok && put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
   for (int i = 0; ok && i < carried_count(); ++i) {
     const CarriedRange& c = carried_ranges()[i];
@@ -96,6 +102,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
     if (ok) ok = put(AreaKind::exe_data, r.lo, r.hi, ".data/.bss");
   if (ok && tls_size) ok = put(AreaKind::exe_tls, tls_addr, tls_addr + tls_size, "executable TLS");
   if (ok) ok = put(AreaKind::arena, kArenaBase, arena()->used_end(), "application arena");
+  if (ok) ok = capture_mapping_contents(sink);
   if (ok) ok = put(AreaKind::stack, ctx.rsp, kStackTop, "application stack");
   if (!ok) say("checkpoint failed: the image writer refused an area");
   return ok ? YK_MEM_CHECKPOINTED : YK_MEM_ERROR;
@@ -104,6 +111,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
 }  // namespace
 
 __attribute__((noinline)) int checkpoint(AreaSink& sink) {
+  g_errno_at_call = errno;
   refusal_begin();
   if (!g_enabled) return refuse("the memory layer is disabled in this process"), YK_MEM_ERROR;
   if (!t_app) return refuse("not called from the application thread"), YK_MEM_ERROR;
@@ -118,8 +126,14 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   flush_output();
   int depth = t_depth;
   Context ctx;
-  if (yk_ctx_save(&ctx) == 0) return capture(sink, ctx, depth);
-  // Second return, in the restarted process: restore.cpp already set the routing state.
+  if (yk_ctx_save(&ctx) == 0) {
+    int r = capture(sink, ctx, depth);
+    errno = g_errno_at_call;
+    return r;
+  }
+  // Second return, in the restarted process: restore.cpp already set the routing state. Now
+  // that memory is back, the application's process state (timers last, errno last of all).
+  replay_process_state();
   return YK_MEM_RESTARTED;
 }
 
@@ -141,6 +155,10 @@ const char* to_string(AreaKind kind) {
       return "stack";
     case AreaKind::fds:
       return "fds";
+    case AreaKind::mappings:
+      return "mappings";
+    case AreaKind::process_state:
+      return "process-state";
   }
   return "unknown";
 }

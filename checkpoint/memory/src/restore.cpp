@@ -11,6 +11,7 @@
 
 #include "../areas.hpp"
 #include "../memory.h"
+#include "app_mappings.hpp"
 #include "args_region.hpp"
 #include "carried.hpp"
 #include "context.hpp"
@@ -21,6 +22,7 @@
 #include "layout.hpp"
 #include "meta.hpp"
 #include "process.hpp"
+#include "restore_prelude.hpp"
 #include "routing.hpp"
 
 namespace yadokari::memory {
@@ -116,8 +118,11 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
       g_stack = {lo, h.len, p, mapped};
       return p;
     }
+    case AreaKind::mappings:
+      return mapping_destination(lo, h.len);
     case AreaKind::meta:
     case AreaKind::fds:
+    case AreaKind::process_state:
       break;
   }
   return nullptr;
@@ -155,16 +160,21 @@ int restore(AreaSource& src, const char* what) {
   if (!check_meta(g_meta, exe)) return YK_MEM_ERROR;
   char why[kFdPathMax + 200];
   bool more = src.next(h);
+  int nfds = 0;
   if (more && h.kind == AreaKind::fds) {
     // The application's files: reopened onto their descriptors, or refused with nothing changed.
     if (h.len > sizeof g_fds || h.len % sizeof(FdRecord) != 0)
       return fail("the image's file table is malformed"), YK_MEM_ERROR;
     if (!src.read(g_fds)) return fail("the image ended early or could not be read"), YK_MEM_ERROR;
-    if (!reopen_fds(g_fds, static_cast<int>(h.len / sizeof(FdRecord)), why, sizeof why)) return fail(why), YK_MEM_ERROR;
+    nfds = static_cast<int>(h.len / sizeof(FdRecord));
     more = src.next(h);
   }
+  // The application's mappings and process state: checked (or refused) before the files reopen.
+  if (!read_restore_prelude(src, h, more, why, sizeof why)) return fail(why), YK_MEM_ERROR;
+  if (nfds > 0 && !reopen_fds(g_fds, nfds, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
 
   // Point of no return: from here on, memory of this process is overwritten.
+  apply_mappings();
   std::vector<Range> exe_data = subtract(exe.writable, exe.excluded);
   arena_lock();
   bool arena_seen = false;
@@ -186,6 +196,7 @@ int restore(AreaSource& src, const char* what) {
     fail(src.failed() ? "the image could not be read to its end" : "the image lacks the arena or the stack");
     fatal("the process is half restored and cannot continue");
   }
+  finish_mappings();
   src.done();
   restore_std_streams(g_meta.streams);
   relink_app_streams();

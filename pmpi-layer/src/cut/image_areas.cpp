@@ -29,6 +29,10 @@ img::AreaKind to_image(mem::AreaKind k) {
       return img::AreaKind::stack;
     case mem::AreaKind::fds:
       return img::AreaKind::fd_table;
+    case mem::AreaKind::mappings:
+      return img::AreaKind::mappings;
+    case mem::AreaKind::process_state:
+      return img::AreaKind::process_state;
   }
   return img::AreaKind::other;
 }
@@ -52,6 +56,10 @@ std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
       return mem::AreaKind::stack;
     case img::AreaKind::fd_table:
       return mem::AreaKind::fds;
+    case img::AreaKind::mappings:
+      return mem::AreaKind::mappings;
+    case img::AreaKind::process_state:
+      return mem::AreaKind::process_state;
     default:
       return std::nullopt;
   }
