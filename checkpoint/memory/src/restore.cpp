@@ -111,7 +111,11 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
         return reinterpret_cast<void*>(lo);
       return nullptr;
     case AreaKind::stack: {
-      if (hi != kStackTop || lo < kStackTop - kStackWindow || !extend_stack(lo)) return nullptr;
+      // With room below the saved stack: the restarted code calls deeper than the checkpoint did
+      // (the replay of the process state first), under a limit that may be smaller than the saved depth.
+      constexpr std::uintptr_t kHeadroom = 256 * 1024;
+      if (hi != kStackTop || lo < kStackTop - kStackWindow) return nullptr;
+      if (!extend_stack(lo - kHeadroom >= kStackTop - kStackWindow ? lo - kHeadroom : lo)) return nullptr;
       std::size_t mapped = (h.len + kPage - 1) & ~(kPage - 1);
       void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) return nullptr;
