@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   long n = argc > 1 ? atol(argv[1]) : 100000;
   /* Live mappings around the measured ones, as an application has: the table is searched. */
   void* keep[32];
-  for (int i = 0; i < 32; ++i) keep[i] = mmap(NULL, 4096 * (i + 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  for (int i = 0; i < 32; ++i)
+    keep[i] = mmap(NULL, 4096 * (i + 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   double t0 = now_ns();
   for (long i = 0; i < n; ++i) {
     void* p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

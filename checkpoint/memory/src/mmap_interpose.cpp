@@ -47,7 +47,7 @@ void resolve() {
   g_real_map = r;
 }
 
-// Load time (pitfall 8), after startup.cpp (priority 101) decided whether the layer is on.
+// Load time (docs/architecture.md, pitfall 8), after startup.cpp (priority 101) decided whether the layer is on.
 __attribute__((constructor(102))) void reserve_region() {
   resolve();
   if (!g_enabled) return;
