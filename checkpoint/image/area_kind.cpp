@@ -26,6 +26,10 @@ std::string to_string(AreaKind kind) {
       return "other";
     case AreaKind::library_state:
       return "library-state";
+    case AreaKind::mappings:
+      return "mappings";
+    case AreaKind::process_state:
+      return "process-state";
   }
   return "kind-" + std::to_string(static_cast<unsigned>(kind));
 }

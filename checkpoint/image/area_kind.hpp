@@ -17,6 +17,8 @@ enum class AreaKind : std::uint16_t {
   environment = 9,       // the application's copy of the environment
   other = 10,            // any other blob
   library_state = 11,    // state kept inside a library, reconnected at a restart (Fortran units...)
+  mappings = 12,         // the application's own mappings: their table (address 0) and contents
+  process_state = 13,    // libc state the application set: cwd, umask, signals, timers, exit handlers...
 };
 
 // Short names for listings ("heap-arena"); "kind-N" for values this build does not know.

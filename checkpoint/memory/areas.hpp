@@ -10,15 +10,17 @@ namespace yadokari::memory {
 // What an area holds. Kept numerically separate from the image format's kinds on purpose: the
 // adapter maps them (the meta area is the "registers" record, args is "environment", ...).
 enum class AreaKind : std::uint32_t {
-  meta = 1,           // MetaRecord: registers, canary, identities, layout (always first)
-  args = 2,           // the copy of argv/envp in shim memory at a fixed address
-  carried = 3,        // a range of the shim's own memory registered with yk_mem_carry()
-  exe_data = 4,       // part of the executable's writable segments (.data/.bss minus exclusions)
-  exe_tls = 5,        // the executable's TLS block of the application thread
-  arena = 6,          // the used part of the application arena
-  stack = 7,          // the used part of the application stack
-  fds = 8,            // FdRecord[] (src/fd_table.hpp): the application's open files (right after meta)
-  fortran_units = 9,  // FortranState (src/fortran_units.hpp): Fortran units, RANDOM_NUMBER (after fds)
+  meta = 1,            // MetaRecord: registers, canary, identities, layout (always first)
+  args = 2,            // the copy of argv/envp in shim memory at a fixed address
+  carried = 3,         // a range of the shim's own memory registered with yk_mem_carry()
+  exe_data = 4,        // part of the executable's writable segments (.data/.bss minus exclusions)
+  exe_tls = 5,         // the executable's TLS block of the application thread
+  arena = 6,           // the used part of the application arena
+  stack = 7,           // the used part of the application stack
+  fds = 8,             // FdRecord[] (src/fd_table.hpp): the application's open files (right after meta)
+  fortran_units = 9,   // FortranState (src/fortran_units.hpp): Fortran units, RANDOM_NUMBER (after fds)
+  mappings = 10,       // at address 0: MapRecord[] (src/app_mappings.hpp), after fds; elsewhere: a mapping's contents
+  process_state = 11,  // ProcessState (src/process_state.hpp): libc state the application set, after mappings
 };
 
 const char* to_string(AreaKind kind);

@@ -60,6 +60,13 @@ void yk_mem_carry(void* addr, size_t len, const char* name);
  * there; the product restores after MPI_Init instead). Set at load time. */
 void yk_mem_set_main_hook(void (*hook)(void));
 
+/* The restore point, called in EVERY incarnation where a restarted process restores (the shim
+ * after PMPI_Init, whether or not it restores; the test driver where it would restore): process
+ * state the application registers before it (signal handlers, atexit functions, setlocale...) is
+ * set again by the code that runs again in a fresh process, so only what it registers after this
+ * call is carried (src/process_state.hpp). */
+void yk_mem_restore_point(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,5 @@
 // Capture: save the registers, then hand the application's memory to the sink.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -13,9 +14,11 @@
 #include "fortran_units.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
+#include "mapping_image.hpp"
 #include "meta.hpp"
 #include "openmp.hpp"
 #include "process.hpp"
+#include "process_state.hpp"
 #include "refusal.hpp"
 #include "routing.hpp"
 
@@ -26,6 +29,7 @@ constexpr std::uint32_t kRW = 3;  // PROT_READ | PROT_WRITE
 MetaRecord g_meta;                // static: large, and must not sit on the stack being captured
 FdRecord g_fds[kMaxAppFds];       // likewise
 FortranState g_fortran;           // likewise
+int g_errno_at_call;              // the application's errno when it called checkpoint()
 
 struct ArenaLocked {
   ArenaLocked() { arena_lock(); }
@@ -95,6 +99,8 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
   // Then the Fortran units: reconnected onto the descriptors the fds area reopens.
   if (ok && fortran)
     ok = sink.area(AreaKind::fortran_units, 0, fortran_state_bytes(g_fortran), 0, "Fortran units", &g_fortran);
+  // Then what the restore checks before it modifies anything: mappings, process state.
+  ok = ok && capture_mapping_table(sink) && capture_process_state(sink, g_errno_at_call);
   ok = ok && put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
   for (int i = 0; ok && i < carried_count(); ++i) {
     const CarriedRange& c = carried_ranges()[i];
@@ -104,6 +110,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
     if (ok) ok = put(AreaKind::exe_data, r.lo, r.hi, ".data/.bss");
   if (ok && tls_size) ok = put(AreaKind::exe_tls, tls_addr, tls_addr + tls_size, "executable TLS");
   if (ok) ok = put(AreaKind::arena, kArenaBase, arena()->used_end(), "application arena");
+  if (ok) ok = capture_mapping_contents(sink);
   if (ok) ok = put(AreaKind::stack, ctx.rsp, kStackTop, "application stack");
   if (!ok) say("checkpoint failed: the image writer refused an area");
   return ok ? YK_MEM_CHECKPOINTED : YK_MEM_ERROR;
@@ -112,6 +119,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
 }  // namespace
 
 __attribute__((noinline)) int checkpoint(AreaSink& sink) {
+  g_errno_at_call = errno;
   refusal_begin();
   if (!g_enabled) return refuse("the memory layer is disabled in this process"), YK_MEM_ERROR;
   if (!t_app) return refuse("not called from the application thread"), YK_MEM_ERROR;
@@ -126,9 +134,16 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   flush_output();
   int depth = t_depth;
   Context ctx;
-  if (yk_ctx_save(&ctx) == 0) return capture(sink, ctx, depth);
-  // Second return, in the restarted process: restore.cpp already set the routing state.
+  if (yk_ctx_save(&ctx) == 0) {
+    int r = capture(sink, ctx, depth);
+    errno = g_errno_at_call;
+    return r;
+  }
+  // Second return, in the restarted process: restore.cpp already set the routing state. Now
+  // that memory is back, the library settings and the application's process state (timers last,
+  // errno last of all).
   reapply_openmp_settings();
+  replay_process_state();
   return YK_MEM_RESTARTED;
 }
 
@@ -152,6 +167,10 @@ const char* to_string(AreaKind kind) {
       return "fds";
     case AreaKind::fortran_units:
       return "fortran-units";
+    case AreaKind::mappings:
+      return "mappings";
+    case AreaKind::process_state:
+      return "process-state";
   }
   return "unknown";
 }

@@ -25,6 +25,16 @@ inline constexpr std::size_t kStackWindow = 4 * kGiB;
 inline constexpr std::uintptr_t kArenaBase = 0x110000000000;
 inline constexpr std::size_t kArenaReserve = 256 * kGiB;
 
+// The application's own mappings (mmap/mremap in application context): reserved PROT_NONE at
+// load time, each mapping placed inside with MAP_FIXED (src/app_mappings.hpp). 1 TiB above the
+// arena's end, so that an arena grown to its full reservation never meets it.
+inline constexpr std::uintptr_t kMapBase = 0x120000000000;
+inline constexpr std::size_t kMapReserve = 1024 * kGiB;
+
+inline bool in_map_region(std::uintptr_t lo, std::uintptr_t hi) {
+  return lo >= kMapBase && hi <= kMapBase + kMapReserve;
+}
+
 inline bool in_arena(const void* p) {
   auto a = reinterpret_cast<std::uintptr_t>(p);
   return a - kArenaBase < kArenaReserve;  // one comparison: unsigned wrap-around below the base

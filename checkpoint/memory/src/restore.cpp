@@ -11,6 +11,7 @@
 
 #include "../areas.hpp"
 #include "../memory.h"
+#include "app_mappings.hpp"
 #include "args_region.hpp"
 #include "carried.hpp"
 #include "context.hpp"
@@ -22,6 +23,7 @@
 #include "layout.hpp"
 #include "meta.hpp"
 #include "process.hpp"
+#include "restore_prelude.hpp"
 #include "routing.hpp"
 
 namespace yadokari::memory {
@@ -111,16 +113,23 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
         return reinterpret_cast<void*>(lo);
       return nullptr;
     case AreaKind::stack: {
-      if (hi != kStackTop || lo < kStackTop - kStackWindow || !extend_stack(lo)) return nullptr;
+      // With room below the saved stack: the restarted code calls deeper than the checkpoint did
+      // (the replay of the process state first), under a limit that may be smaller than the saved depth.
+      constexpr std::uintptr_t kHeadroom = 256 * 1024;
+      if (hi != kStackTop || lo < kStackTop - kStackWindow) return nullptr;
+      if (!extend_stack(lo - kHeadroom >= kStackTop - kStackWindow ? lo - kHeadroom : lo)) return nullptr;
       std::size_t mapped = (h.len + kPage - 1) & ~(kPage - 1);
       void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) return nullptr;
       g_stack = {lo, h.len, p, mapped};
       return p;
     }
+    case AreaKind::mappings:
+      return mapping_destination(lo, h.len);
     case AreaKind::meta:
     case AreaKind::fds:
     case AreaKind::fortran_units:
+    case AreaKind::process_state:
       break;
   }
   return nullptr;
@@ -158,18 +167,16 @@ int restore(AreaSource& src, const char* what) {
   if (!check_meta(g_meta, exe)) return YK_MEM_ERROR;
   char why[kFdPathMax + 200];
   bool more = src.next(h);
+  int nfds = 0;
   if (more && h.kind == AreaKind::fds) {
     // The application's files: reopened onto their descriptors, or refused with nothing changed.
     if (h.len > sizeof g_fds || h.len % sizeof(FdRecord) != 0)
       return fail("the image's file table is malformed"), YK_MEM_ERROR;
     if (!src.read(g_fds)) return fail("the image ended early or could not be read"), YK_MEM_ERROR;
-    if (!reopen_fds(g_fds, static_cast<int>(h.len / sizeof(FdRecord)), why, sizeof why)) return fail(why), YK_MEM_ERROR;
+    nfds = static_cast<int>(h.len / sizeof(FdRecord));
     more = src.next(h);
   }
-  // The Fortran units, reconnected with libgfortran's OPEN now, while a failure can still be a
-  // refusal: libgfortran's unit table is library state, which the overwrite below does not touch.
-  // Without the area (nothing was connected at the checkpoint) this still closes the units that
-  // the fresh process's code before the restore point connected.
+  // The Fortran units' table; they are reconnected once the files are open again (below).
   std::memset(&g_fortran, 0, sizeof g_fortran);
   std::memcpy(g_fortran.magic, kFortranMagic, sizeof g_fortran.magic);
   g_fortran.size = sizeof g_fortran;
@@ -180,9 +187,17 @@ int restore(AreaSource& src, const char* what) {
     fortran_len = h.len;
     more = src.next(h);
   }
-  if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return fail(why), YK_MEM_ERROR;
+  // The application's mappings and process state: checked (or refused) before the files reopen.
+  if (!read_restore_prelude(src, h, more, why, sizeof why)) return fail(why), YK_MEM_ERROR;
+  if (nfds > 0 && !reopen_fds(g_fds, nfds, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
+  // The Fortran units, reconnected with libgfortran's OPEN now, while a failure can still be a
+  // refusal: libgfortran's unit table is library state, which the overwrite below does not touch.
+  // Without the area (nothing was connected at the checkpoint) this still closes the units that
+  // the fresh process's code before the restore point connected.
+  if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
 
   // Point of no return: from here on, memory of this process is overwritten.
+  apply_mappings();
   std::vector<Range> exe_data = subtract(exe.writable, exe.excluded);
   arena_lock();
   bool arena_seen = false;
@@ -204,6 +219,7 @@ int restore(AreaSource& src, const char* what) {
     fail(src.failed() ? "the image could not be read to its end" : "the image lacks the arena or the stack");
     fatal("the process is half restored and cannot continue");
   }
+  finish_mappings();
   src.done();
   restore_std_streams(g_meta.streams);
   relink_app_streams();

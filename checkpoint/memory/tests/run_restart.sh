@@ -31,6 +31,14 @@
 #   run_restart.sh funits_refused PROG N K  a scratch unit, or a unit connected without OPEN,
 #                                           refuses the checkpoint with one exact line and no
 #                                           image; a unit's file deleted refuses the restore
+#   run_restart.sh state PROG N HOW K1 [K2] the app_state program (its own mappings and libc process
+#                                           state), HOW = restart | late | chain: stdout, every file it
+#                                           wrote in its directory and their modes equal an
+#                                           uninterrupted run's
+#   run_restart.sh staterefused PROG N K    a shared mapping of a deleted file: the checkpoint is
+#                                           refused with one line naming it, the program stops (71)
+#   run_restart.sh statetaken PROG N K      the address of a mapping taken in the fresh process before
+#                                           the (late) restore: refused with one line, nothing changed
 set -euo pipefail
 driver=${YK_MEMTEST_DRIVER:?set YK_MEMTEST_DRIVER to libyk_memtest.so}
 mode=$1
@@ -81,8 +89,10 @@ newtag="YK_TEST_TAG=beta"
 case $mode in
   restart)
     prog=$1 k=$2 n=$3
-    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" || rc=$?; expect_ok ref $rc
-    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    # The restore point is the first boundary in every incarnation, as MPI_Init is in the product.
+    rc=0; run ref "$pre" "$tag" YK_MEMTEST_RESTORE_LATE=1 -- "$prog" "$n" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_RESTORE_LATE=1 YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+      -- "$prog" "$n" || rc=$?
     expect_ok part1 $rc
     [[ -s $work/img ]] || fail "no image written"
     rc=0; run part2 "$pre" "$newtag" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?; expect_ok part2 $rc
@@ -359,6 +369,68 @@ $work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
     echo "ok: $(cat "$work/scratch.err")"
     echo "ok: $(cat "$work/implicit.err")"
     echo "ok: $(cat "$work/gone.err")"
+    ;;
+  state)
+    prog=$1 n=$2 how=$3
+    shift 3
+    late=()
+    [[ $how == late ]] && late=(YK_MEMTEST_RESTORE_LATE=1)
+    mkdir "$work/ref" "$work/ckpt"
+    rc=0; run ref "$pre" "$tag" "${late[@]}" -- "$prog" "$n" "$work/ref" || rc=$?; expect_ok ref $rc
+    restore=()
+    : >"$work/joined.out"
+    i=0
+    for k in "$@"; do
+      i=$((i + 1))
+      rc=0; run "part$i" "$pre" "$tag" "${late[@]}" "${restore[@]}" YK_MEMTEST_CKPT_AT="$k" \
+        YK_MEMTEST_CKPT_FILE="$work/img$i" -- "$prog" "$n" "$work/ckpt" || rc=$?
+      expect_ok "part$i" $rc
+      [[ -s $work/img$i ]] || fail "no image written at boundary $k"
+      # A late restore runs the code before the first boundary again: it prints "start" again.
+      if [[ $i == 1 || $how != late ]]; then cat "$work/part$i.out"; else tail -n +2 "$work/part$i.out"; fi >>"$work/joined.out"
+      restore=(YADOKARI_RESTORE="$work/img$i")
+    done
+    rc=0; run last "$pre" "$newtag" "${late[@]}" "${restore[@]}" -- "$prog" "$n" "$work/ckpt" || rc=$?; expect_ok last $rc
+    if [[ $how != late ]]; then cat "$work/last.out"; else tail -n +2 "$work/last.out"; fi >>"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
+    grep -qx 'timer alive' "$work/last.out" || fail "the interval timer did not survive the restart"
+    (cd "$work/ref" && find . -printf '%p %m %s\n' | sort) >"$work/ref.tree"
+    (cd "$work/ckpt" && find . -printf '%p %m %s\n' | sort) >"$work/ckpt.tree"
+    same "$work/ref.tree" "$work/ckpt.tree" "the files written across the restart(s) (names, modes, sizes) differ"
+    diff -r "$work/ref" "$work/ckpt" >&2 || fail "the files written across the restart(s) differ"
+    echo "ok: stdout and $(wc -l <"$work/ref.tree") files identical"
+    ;;
+  staterefused)
+    prog=$1 n=$2 k=$3
+    mkdir "$work/d"
+    rc=0; run refused "$pre" YK_STATE_DELETED=1 YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+      -- "$prog" "$n" "$work/d" || rc=$?
+    [[ $rc == 71 ]] || fail "a checkpoint with a deleted shared file went ahead: rc $rc, $(cat "$work/refused.err")"
+    [[ ! -e $work/img ]] || fail "an image was written"
+    [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+    grep -qx "yadokari: checkpoint refused: the file $work/d/scratch.bin behind the application's shared mapping at 0x[0-9a-f]* was deleted or replaced" \
+      "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+    echo "ok: $(cat "$work/refused.err")"
+    ;;
+  statetaken)
+    prog=$1 n=$2 k=$3
+    mkdir "$work/d"
+    rc=0; run part1 "$pre" YK_MEMTEST_RESTORE_LATE=1 YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+      -- "$prog" "$n" "$work/d" || rc=$?
+    expect_ok part1 $rc
+    (cd "$work/d" && find . -type f -exec md5sum {} + | sort) >"$work/before.sums"
+    rc=0; run taken "$pre" YK_STATE_SQUAT=1 YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" \
+      -- "$prog" "$n" "$work/d" || rc=$?
+    [[ $rc == 70 ]] || fail "a restore onto a taken address went ahead: rc $rc, $(cat "$work/taken.err")"
+    [[ $(cat "$work/taken.out") == start ]] || fail "the refused restore ran the program: $(head -3 "$work/taken.out")"
+    [[ $(wc -l <"$work/taken.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/taken.err")"
+    grep -q "the application's mapping at 0x200000000000 (8192 bytes) cannot be restored: the address range is in use in this process" \
+      "$work/taken.err" || fail "unclear refusal: $(cat "$work/taken.err")"
+    (cd "$work/d" && find . -type f -exec md5sum {} + | sort) >"$work/after.sums"
+    same "$work/before.sums" "$work/after.sums" "the refused restore changed the program's files"
+    rc=0; run back "$pre" YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    expect_ok back $rc
+    echo "ok: $(cat "$work/taken.err")"
     ;;
   *)
     fail "unknown mode $mode"

@@ -31,6 +31,10 @@ img::AreaKind to_image(mem::AreaKind k) {
       return img::AreaKind::fd_table;
     case mem::AreaKind::fortran_units:
       return img::AreaKind::library_state;
+    case mem::AreaKind::mappings:
+      return img::AreaKind::mappings;
+    case mem::AreaKind::process_state:
+      return img::AreaKind::process_state;
   }
   return img::AreaKind::other;
 }
@@ -56,6 +60,10 @@ std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
       return mem::AreaKind::fds;
     case img::AreaKind::library_state:
       return mem::AreaKind::fortran_units;
+    case img::AreaKind::mappings:
+      return mem::AreaKind::mappings;
+    case img::AreaKind::process_state:
+      return mem::AreaKind::process_state;
     default:
       return std::nullopt;
   }

@@ -5,6 +5,7 @@
 #include "link/control_link.hpp"
 
 #include "memory/areas.hpp"
+#include "memory/memory.h"
 #include "image/image_error.hpp"
 #include "image/image_reader.hpp"
 #include "shim/diagnostics.hpp"
@@ -45,6 +46,10 @@ void check_header(const img::ImageHeader& h, const std::string& path) {
 }  // namespace
 
 void cut::restore_if_requested() {
+  // The restore point, in every incarnation: process state the application registers from here on
+  // (handlers, atexit functions...) is carried; what it registered before is registered again by
+  // its own code in a restarted process (checkpoint/memory/memory.h).
+  yk_mem_restore_point();
   const char* dir = std::getenv("YADOKARI_RESTORE");
   if (!dir || !*dir) return;
   g_restore_started = std::chrono::steady_clock::now();

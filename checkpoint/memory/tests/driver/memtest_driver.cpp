@@ -33,8 +33,19 @@ void restore() {
   _exit(70);
 }
 
+// The restore point, in every incarnation (memory.h, yk_mem_restore_point): main's start, or with
+// YK_MEMTEST_RESTORE_LATE=1 the first boundary, like MPI_Init in the product.
+bool g_at_restore_point;
+void restore_point() {
+  if (g_at_restore_point) return;
+  g_at_restore_point = true;
+  yk_mem_restore_point();
+}
+
 void restore_at_main() {
-  if (g_restore && !g_restore_late) restore();
+  if (g_restore_late) return;
+  restore_point();
+  if (g_restore) restore();
 }
 
 __attribute__((constructor)) void init() {
@@ -51,6 +62,7 @@ __attribute__((constructor)) void init() {
 }
 
 int boundary() {
+  restore_point();
   if (g_restore && g_restore_late) restore();
   ++g_calls;
   if (static_cast<long>(g_calls) != g_ckpt_at || !g_ckpt_file) return 0;

@@ -1,0 +1,185 @@
+// The application's mappings in an image (app_mappings.hpp): the refusal check, the capture (the
+// table, then each mapping's contents) and the restore (check, map, fill, protect).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "../areas.hpp"
+#include "app_mappings.hpp"
+#include "diag.hpp"
+#include "layout.hpp"
+#include "mapping_image.hpp"
+#include "mapping_live.hpp"
+#include "refusal.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+MapRecord g_snapshot[kMaxMappings];  // the capture's copy of the table (.bss: not on the stack)
+int g_snapshot_count;
+MapRecord g_incoming[kMaxMappings];  // the image's table during a restore
+int g_incoming_count;
+int g_files[kMaxMappings];  // shared files reopened by prepare_mappings()
+bool g_probed[kMaxMappings];
+
+constexpr int kReadWrite = PROT_READ | PROT_WRITE;
+
+void* as_ptr(std::uint64_t a) { return reinterpret_cast<void*>(a); }
+unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
+
+void check_for_capture() {
+  MappingsLocked l;
+  if (const char* problem = mapping_problem()) refusal_add(problem);
+  const MappingTable& t = live_mappings();
+  for (int i = 0; i < t.size(); ++i) {
+    const MapRecord& r = t.at(i);
+    if (r.backing != MapBacking::file_shared) continue;
+    char line[kMapPathMax + 200];
+    struct stat st {};
+    if (r.dev == 0 && r.ino == 0)
+      std::snprintf(line, sizeof line, "the application's shared mapping at %#llx of %s is not of a regular file",
+                    ull(r.addr), r.path);
+    else if (stat(r.path, &st) != 0 || st.st_dev != r.dev || st.st_ino != r.ino)
+      std::snprintf(line, sizeof line,
+                    "the file %s behind the application's shared mapping at %#llx was deleted or replaced", r.path,
+                    ull(r.addr));
+    else
+      continue;
+    refusal_add(line);
+  }
+}
+
+__attribute__((constructor)) void register_check() { register_refusal_check(check_for_capture); }
+
+}  // namespace
+
+bool capture_mapping_table(AreaSink& sink) {
+  {
+    MappingsLocked l;
+    const MappingTable& t = live_mappings();
+    g_snapshot_count = t.size();
+    for (int i = 0; i < g_snapshot_count; ++i) g_snapshot[i] = t.at(i);
+  }
+  if (g_snapshot_count == 0) return true;
+  // The contents of a shared file mapping are the file: on disk before the epoch can commit.
+  for (int i = 0; i < g_snapshot_count; ++i)
+    if (g_snapshot[i].backing == MapBacking::file_shared) msync(as_ptr(g_snapshot[i].addr), g_snapshot[i].len, MS_SYNC);
+  return sink.area(AreaKind::mappings, 0, sizeof(MapRecord) * static_cast<unsigned>(g_snapshot_count), 0,
+                   "application mappings", g_snapshot);
+}
+
+bool capture_mapping_contents(AreaSink& sink) {
+  bool ok = true;
+  for (int i = 0; ok && i < g_snapshot_count; ++i) {
+    const MapRecord& r = g_snapshot[i];
+    if (!carries_contents(r)) continue;
+    // A guard page that was accessible once is read through a temporary PROT_READ.
+    const bool unreadable = !(r.prot & PROT_READ);
+    if (unreadable && map_real().mprotect(as_ptr(r.addr), r.len, PROT_READ) != 0) return false;
+    ok = sink.area(AreaKind::mappings, r.addr, r.len, r.prot, "application mapping", as_ptr(r.addr));
+    if (unreadable) map_real().mprotect(as_ptr(r.addr), r.len, static_cast<int>(r.prot));
+  }
+  return ok;
+}
+
+bool prepare_mappings(const MapRecord* records, int n, char* why, std::size_t why_len) {
+  g_incoming_count = n;
+  for (int i = 0; i < n; ++i) {
+    g_incoming[i] = records[i];
+    g_files[i] = -1;
+    g_probed[i] = false;
+  }
+  for (int i = 0; i < n; ++i) {
+    const MapRecord& r = g_incoming[i];
+    if (r.len == 0 || (r.addr | r.len) % kPage != 0 || r.addr + r.len < r.addr) {
+      std::snprintf(why, why_len, "the image's mapping table is malformed");
+      return abandon_mappings(), false;
+    }
+    if (in_map_region(r.addr, r.addr + r.len)) {
+      if (!map_region_reserved()) {
+        std::snprintf(why, why_len, "the region for the application's mappings is not reserved in this process");
+        return abandon_mappings(), false;
+      }
+    } else {
+      void* p = map_real().mmap(as_ptr(r.addr), r.len, PROT_NONE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+      if (p != as_ptr(r.addr)) {
+        if (p != MAP_FAILED) map_real().munmap(p, r.len);
+        std::snprintf(why, why_len,
+                      "the application's mapping at %#llx (%llu bytes) cannot be restored: the address range is in use "
+                      "in this process",
+                      ull(r.addr), ull(r.len));
+        return abandon_mappings(), false;
+      }
+      g_probed[i] = true;
+    }
+    if (r.backing == MapBacking::file_shared) {
+      g_files[i] = open(r.path, ((r.prot & PROT_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+      if (g_files[i] < 0) {
+        std::snprintf(why, why_len,
+                      "the file %s behind the application's shared mapping at %#llx cannot be reopened: %s", r.path,
+                      ull(r.addr), std::strerror(errno));
+        return abandon_mappings(), false;
+      }
+    }
+  }
+  return true;
+}
+
+void abandon_mappings() {
+  for (int i = 0; i < g_incoming_count; ++i) {
+    if (g_probed[i]) map_real().munmap(as_ptr(g_incoming[i].addr), g_incoming[i].len);
+    if (g_files[i] >= 0) close(g_files[i]);
+    g_probed[i] = false;
+    g_files[i] = -1;
+  }
+  g_incoming_count = 0;
+}
+
+void apply_mappings() {
+  for (int i = 0; i < g_incoming_count; ++i) {
+    const MapRecord& r = g_incoming[i];
+    int flags = static_cast<int>(r.flags) | MAP_FIXED;
+    void* p;
+    if (r.backing == MapBacking::file_shared) {
+      p = map_real().mmap(as_ptr(r.addr), r.len, static_cast<int>(r.prot), flags | MAP_SHARED, g_files[i],
+                          static_cast<off_t>(r.offset));
+      close(g_files[i]);
+      g_files[i] = -1;
+    } else {
+      flags |= MAP_ANONYMOUS | (r.backing == MapBacking::anon_shared ? MAP_SHARED : MAP_PRIVATE);
+      p = map_real().mmap(as_ptr(r.addr), r.len, carries_contents(r) ? kReadWrite : static_cast<int>(r.prot), flags, -1,
+                          0);
+    }
+    if (p != as_ptr(r.addr)) {
+      char a[24];
+      say("cannot map the application's mapping at ", format_x64(a, r.addr), ": ", std::strerror(errno));
+      fatal("the process is half restored and cannot continue");
+    }
+    g_probed[i] = false;
+  }
+  MappingsLocked l;
+  live_mappings().assign(g_incoming, g_incoming_count);
+}
+
+void* mapping_destination(std::uint64_t addr, std::uint64_t len) {
+  for (int i = 0; i < g_incoming_count; ++i)
+    if (g_incoming[i].addr == addr && g_incoming[i].len == len && carries_contents(g_incoming[i])) return as_ptr(addr);
+  return nullptr;
+}
+
+void finish_mappings() {
+  for (int i = 0; i < g_incoming_count; ++i) {
+    const MapRecord& r = g_incoming[i];
+    if (carries_contents(r) && static_cast<int>(r.prot) != kReadWrite)
+      map_real().mprotect(as_ptr(r.addr), r.len, static_cast<int>(r.prot));
+  }
+  g_incoming_count = 0;
+}
+
+}  // namespace yadokari::memory

@@ -1,0 +1,100 @@
+#pragma once
+// libc process state the application owns (checkpoint/memory/README.md, "The application's process
+// state"): working directory, umask, signal dispositions, mask and alternate stack, interval
+// timers, exit handlers, locale, strtok's position, errno. Interposers in signal_state.cpp,
+// exit_handlers.cpp and libc_state.cpp record what the application sets; the capture saves it as
+// the process_state area (after the mappings table, so a restore can refuse before it modifies
+// anything); after a restore has jumped back, it is replayed in the fresh process.
+//
+// What is recorded, and why only that: code before the restore point runs again in a restarted
+// process (constructors, and in the product the application's code before MPI_Init), and sets
+// again whatever it set the first time. So a registration (a handler, an atexit function, a
+// setlocale) made before the restore point must NOT be replayed — replaying it would run an exit
+// handler twice, or put an application handler back over one MPI_Init installed after it. The
+// embedding library therefore calls yk_mem_restore_point() at its restore point in every
+// incarnation (the shim after PMPI_Init, the test driver where it would restore): that forgets
+// everything recorded so far. In a restarted process the restore replaces the record with the
+// image's, which holds exactly what the first incarnation set after its restore point. strtok's
+// position and errno are data, not registrations: they are never forgotten.
+#include <signal.h>
+#include <sys/time.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../areas.hpp"
+
+namespace yadokari::memory {
+
+inline constexpr int kMaxSignalActions = 64;
+inline constexpr int kMaxExitHandlers = 64;
+inline constexpr int kMaxLocaleCalls = 16;
+inline constexpr std::size_t kCwdMax = 4096;
+
+struct SavedAction {
+  std::int32_t signal;
+  std::int32_t pad;
+  struct sigaction action;
+};
+
+enum class ExitKind : std::uint32_t { cxa_atexit = 1, on_exit = 2 };
+struct ExitHandler {
+  ExitKind kind;
+  std::uint32_t pad;
+  std::uint64_t function, argument, dso;  // as registered (addresses are the same after a restart)
+};
+
+struct LocaleCall {
+  std::int32_t category;
+  char name[512];  // what setlocale returned: the resolved name, independent of the environment
+};
+
+struct ProcessState {
+  char magic[8];
+  std::uint32_t size;
+  std::int32_t errno_value;
+  std::uint32_t have_cwd, have_umask, have_mask, have_altstack;
+  std::uint32_t umask_value;
+  std::uint32_t have_timer[3];  // ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF
+  struct itimerval timers[3];   // remaining time and interval at the checkpoint
+  sigset_t mask;
+  stack_t altstack;
+  std::uint64_t strtok_next;
+  std::uint32_t action_count, exit_count, locale_count, overflow;
+  SavedAction actions[kMaxSignalActions];  // in the order they were (last) set
+  ExitHandler exits[kMaxExitHandlers];     // in registration order
+  LocaleCall locales[kMaxLocaleCalls];
+  char cwd[kCwdMax];
+};
+
+// The live record (interposers write it under process_state_lock()).
+ProcessState& live_process_state();
+void process_state_lock();
+void process_state_unlock();
+struct ProcessStateLocked {
+  ProcessStateLocked() { process_state_lock(); }
+  ~ProcessStateLocked() { process_state_unlock(); }
+  ProcessStateLocked(const ProcessStateLocked&) = delete;
+  ProcessStateLocked& operator=(const ProcessStateLocked&) = delete;
+};
+
+// Whether a call made now is recorded: the application's, after the restore point.
+bool records_process_state();
+
+// Capture: the area (errno is the caller's at the checkpoint call).
+bool capture_process_state(AreaSink& sink, int errno_value);
+// Restore, before anything is modified: the image's record fits this process (its working
+// directory exists...). False with one line in `why` otherwise.
+bool prepare_process_state(const void* data, std::size_t len, char* why, std::size_t why_len);
+// In the restarted process, after the jump back (never before: a timer must not fire into
+// half-restored memory): the record becomes the live one and is applied; errno last.
+void replay_process_state();
+
+// Replays of the parts, each in its own file.
+void replay_signal_state(const ProcessState& s);   // actions, mask, alternate stack (signal_state.cpp)
+void replay_timers(const ProcessState& s);         // signal_state.cpp
+void replay_exit_handlers(const ProcessState& s);  // exit_handlers.cpp
+void replay_libc_state(const ProcessState& s);     // cwd, umask, locale (libc_state.cpp)
+void capture_timers(ProcessState& s);              // signal_state.cpp
+
+}  // namespace yadokari::memory

@@ -1,0 +1,37 @@
+#include "restore_prelude.hpp"
+
+#include <cstdio>
+
+#include "app_mappings.hpp"
+#include "process_state.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+MapRecord g_maps[kMaxMappings];  // .bss: the restore's stack is about to be overwritten
+ProcessState g_state;
+
+bool malformed(const char* what, char* why, std::size_t why_len) {
+  std::snprintf(why, why_len, "the image's %s is malformed or could not be read", what);
+  return false;
+}
+
+}  // namespace
+
+bool read_restore_prelude(AreaSource& src, AreaHeader& h, bool& more, char* why, std::size_t why_len) {
+  if (more && h.kind == AreaKind::mappings && h.addr == 0) {
+    if (h.len > sizeof g_maps || h.len % sizeof(MapRecord) != 0 || !src.read(g_maps))
+      return malformed("mapping table", why, why_len);
+    if (!prepare_mappings(g_maps, static_cast<int>(h.len / sizeof(MapRecord)), why, why_len)) return false;
+    more = src.next(h);
+  }
+  if (more && h.kind == AreaKind::process_state) {
+    if (h.len != sizeof g_state || !src.read(&g_state))
+      return abandon_mappings(), malformed("process state", why, why_len);
+    if (!prepare_process_state(&g_state, sizeof g_state, why, why_len)) return abandon_mappings(), false;
+    more = src.next(h);
+  }
+  return true;
+}
+
+}  // namespace yadokari::memory

@@ -1,0 +1,172 @@
+// Signal dispositions, the signal mask, the alternate signal stack and the interval timers the
+// application sets (process_state.hpp). Handlers live in the executable or in libraries loaded
+// before main, at the same addresses after a restart, so a saved struct sigaction is valid in the
+// fresh process. Only what the application sets after the restore point is replayed: MPI_Init
+// installs its own handlers in the fresh process, and those must stay unless the application
+// replaced them later.
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/export.hpp"
+#include "diag.hpp"
+#include "process_state.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+struct Real {
+  int (*sigaction)(int, const struct sigaction*, struct sigaction*);
+  sighandler_t (*signal)(int, sighandler_t);
+  sighandler_t (*sysv_signal)(int, sighandler_t);
+  sighandler_t (*sigset)(int, sighandler_t);
+  int (*sigprocmask)(int, const sigset_t*, sigset_t*);
+  int (*pthread_sigmask)(int, const sigset_t*, sigset_t*);
+  int (*sigaltstack)(const stack_t*, stack_t*);
+  int (*setitimer)(int, const struct itimerval*, struct itimerval*);
+  unsigned (*alarm)(unsigned);
+} g_real_sig;
+
+template <typename F>
+void next(F& f, const char* name) {
+  f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+  if (!f) fatal("cannot resolve libc's signal and timer functions");
+}
+
+__attribute__((constructor(101))) void resolve() {
+  if (g_real_sig.alarm) return;
+  Real r{};
+  next(r.sigaction, "sigaction");
+  next(r.signal, "signal");
+  next(r.sysv_signal, "sysv_signal");
+  next(r.sigset, "sigset");
+  next(r.sigprocmask, "sigprocmask");
+  next(r.pthread_sigmask, "pthread_sigmask");
+  next(r.sigaltstack, "sigaltstack");
+  next(r.setitimer, "setitimer");
+  next(r.alarm, "alarm");
+  g_real_sig = r;
+}
+
+const Real& real() {
+  if (!g_real_sig.alarm) resolve();
+  return g_real_sig;
+}
+
+// The signal's disposition now, as the latest of the application's (an older entry for the same
+// signal is dropped: only the last one matters, and the order of the last ones is kept).
+void record_action(int sig) {
+  SavedAction saved{};
+  saved.signal = sig;
+  if (real().sigaction(sig, nullptr, &saved.action) != 0) return;
+  ProcessStateLocked l;
+  ProcessState& s = live_process_state();
+  std::uint32_t kept = 0;
+  for (std::uint32_t i = 0; i < s.action_count; ++i)
+    if (s.actions[i].signal != sig) s.actions[kept++] = s.actions[i];
+  s.action_count = kept;
+  if (s.action_count == kMaxSignalActions) {
+    s.overflow = 1;
+    return;
+  }
+  s.actions[s.action_count++] = saved;
+}
+
+void record_mask() {
+  ProcessStateLocked l;
+  live_process_state().have_mask = 1;
+}
+
+void record_timer(int which) {
+  if (which < 0 || which > 2) return;
+  ProcessStateLocked l;
+  live_process_state().have_timer[which] = 1;
+}
+
+sighandler_t after_signal(int sig, sighandler_t previous) {
+  if (previous != SIG_ERR && records_process_state()) record_action(sig);
+  return previous;
+}
+
+}  // namespace
+
+void capture_timers(ProcessState& s) {
+  for (int which = 0; which < 3; ++which)
+    if (s.have_timer[which]) getitimer(which, &s.timers[which]);
+}
+
+void replay_signal_state(const ProcessState& s) {
+  for (std::uint32_t i = 0; i < s.action_count; ++i)
+    real().sigaction(s.actions[i].signal, &s.actions[i].action, nullptr);
+  if (s.have_altstack) real().sigaltstack(&s.altstack, nullptr);
+  if (s.have_mask) real().pthread_sigmask(SIG_SETMASK, &s.mask, nullptr);
+}
+
+void replay_timers(const ProcessState& s) {
+  for (int which = 0; which < 3; ++which) {
+    const struct itimerval& t = s.timers[which];
+    // A one-shot timer that had expired is disarmed: nothing to re-arm.
+    if (s.have_timer[which] && (t.it_value.tv_sec || t.it_value.tv_usec)) real().setitimer(which, &t, nullptr);
+  }
+}
+
+}  // namespace yadokari::memory
+
+using namespace yadokari::memory;
+
+YK_C_API int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  int r = real().sigaction(sig, act, old);
+  if (r == 0 && act && records_process_state()) record_action(sig);
+  return r;
+}
+
+YK_C_API sighandler_t signal(int sig, sighandler_t handler) { return after_signal(sig, real().signal(sig, handler)); }
+YK_C_API sighandler_t bsd_signal(int sig, sighandler_t handler) { return signal(sig, handler); }
+YK_C_API sighandler_t sysv_signal(int sig, sighandler_t handler) {
+  return after_signal(sig, real().sysv_signal(sig, handler));
+}
+YK_C_API sighandler_t sigset(int sig, sighandler_t handler) {
+  sighandler_t r = real().sigset(sig, handler);
+  if (r != SIG_ERR && records_process_state()) {
+    record_action(sig);
+    record_mask();  // sigset(SIG_HOLD) changes the mask
+  }
+  return r;
+}
+
+YK_C_API int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  int r = real().sigprocmask(how, set, old);
+  if (r == 0 && set && records_process_state()) record_mask();
+  return r;
+}
+
+YK_C_API int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  int r = real().pthread_sigmask(how, set, old);
+  if (r == 0 && set && records_process_state()) record_mask();
+  return r;
+}
+
+YK_C_API int sigaltstack(const stack_t* ss, stack_t* old) {
+  int r = real().sigaltstack(ss, old);
+  if (r == 0 && ss && records_process_state()) {
+    ProcessStateLocked l;
+    live_process_state().have_altstack = 1;
+    live_process_state().altstack = *ss;
+  }
+  return r;
+}
+
+YK_C_API int setitimer(int which, const struct itimerval* value, struct itimerval* old) {
+  int r = real().setitimer(which, value, old);
+  if (r == 0 && records_process_state()) record_timer(which);
+  return r;
+}
+
+YK_C_API unsigned alarm(unsigned seconds) {
+  unsigned r = real().alarm(seconds);
+  if (records_process_state()) record_timer(ITIMER_REAL);
+  return r;
+}

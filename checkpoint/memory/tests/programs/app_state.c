@@ -1,0 +1,235 @@
+/* State an application owns besides its heap (C): its own mappings and libc process state.
+ * Usage: app_state iterations DIR. Before the loop (the restore point's "before" in the late tests):
+ * chdir(DIR), an input file and a shared file created, an atexit handler. In the loop, one
+ * boundary at the start of each iteration; from iteration 2 on: anonymous private mappings
+ * (written, partly unmapped, grown and moved with mremap, a PROT_NONE guard page), a private file
+ * mapping written to (the file must not change), a shared file mapping written to (the file is the
+ * contents), an anonymous shared mapping, a mapping at a fixed address outside the region
+ * (MAP_FIXED_NOREPLACE), one fresh mmap per iteration (its address is printed: the restarted
+ * process must hand out the same ones), a SIGALRM handler with an ITIMER_REAL interval timer, a
+ * blocked SIGUSR1, an on_exit handler, umask, a sub-directory as working directory (files are
+ * created relative to it), setlocale, strtok across iterations, errno across the boundary.
+ * Environment: YK_STATE_SQUAT=1 maps the fixed address before the loop (a restore must refuse);
+ * YK_STATE_DELETED=1 maps a file shared and deletes it (a checkpoint must refuse). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+extern int yk_memtest_boundary(void) __attribute__((weak));
+
+#define PAGE 4096UL
+#define FIXED_ADDR ((void*)0x200000000000UL)
+
+static volatile sig_atomic_t ticks;
+static char sentence[] = "the quick brown fox jumps over the lazy dog and keeps on running far away";
+static unsigned char *anon, *grown, *guarded, *priv, *shared, *anon_shared, *fixed, *fresh;
+static size_t grown_len, fresh_len;
+
+static void tick(int sig) {
+  (void)sig;
+  ++ticks;
+}
+
+static void bye_atexit(void) { printf("atexit handler ran\n"); }
+static void bye_on_exit(int code, void* arg) { printf("on_exit handler ran: code %d, %s\n", code, (const char*)arg); }
+
+static void* map(size_t len, int prot, int flags, int fd) {
+  void* p = mmap(NULL, len, prot, flags, fd, 0);
+  if (p == MAP_FAILED) {
+    perror("mmap");
+    exit(2);
+  }
+  return p;
+}
+
+static int open_or_die(const char* path, int flags) {
+  int fd = open(path, flags, 0644);
+  if (fd < 0) {
+    perror(path);
+    exit(2);
+  }
+  return fd;
+}
+
+static void write_file(const char* path, size_t len, unsigned seed) {
+  int fd = open_or_die(path, O_WRONLY | O_CREAT | O_TRUNC);
+  for (size_t i = 0; i < len; ++i) {
+    unsigned char c = (unsigned char)(i * seed + 7);
+    if (write(fd, &c, 1) != 1) exit(2);
+  }
+  close(fd);
+}
+
+static uint64_t sum(const unsigned char* p, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+/* The permissions of the page at p in /proc/self/maps ("---p" for a guard page). */
+static void perms_of(const void* p, char out[5]) {
+  strcpy(out, "????");
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (!f) return;
+  char line[512];
+  uintptr_t a = (uintptr_t)p;
+  while (fgets(line, sizeof line, f)) {
+    uintptr_t lo, hi;
+    char perms[5];
+    if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && a >= lo && a < hi) {
+      memcpy(out, perms, 5);
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static void setup_mappings(void) {
+  anon = map(16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  for (size_t i = 0; i < 16 * PAGE; ++i) anon[i] = (unsigned char)(i % 251);
+  if (munmap(anon + 6 * PAGE, 2 * PAGE) != 0) exit(3); /* a hole: the entry is split */
+  guarded = anon + 15 * PAGE;
+  if (mprotect(guarded, PAGE, PROT_NONE) != 0) exit(3); /* written first, then a guard page */
+  grown_len = 2 * PAGE;
+  grown = map(grown_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  memset(grown, 'g', grown_len);
+  int in = open_or_die("input.bin", O_RDONLY);
+  priv = map(4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, in);
+  close(in);
+  int sh = open_or_die("shared.bin", O_RDWR);
+  shared = map(4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, sh);
+  close(sh);
+  anon_shared = map(2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1);
+  fixed = mmap(FIXED_ADDR, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (fixed != FIXED_ADDR) {
+    perror("mmap at the fixed address");
+    exit(2);
+  }
+}
+
+static void setup_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = tick;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGALRM, &sa, NULL) != 0) exit(4);
+  struct itimerval t = {{0, 2000}, {0, 2000}};
+  if (setitimer(ITIMER_REAL, &t, NULL) != 0) exit(4);
+}
+
+static void step(int i) {
+  if (i == 2) setup_mappings();
+  if (i == 3) {
+    setup_signals();
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &s, NULL);
+    on_exit(bye_on_exit, sentence + 4); /* "quick brown ...": an argument in .data */
+  }
+  if (i == 4) {
+    mkdir("sub", 0777);
+    if (chdir("sub") != 0) exit(5);
+    umask(027);
+  }
+  if (i == 5) setlocale(LC_NUMERIC, "C.UTF-8");
+  if (i == 6) { /* grow a mapping: moved to the lowest free range */
+    unsigned char* p = mremap(grown, grown_len, 40 * PAGE, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED) exit(6);
+    grown = p;
+    grown_len = 40 * PAGE;
+  }
+  if (i == 8) { /* shrink it again */
+    if (mremap(grown, grown_len, 24 * PAGE, 0) != grown) exit(6);
+    grown_len = 24 * PAGE;
+  }
+  if (i >= 2) {
+    anon[(size_t)i * 997 % (6 * PAGE)] ^= (unsigned char)i;
+    grown[(size_t)i * 331 % grown_len] += (unsigned char)i;
+    priv[(size_t)i * 13] = (unsigned char)('A' + i % 26);
+    snprintf((char*)shared + (size_t)i * 64, 64, "iteration %d was here\n", i);
+    anon_shared[i] = (unsigned char)i;
+    fixed[PAGE + i] = (unsigned char)(i * 3);
+    if (fresh) munmap(fresh, fresh_len);
+    fresh_len = (size_t)(i % 5 + 1) * PAGE;
+    fresh = map(fresh_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+    fresh[0] = (unsigned char)i;
+  }
+}
+
+int main(int argc, char** argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 20;
+  const char* dir = argc > 2 ? argv[2] : ".";
+  printf("start\n");
+  fflush(stdout);
+  if (chdir(dir) != 0) return 2;
+  write_file("input.bin", 4 * PAGE, 3);
+  if (access("shared.bin", F_OK) != 0) write_file("shared.bin", 4 * PAGE, 0);
+  atexit(bye_atexit);
+  if (getenv("YK_STATE_SQUAT"))
+    mmap(FIXED_ADDR, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  char* token = strtok(sentence, " ");
+  for (int i = 1; i <= n; ++i) {
+    errno = 1000 + i;
+    if (yk_memtest_boundary) yk_memtest_boundary();
+    int seen_errno = errno;
+    step(i);
+    if (i == 2 && getenv("YK_STATE_DELETED")) {
+      int fd = open_or_die("scratch.bin", O_RDWR | O_CREAT);
+      if (ftruncate(fd, PAGE) != 0) return 2;
+      map(PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+      close(fd);
+      unlink("scratch.bin");
+    }
+    char name[32];
+    snprintf(name, sizeof name, "f%d.txt", i);
+    FILE* f = fopen(name, "w");
+    if (!f) return 7;
+    fprintf(f, "%d %.3f\n", i, i / 3.0);
+    fclose(f);
+    struct stat st;
+    stat(name, &st);
+    uint64_t h = 0;
+    if (i >= 2) {
+      h = sum(anon, 6 * PAGE) ^ sum(anon + 8 * PAGE, 7 * PAGE) ^ sum(grown, grown_len) ^ sum(priv, 4 * PAGE) ^
+          sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
+    }
+    printf("%d errno %d token %s mode %o locale %s maps %016llx fresh %p\n", i, seen_errno, token ? token : "-",
+           (unsigned)(st.st_mode & 0777), setlocale(LC_NUMERIC, NULL), (unsigned long long)h, (void*)fresh);
+    token = strtok(NULL, " ");
+  }
+  /* The private file mapping was written; its file must not have been. */
+  int in = open_or_die("../input.bin", O_RDONLY);
+  unsigned char file[4 * PAGE];
+  if (read(in, file, sizeof file) != (ssize_t)sizeof file) return 8;
+  close(in);
+  int unchanged = 1;
+  for (size_t i = 0; i < sizeof file; ++i) unchanged &= file[i] == (unsigned char)(i * 3 + 7);
+  printf("input.bin unchanged: %d\n", unchanged);
+  char perms[5];
+  perms_of(guarded, perms);
+  printf("guard page %s\n", perms);
+  sigset_t now;
+  sigprocmask(SIG_BLOCK, NULL, &now);
+  printf("SIGUSR1 blocked: %d\n", sigismember(&now, SIGUSR1));
+  /* The timer keeps ticking: wait for two more ticks (bounded only to report a dead timer). */
+  sig_atomic_t t0 = ticks;
+  for (int waited = 0; ticks < t0 + 2 && waited < 10000; ++waited) {
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  printf("timer %s\n", ticks >= t0 + 2 ? "alive" : "dead");
+  return 0;
+}
