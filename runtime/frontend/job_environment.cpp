@@ -26,11 +26,25 @@ JobEnvironment make_job_environment(const std::vector<std::string>& current, con
   vars["YADOKARI_CONTROL"] = settings.control_endpoint;
   vars["YADOKARI_JOB_ID"] = settings.job_id;
   vars["YADOKARI_JOB_SECRET"] = settings.credential;
+  // With checkpoints on, the memory layer interposes the application's mmap/munmap/mremap. UCX's
+  // memory hooks (MPICH over UCX; Open MPI's pml ucx) would rewrite the executable's GOT entries for
+  // them at load time and call libc directly: the application's mappings would be silently not
+  // carried (checkpoint/memory/README.md, "The application's mappings"). Not left to the user.
+  const bool memory_layer_on = std::any_of(settings.extra.begin(), settings.extra.end(), [](const auto& variable) {
+    return variable.first == "YADOKARI_CKPT_DIR" || variable.first == "YADOKARI_RESTORE";
+  });
+  std::vector<std::string> forwarded_too;
+  if (memory_layer_on) {
+    vars[kUcxMmapHookMode] = "none";
+    forwarded_too.push_back(kUcxMmapHookMode);
+  }
 
   for (const auto& [name, value] : vars) {
     env.launcher_env.push_back(name + "=" + value);
     if (name.rfind("YADOKARI_", 0) == 0) env.forwarded_names.push_back(name);
   }
+  env.forwarded_names.insert(env.forwarded_names.end(), forwarded_too.begin(), forwarded_too.end());
+  std::sort(env.forwarded_names.begin(), env.forwarded_names.end());
   return env;
 }
 

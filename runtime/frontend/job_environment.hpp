@@ -23,9 +23,12 @@ struct JobSettings {
 inline constexpr const char* kFrontEndOnlyVariables[] = {"YADOKARI_CKPT_DIR", "YADOKARI_RESTORE",
                                                          "YADOKARI_RESTORE_EPOCH", "YADOKARI_RANK_MAP"};
 
+// Set to "none" for the ranks of a job with checkpoints (job_environment.cpp says why).
+inline constexpr const char* kUcxMmapHookMode = "UCX_MEM_MMAP_HOOK_MODE";
+
 struct JobEnvironment {
   std::vector<std::string> launcher_env;     // NAME=VALUE, for exec of the launcher
-  std::vector<std::string> forwarded_names;  // every YADOKARI_* in launcher_env, sorted
+  std::vector<std::string> forwarded_names;  // every YADOKARI_* in launcher_env (and UCX's hook mode), sorted
   std::string rank_ld_preload;               // shim first, then any LD_PRELOAD we inherited
 };
 

@@ -62,3 +62,19 @@ TEST_CASE("checkpoint variables come only from the front end", "[environment]") 
     CHECK(entry.rfind("YADOKARI_CKPT_DIR=", 0) != 0);
   }
 }
+
+TEST_CASE("with checkpoints, UCX's mmap hooks are off for the ranks and that is forwarded", "[environment]") {
+  JobSettings settings = kSettings;
+  settings.extra = {{"YADOKARI_CKPT_DIR", "/ckpt"}};
+  // Even over the user's own choice: with the hooks the application's mappings are not carried.
+  const auto env = make_job_environment({"UCX_MEM_MMAP_HOOK_MODE=reloc"}, settings);
+  CHECK(has(env.launcher_env, "UCX_MEM_MMAP_HOOK_MODE=none"));
+  CHECK_FALSE(has(env.launcher_env, "UCX_MEM_MMAP_HOOK_MODE=reloc"));
+  CHECK(std::count(env.forwarded_names.begin(), env.forwarded_names.end(), "UCX_MEM_MMAP_HOOK_MODE") == 1);
+  CHECK(std::is_sorted(env.forwarded_names.begin(), env.forwarded_names.end()));
+
+  // Without checkpoints the memory layer is off: UCX is left as the user has it.
+  const auto plain = make_job_environment({"UCX_MEM_MMAP_HOOK_MODE=reloc"}, kSettings);
+  CHECK(has(plain.launcher_env, "UCX_MEM_MMAP_HOOK_MODE=reloc"));
+  CHECK(std::count(plain.forwarded_names.begin(), plain.forwarded_names.end(), "UCX_MEM_MMAP_HOOK_MODE") == 0);
+}
