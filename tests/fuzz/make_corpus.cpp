@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
   protocol_seeds(root / "protocol_decode");
   credential_seeds(root / "protocol_credential");
   image_seeds(root / "image_reader");
+  image_seeds(root / "image_checksummed");
   manifest_seeds(root / "manifest");
   job_file_seeds(root / "job_file");
   job_registry_seeds(root / "job_registry");
