@@ -25,6 +25,35 @@ void load(PortableBinaryInputArchive& archive, std::string& text) {
   text.resize(static_cast<std::size_t>(size));
   archive(binary_data(text.data(), static_cast<std::size_t>(size)));
 }
+
+// Element counts come from peers too, and cereal resizes a vector to the count before reading
+// the elements: a count of 2^32 made it allocate and zero 32 GiB for a 100-byte message (found
+// by tests/fuzz/protocol_decode.cpp). Growing the vector as elements arrive bounds the memory by
+// the bytes actually received (every element takes at least one), and the stream runs out long
+// before a forged count does. Same wire format: portable binary stores an arithmetic vector as
+// its elements one after the other.
+template <class T, class A>
+void load(PortableBinaryInputArchive& archive, std::vector<T, A>& items) {
+  size_type size = 0;
+  archive(make_size_tag(size));
+  items.clear();
+  items.reserve(static_cast<std::size_t>(std::min<size_type>(size, 1024)));
+  for (size_type i = 0; i < size; ++i) {
+    T item{};
+    archive(item);
+    items.push_back(std::move(item));
+  }
+}
+
+// cereal copies a bool's byte as it is; any value but 0 or 1 would be an invalid bool (undefined
+// behaviour when read, flagged by the fuzz build's UBSan).
+void load(PortableBinaryInputArchive& archive, bool& flag) {
+  std::uint8_t byte = 0;
+  archive(byte);
+  if (byte > 1)
+    throw yadokari::protocol::ProtocolError("boolean of value " + std::to_string(byte) + " in a control message");
+  flag = byte == 1;
+}
 }  // namespace cereal
 
 namespace yadokari::protocol {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/json_whole.hpp"
 #include "image/file_hash.hpp"
 #include "storage/storage_error.hpp"
 
@@ -71,7 +72,7 @@ std::string to_json_text(const Manifest& manifest) {
 Manifest manifest_from_json_text(const std::string& text, const std::string& origin) {
   try {
     const auto json = nlohmann::json::parse(text);
-    if (json.at("format").get<int>() != kManifestFormat)
+    if (json_whole<int>(json, "format") != kManifestFormat)
       throw std::invalid_argument("unsupported MANIFEST format " + json.at("format").dump());
     Manifest manifest;
     manifest.epoch = whole<std::uint64_t>(json, "epoch");

@@ -15,6 +15,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/json_whole.hpp"
 
 namespace yadokari::control {
 namespace fs = std::filesystem;
@@ -50,14 +51,14 @@ json to_json(const JobRecord& r) {
 JobRecord from_json(const json& j) {
   JobRecord r;
   j.at("job_id").get_to(r.job_id);
-  j.at("pid").get_to(r.pid);
+  r.pid = json_whole<std::int64_t>(j, "pid");
   j.at("status_endpoint").get_to(r.status_endpoint);
   j.at("credential").get_to(r.credential);
   j.at("app").get_to(r.app);
   j.at("flavour").get_to(r.flavour);
-  j.at("ranks").get_to(r.ranks);
+  r.ranks = json_whole<std::int32_t>(j, "ranks");
   j.at("started").get_to(r.started);
-  r.netns_pid = j.value("netns_pid", std::int64_t{0});
+  r.netns_pid = j.contains("netns_pid") ? json_whole<std::int64_t>(j, "netns_pid") : 0;
   return r;
 }
 

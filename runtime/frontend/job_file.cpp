@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.hpp"
+#include "common/json_whole.hpp"
 #include "common/error.hpp"
 #include "frontend/frontend_error.hpp"
 #include "image/fd_io.hpp"
@@ -44,13 +45,13 @@ JobFile read_job_file(const fs::path& ckpt_dir) {
   }
   try {
     const auto json = nlohmann::json::parse(text);
-    if (json.at("format").get<int>() != kJobFileFormat)
+    if (json_whole<int>(json, "format") != kJobFileFormat)
       throw std::runtime_error("format " + json.at("format").dump() + " is not " + std::to_string(kJobFileFormat));
     JobFile job;
     json.at("app").get_to(job.app);
     json.at("args").get_to(job.args);
     json.at("flavour").get_to(job.flavour);
-    json.at("world_size").get_to(job.world_size);
+    job.world_size = json_whole<int>(json, "world_size");
     json.at("job_id").get_to(job.job_id);
     json.at("mpi_args").get_to(job.mpi_args);
     json.at("hosts").get_to(job.hosts);

@@ -92,6 +92,22 @@ TEST_CASE("records of dead front ends are ignored and cleaned up", "[registry]")
   CHECK(fs::exists(temp.dir / "jobs" / "garbage.json"));  // unreadable files are left alone
 }
 
+TEST_CASE("a record whose numbers fit no field is skipped, not converted (tests/fuzz/)", "[registry]") {
+  TempStateDir temp;
+  PublishedJob alive(state_dir(), sample("yk-alive", getpid()));
+  // 1e300 into an int64 pid was undefined behaviour; 2^32 + 2 ranks would have wrapped to 2.
+  std::ofstream(temp.dir / "jobs" / "yk-float.json")
+      << R"({"job_id": "yk-float", "pid": 1e300, "status_endpoint": "tcp://127.0.0.1:1", "credential": "x",
+             "app": "a", "flavour": "mpich", "ranks": 2, "started": "2024-01-01T00:00:00Z"})";
+  std::ofstream(temp.dir / "jobs" / "yk-ranks.json")
+      << R"({"job_id": "yk-ranks", "pid": 1, "status_endpoint": "tcp://127.0.0.1:1", "credential": "x",
+             "app": "a", "flavour": "mpich", "ranks": 4294967298, "started": "2024-01-01T00:00:00Z"})";
+  const auto jobs = running_jobs(state_dir());
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].job_id == "yk-alive");
+  CHECK(fs::exists(temp.dir / "jobs" / "yk-float.json"));  // unreadable files are left alone
+}
+
 TEST_CASE("job ids are safe file names", "[registry]") {
   CHECK(is_valid_job_id("yk-0123abcd"));
   CHECK(is_valid_job_id("my_job.2"));

@@ -186,6 +186,28 @@ TEST_CASE("decode refuses forged lengths before allocating", "[protocol]") {
   CHECK_THROWS_AS(decode(report), ProtocolError);
 }
 
+TEST_CASE("decode refuses a forged vector count without allocating for it", "[protocol]") {
+  // ImageWritten ends with [bytes_to count][messages_to count][compute_seconds][hostname length]:
+  // a bytes_to count of 2^32 u64s (32 GiB) in a message of a few bytes (tests/fuzz/corpus).
+  std::string bytes = encode(ImageWritten{});
+  const std::size_t count_at = bytes.size() - 8 - 8 - 8 - 8;
+  bytes.replace(count_at, 8, std::string("\x00\x00\x00\x00\x01\x00\x00\x00", 8));
+  CHECK_THROWS_AS(decode(bytes), ProtocolError);
+}
+
+TEST_CASE("decode refuses a boolean that is neither 0 nor 1", "[protocol]") {
+  ImageWritten written;
+  written.ok = true;
+  std::string bytes = encode(written);
+  // [header][endianness byte][epoch u64][logical_rank i32][ok]
+  const std::size_t ok_at = 6 + 1 + 8 + 4;
+  REQUIRE(bytes[ok_at] == 1);
+  bytes[ok_at] = 2;
+  CHECK_THROWS_WITH(decode(bytes), "malformed control message ImageWritten: boolean of value 2 in a control message");
+  bytes[ok_at] = 0;
+  CHECK_FALSE(decode_as<ImageWritten>(bytes).ok);
+}
+
 TEST_CASE("decode_header checks the header only", "[protocol]") {
   CHECK(decode_header(encode(StatusRequest{"a", "b"})) == MessageType::status_request);
   std::string truncated = encode(StatusRequest{"a", "b"}).substr(0, 6);

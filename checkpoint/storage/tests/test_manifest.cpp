@@ -88,3 +88,10 @@ TEST_CASE("numbers out of their field's range are refused, never narrowed", "[st
   CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
                     "M: unreadable: epoch must be a whole number from 0 to 18446744073709551615, not 1.5");
 }
+
+TEST_CASE("a format number no int can hold is refused, not converted (tests/fuzz/)", "[storage][manifest]") {
+  auto json = nlohmann::json::parse(to_json_text(sample()));
+  json["format"] = 1e300;
+  CHECK_THROWS_WITH(manifest_from_json_text(json.dump(), "M"),
+                    "M: unreadable: format must be a whole number from -2147483648 to 2147483647, not 1e+300");
+}
