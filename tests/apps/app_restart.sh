@@ -10,20 +10,21 @@
 #
 # usage: app_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--run-mpi-args "STR"]
 #                       [--restart-mpi-args "STR"] [--restart-args "ARGS"] [--env "K=V ..."]
-#                       -- PROGRAM [ARGS...]
+#                       [--restart-env "K=V ..."] -- PROGRAM [ARGS...]
 #   --run-mpi-args      launcher arguments of the reference and part1 (--mpi-args)
 #   --restart-mpi-args  launcher arguments of the restart (e.g. another transport)
 #   --restart-args      extra `yadokari restart` arguments (e.g. --rank-map 1,0)
 #   --env               environment of all three runs (e.g. OMP_NUM_THREADS=2)
+#   --restart-env       environment of the restart only, after --env's (e.g. OMP_NUM_THREADS=1)
 # KEEP_WORKDIR=1 keeps everything (the path is printed).
 set -u
 
 usage() {
-    sed -n '11,18p' "$0" >&2
+    sed -n '11,20p' "$0" >&2
     exit 2
 }
 
-yadokari="" flavour="" np="" restart_args="" extra_env="" run_mpi=() restart_mpi=()
+yadokari="" flavour="" np="" restart_args="" extra_env="" restart_env="" step_env="" run_mpi=() restart_mpi=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --yadokari) yadokari="$2"; shift 2 ;;
@@ -33,6 +34,7 @@ while [[ $# -gt 0 ]]; do
         --restart-mpi-args) restart_mpi=(--mpi-args "$2"); shift 2 ;;
         --restart-args) restart_args="$2"; shift 2 ;;
         --env) extra_env="$2"; shift 2 ;;
+        --restart-env) restart_env="$2"; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -64,12 +66,13 @@ fail() {
     exit 1
 }
 
-# run_in DIR NAME COMMAND...: in DIR with the extra environment; stdout/stderr to $work/NAME.*
+# run_in DIR NAME COMMAND...: in DIR with the extra environment (and $step_env's, set for the
+# restart only); stdout/stderr to $work/NAME.*
 run_in() {
     local dir="$1" name="$2"
     shift 2
-    # shellcheck disable=SC2086  # the --env string is meant to split into words
-    (cd "$dir" && exec env $extra_env timeout -k 10 "$limit" "$@" >"$work/$name.out" 2>"$work/$name.err")
+    # shellcheck disable=SC2086  # the --env strings are meant to split into words
+    (cd "$dir" && exec env $extra_env $step_env timeout -k 10 "$limit" "$@" >"$work/$name.out" 2>"$work/$name.err")
 }
 
 touch "$work/reference-go"
@@ -103,6 +106,7 @@ rc=$?
 [[ -f "$work/ckpt/1/MANIFEST" ]] || fail "epoch 1 was not committed"
 
 touch "$work/go"
+step_env="$restart_env"
 # shellcheck disable=SC2086  # --restart-args is meant to split into words
 YK_APP_PAUSE="$work/go" run_in "$work/run" part2 \
     "$yadokari" restart --ckpt-dir "$work/ckpt" "${restart_mpi[@]}" $restart_args

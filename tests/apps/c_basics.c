@@ -1,9 +1,14 @@
 /* The application tests' baseline (tests/apps/README.md): heap data, a per-rank output file
  * written through stdio before and after the pause point, a ring exchange, rank 0 printing. What
- * the memory layer already carried before tests/apps existed; it proves the harness. */
+ * the memory layer already carried before tests/apps existed; it proves the harness. Also
+ * /dev/null, kept open across the pause point as a stream and as a raw descriptor and written
+ * every iteration: it is carried (reopened by path, checkpoint/memory/README.md), so every write
+ * after the restart succeeds; the counts printed at the end would differ otherwise. */
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pause_point.h"
 
@@ -29,15 +34,27 @@ int main(int argc, char** argv) {
   char name[64];
   snprintf(name, sizeof name, "log.%d.txt", rank);
   FILE* log = fopen(name, "w");
-  if (!values || !log) MPI_Abort(MPI_COMM_WORLD, 1);
+  FILE* null_stream = fopen("/dev/null", "w");
+  const int null_fd = open("/dev/null", O_WRONLY);
+  if (!values || !log || !null_stream || null_fd < 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  long null_written = 0, null_failed = 0;
   for (int iteration = 0; iteration < 40; ++iteration) {
     if (iteration == 20) yk_app_pause_point(MPI_COMM_WORLD);
     double local = step(values, n, rank, size), total = 0;
     MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     fprintf(log, "iteration %d local %.17g\n", iteration, local);
+    if (fprintf(null_stream, "iteration %d\n", iteration) < 0 || fflush(null_stream) != 0) ++null_failed;
+    const ssize_t wrote = write(null_fd, "0123456789", 10);
+    if (wrote > 0)
+      null_written += wrote;
+    else
+      ++null_failed;
     if (rank == 0) printf("iteration %d total %.17g\n", iteration, total);
   }
   fclose(log);
+  long null_counts[3] = {null_written, null_failed, (fclose(null_stream) != 0) + (close(null_fd) != 0)}, all[3];
+  MPI_Allreduce(null_counts, all, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("/dev/null: %ld bytes written, %ld failed writes, %ld failed closes\n", all[0], all[1], all[2]);
   free(values);
   MPI_Finalize();
   return 0;

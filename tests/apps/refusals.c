@@ -1,6 +1,8 @@
 /* Holds, at its pause point, state the memory layer cannot carry (argv[1] chooses: socket, pipe,
- * fifo, thread, dlopen, shm, several; "released" creates all of them and releases them again
- * before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
+ * fifo, thread, dlopen, shm, several; kernel_objects: an eventfd, an epoll instance, a timerfd, a
+ * memfd and a directory opened with open(O_DIRECTORY); thread_exit: a thread that ended with
+ * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
+ * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
  * expected-refusals in the working directory, computed from what it holds (descriptor numbers,
@@ -16,10 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 static FILE* expected; /* rank 0 only */
@@ -28,9 +34,10 @@ static void expect(const char* line) {
   if (expected) fprintf(expected, "%s\n", line);
 }
 
+/* kind with its article: "a socket", "an eventfd" */
 static void expect_fd(int fd, const char* kind) {
-  char line[512];
-  snprintf(line, sizeof line, "descriptor %d is a %s, which is not carried", fd, kind);
+  char line[4400];
+  snprintf(line, sizeof line, "descriptor %d is %s, which is not carried", fd, kind);
   expect(line);
 }
 
@@ -55,6 +62,12 @@ static void pause_point(void) {
   }
 }
 
+/* Ends with pthread_exit before the pause point (joined): no longer running, so not named. */
+void* refusal_exiting_worker(void* arg) {
+  (void)arg;
+  pthread_exit(NULL);
+}
+
 static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t worker_cond = PTHREAD_COND_INITIALIZER;
 static int worker_tid, worker_stop;
@@ -71,7 +84,8 @@ void* refusal_worker(void* arg) {
 }
 
 struct Held {
-  int sock, pipe_fds[2], fifo, shm_id;
+  int sock, sock_dup, pipe_fds[2], fifo, shm_id;
+  int kernel_fds[4], dir;
   void* shm_at;
   void* plugin;
   pthread_t thread;
@@ -82,12 +96,12 @@ static void hold(const char* what, struct Held* h, int rank) {
   int all = strcmp(what, "several") == 0 || strcmp(what, "released") == 0;
   if (all || strcmp(what, "socket") == 0) {
     h->sock = socket(AF_UNIX, SOCK_STREAM, 0);
-    expect_fd(h->sock, "socket");
+    expect_fd(h->sock, "a socket");
   }
   if (all || strcmp(what, "pipe") == 0) {
     if (pipe(h->pipe_fds) != 0) abort();
-    expect_fd(h->pipe_fds[0], "pipe");
-    expect_fd(h->pipe_fds[1], "pipe");
+    expect_fd(h->pipe_fds[0], "a pipe");
+    expect_fd(h->pipe_fds[1], "a pipe");
   }
   if (strcmp(what, "fifo") == 0) {
     char cwd[2048], path[4096], kind[4200];
@@ -96,10 +110,40 @@ static void hold(const char* what, struct Held* h, int rank) {
     unlink(path);
     if (mkfifo(path, 0600) != 0) abort();
     h->fifo = open(path, O_RDWR); /* read-write: does not wait for a peer */
-    snprintf(kind, sizeof kind, "FIFO %s", path);
+    snprintf(kind, sizeof kind, "a FIFO %s", path);
     expect_fd(h->fifo, kind);
   }
-  if (all || strcmp(what, "thread") == 0) {
+  if (strcmp(what, "socket_dup") == 0) {
+    h->sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    h->sock_dup = dup(h->sock);
+    if (h->sock < 0 || h->sock_dup < 0) abort();
+    expect_fd(h->sock, "a socket");
+    expect_fd(h->sock_dup, "a socket");
+  }
+  if (all || strcmp(what, "kernel_objects") == 0) {
+    h->kernel_fds[0] = eventfd(0, 0);
+    h->kernel_fds[1] = epoll_create1(0);
+    h->kernel_fds[2] = timerfd_create(CLOCK_MONOTONIC, 0);
+    h->kernel_fds[3] = memfd_create("refusals", 0);
+    char cwd[2048], kind[2100];
+    if (!getcwd(cwd, sizeof cwd)) abort();
+    h->dir = open(cwd, O_RDONLY | O_DIRECTORY);
+    for (int i = 0; i < 4; ++i)
+      if (h->kernel_fds[i] < 0) abort();
+    if (h->dir < 0) abort();
+    expect_fd(h->kernel_fds[0], "an eventfd");
+    expect_fd(h->kernel_fds[1], "an epoll instance");
+    expect_fd(h->kernel_fds[2], "a timerfd");
+    expect_fd(h->kernel_fds[3], "a memfd");
+    snprintf(kind, sizeof kind, "a directory %s", cwd);
+    expect_fd(h->dir, kind);
+  }
+  if (all || strcmp(what, "thread_exit") == 0) {
+    pthread_t exiting;
+    if (pthread_create(&exiting, NULL, refusal_exiting_worker, NULL) != 0) abort();
+    pthread_join(exiting, NULL);
+  }
+  if (all || strcmp(what, "thread") == 0 || strcmp(what, "thread_exit") == 0) {
     pthread_create(&h->thread, NULL, refusal_worker, NULL);
     h->have_thread = 1;
     pthread_mutex_lock(&worker_lock);
@@ -149,6 +193,14 @@ static void release(const char* what, struct Held* h) {
     close(h->pipe_fds[1]);
   }
   if (strcmp(what, "fifo") == 0) close(h->fifo);
+  if (strcmp(what, "socket_dup") == 0) {
+    close(h->sock);
+    close(h->sock_dup);
+  }
+  if (all || strcmp(what, "kernel_objects") == 0) {
+    for (int i = 0; i < 4; ++i) close(h->kernel_fds[i]);
+    close(h->dir);
+  }
   if (h->have_thread) {
     pthread_mutex_lock(&worker_lock);
     worker_stop = 1;
