@@ -48,11 +48,14 @@ for _ in $(seq 2400); do
 done
 ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && pass "an epoch was committed" \
     || fail "no epoch committed: $(cat sbatch.out; tail -5 run.err)"
-# The agents of n2 and n3 are job steps; n1's (the batch host, where the front end runs) is local.
-agents=$(pgrep -af "yadokari agent --coordinator" | grep -v "^[0-9]* /bin/sh")
-steps=$(pgrep -af "^srun --overlap -N1 -n1 -w $h-n[23] ")
-[[ $(grep -c -- "--credentials-stdin" <<<"$agents") == 3 && $(wc -l <<<"$steps") == 2 ]] \
-    && pass "3 agents (2 through srun steps), credentials over stdin" || fail "agents: $agents; srun: $steps"
+# The agents of n2 and n3 are job steps (srun, credentials over stdin); n1's (the batch host, where
+# the front end runs) is local and has them in its environment.
+# (srun forks a helper with its own command line: the steps are counted by node.)
+remote=$(pgrep -af "^[^ ]*/yadokari agent --coordinator .* --node $h-n[23] --credentials-stdin")
+step_nodes=$(pgrep -af "srun --overlap -N1 -n1 -w $h-n[23] " | grep -o -- "-w $h-n[23]" | sort -u)
+[[ $(wc -l <<<"$remote") == 2 && $(wc -l <<<"$step_nodes") == 2 ]] \
+    && pass "the agents of n2 and n3 run as srun steps, credentials over stdin" \
+    || fail "agents: $remote; srun steps: $step_nodes; $(ps -eo pid,ppid,args | grep -E 'yadokari agent|srun|slurmstepd' | grep -v grep)"
 secret=$(python3 -c 'import json,glob,sys; print(json.load(open(glob.glob(sys.argv[1] + "/jobs/*.json")[0]))["credential"])' \
     "$YADOKARI_STATE_DIR" 2>/dev/null)
 if [[ -z "$secret" ]]; then
@@ -64,7 +67,10 @@ else
 fi
 
 "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
-wait_job "$job" run.out
+# The batch job ends once Slurm has ended its steps on the lost node (it marks it DOWN after about
+# 16 s, docs/platform.md §6) and sbatch --wait has polled its state: a grace of 120 s after the
+# final line, not 20 (no MPICH finalize hang over TCP is involved in that wait).
+wait_job "$job" run.out 120
 code=$?
 [[ $code == 0 ]] && pass "the batch job finished by itself: $(cat sbatch.out)" || fail "sbatch --wait exited $code: $(cat sbatch.out)"
 grep -q "^yadokari: node $h-n2 lost" run.err && pass "loss of $h-n2 detected" || fail "no loss line"
