@@ -108,7 +108,7 @@ TEST_CASE("a Slurm allocation's per-node counts and hosts", "[host-agents][slurm
   CHECK_THROWS_WITH(slurm_hosts({"n1", "n2"}, {2}), "the Slurm allocation names 2 nodes but gives counts for 1");
 }
 
-TEST_CASE("inside a Slurm allocation without --hosts the job takes the allocation's nodes", "[host-agents][slurm]") {
+TEST_CASE("a job is inside a Slurm allocation when SLURM_JOB_ID is set and not empty", "[host-agents][slurm]") {
   ScopedEnv job("SLURM_JOB_ID", "42");
   CHECK(in_slurm_allocation());
   ScopedEnv none("SLURM_JOB_ID", "");
