@@ -1,12 +1,13 @@
 // The slurm platform (platform_slurm.hpp): a job inside a Slurm allocation. The nodes are the
 // allocation's (SLURM_JOB_NODELIST, expanded by `scontrol show hostnames`), their slots the tasks
-// (SLURM_TASKS_PER_NODE) or, without a task count, the CPUs (SLURM_JOB_CPUS_PER_NODE) Slurm gave the
-// job on each. Every node but this one gets its agent as a job step of its own, `srun --overlap -N1
-// -n1 -w NODE`, with its credentials on stdin (node_agents.hpp) like the hosts platform. The MPI's
-// launcher sees the allocation and starts its daemons through srun itself; SLURM_OVERLAP lets
-// those steps share the nodes' CPUs with the agents' steps. No remote shell anywhere.
-// Slurm kills a job when one of its nodes fails unless it was submitted with --no-kill
-// (docs/platform.md §6); with it, a lost node's ranks restart on the allocation's survivors.
+// (SLURM_TASKS_PER_NODE) or, without a task count, the CPUs (SLURM_JOB_CPUS_PER_NODE) Slurm gave
+// the job on each. Every node but this one gets its agent as a job step of its own, `srun --overlap
+// -N1 -n1 -w NODE`, with its credentials on stdin (node_agents.hpp) like the hosts platform. The
+// MPI's launcher sees the allocation and starts its daemons through srun itself (Open MPI's does,
+// docs/platform.md §6); SLURM_OVERLAP lets those steps share the nodes' CPUs with the agents'
+// steps. No remote shell anywhere. Slurm kills a job when one of its nodes fails unless it was
+// submitted with --no-kill (docs/platform.md §6); with it, a lost node's ranks restart on the
+// allocation's survivors.
 #include "frontend/platform_slurm.hpp"
 
 #include <sys/wait.h>
