@@ -11,6 +11,7 @@
 #include "cli/run_command.hpp"
 #include "frontend/job_file.hpp"
 #include "frontend/job_launch.hpp"
+#include "frontend/platform_slurm.hpp"
 #include "frontend/restart_checks.hpp"
 
 namespace yadokari::cli {
@@ -51,8 +52,9 @@ int restart_job(const RestartOptions& options) {
   const frontend::JobFile job = frontend::read_job_file(dir);
   request.hosts = parsed_hosts(options.hosts.value_or(job.hosts));
   if (!options.sim.empty()) request.sim = options.sim;
-  if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty())
-    throw CliError(exit_code::usage, "--node-dir needs node agents (a --sim, --hosts or --hostfile job)");
+  if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty() && !frontend::in_slurm_allocation())
+    throw CliError(exit_code::usage,
+                   "--node-dir needs node agents (a --sim, --hosts or --hostfile job, or one in a Slurm allocation)");
   request.mpi_args = parsed_mpi_args(options.mpi_args.value_or(job.mpi_args));
   if (!options.rank_map.empty()) check_rank_map(options.rank_map, job.world_size);
 

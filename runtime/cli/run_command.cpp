@@ -8,6 +8,7 @@
 #include "cli/hostfile.hpp"
 #include "frontend/job_file.hpp"
 #include "frontend/job_launch.hpp"
+#include "frontend/platform_slurm.hpp"
 #include "launch/launcher.hpp"
 
 namespace yadokari::cli {
@@ -58,9 +59,11 @@ int run_job(const RunOptions& options) {
   request.ranks = options.ranks;
   request.job_id = frontend::new_job_id();
   if (!options.sim.empty()) request.sim = options.sim;
-  // Agents keep and move node-local images; only jobs on a simulated cluster or on hosts have agents.
-  if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty())
-    throw CliError(exit_code::usage, "--node-dir needs node agents (a --sim, --hosts or --hostfile job)");
+  // Agents keep and move node-local images; only jobs on a simulated cluster, on hosts or in a Slurm
+  // allocation have agents.
+  if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty() && !frontend::in_slurm_allocation())
+    throw CliError(exit_code::usage,
+                   "--node-dir needs node agents (a --sim, --hosts or --hostfile job, or one in a Slurm allocation)");
   if (request.checkpoint.dir) {
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
     request.job_file = frontend::JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),

@@ -1,12 +1,14 @@
 #include "frontend/platform.hpp"
 
 #include "frontend/frontend_error.hpp"
+#include "frontend/platform_slurm.hpp"
 
 namespace yadokari::frontend {
 
 std::unique_ptr<Platform> make_platform(const LaunchRequest& request) {
   if (request.sim) return make_sim_platform(request);
   if (!request.hosts.empty()) return make_hosts_platform(request);
+  if (in_slurm_allocation()) return make_slurm_platform(request);
   return make_local_platform(request);
 }
 

@@ -3,6 +3,8 @@
 // differs between the places is behind this interface:
 //   local  this host only (no --hosts, --hostfile or --sim): no node agents, so no automatic restart
 //   hosts  the hosts of --hosts/--hostfile, an agent on each started over a remote shell
+//   slurm  inside a Slurm allocation (SLURM_JOB_ID, none of the above): its nodes, an agent on each
+//          as a job step (srun), the ranks started by the MPI's launcher through Slurm
 //   sim    the simulated cluster of `--sim NAME` (`yadokari sim`): the launcher and the coordinator
 //          in the cluster's frontend namespaces, an agent inside each live node
 // One file per platform (platform_<name>.cpp) with its factory below; make_platform()
@@ -65,7 +67,8 @@ class Platform {
   virtual std::vector<std::string> launcher_prefix(const std::string& path) const;
 };
 
-// The platform `request` asks for (its sim, else its hosts, else this host). Throws FrontendError
+// The platform `request` asks for (its sim, else its hosts, else the Slurm allocation it runs in,
+// else this host). Throws FrontendError
 // when that platform cannot run the job (a simulated cluster without a live node, a host that is
 // not one of its nodes, ...).
 std::unique_ptr<Platform> make_platform(const LaunchRequest& request);
@@ -74,5 +77,6 @@ std::unique_ptr<Platform> make_platform(const LaunchRequest& request);
 std::unique_ptr<Platform> make_local_platform(const LaunchRequest& request);
 std::unique_ptr<Platform> make_hosts_platform(const LaunchRequest& request);
 std::unique_ptr<Platform> make_sim_platform(const LaunchRequest& request);
+std::unique_ptr<Platform> make_slurm_platform(const LaunchRequest& request);
 
 }  // namespace yadokari::frontend

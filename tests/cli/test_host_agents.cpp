@@ -1,4 +1,5 @@
-// How the front end reaches the hosts of a --hosts/--hostfile job, and reading a hostfile.
+// How the front end reaches the hosts of a --hosts/--hostfile job, reading a hostfile, and the
+// nodes of a Slurm allocation.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 
 #include "cli/hostfile.hpp"
 #include "frontend/platform_hosts.hpp"
+#include "frontend/platform_slurm.hpp"
 #include "frontend/node_agents.hpp"
 
 using namespace yadokari::frontend;
@@ -88,4 +90,27 @@ TEST_CASE("the coordinator listens where the hosts reach it", "[host-agents]") {
   CHECK(coordinator_address({{"localhost", 2}}, "") == "127.0.0.1");
   CHECK(coordinator_address({{hostname(), 2}}, "") == "127.0.0.1");
   CHECK(coordinator_address({{"node7", 2}}, "10.1.2.3") == "10.1.2.3");
+}
+
+TEST_CASE("a Slurm allocation's per-node counts and hosts", "[host-agents][slurm]") {
+  CHECK(parse_slurm_counts("2") == std::vector<int>{2});
+  CHECK(parse_slurm_counts("2(x3),1") == std::vector<int>{2, 2, 2, 1});
+  CHECK(parse_slurm_counts("4,1(x2),3") == std::vector<int>{4, 1, 1, 3});
+  for (const char* bad : {"", "0", "2(x0)", "2(x3", "x", "2,", ",2", "2(3)", "-1", "2(x3),1a"})
+    CHECK_THROWS_WITH(parse_slurm_counts(bad),
+                      "cannot read Slurm's per-node count '" + std::string(bad) + "' (expected e.g. 2(x3),1)");
+  const auto hosts = slurm_hosts({"n1", "n2", "n3"}, parse_slurm_counts("2(x2),1"));
+  REQUIRE(hosts.size() == 3);
+  CHECK(hosts[0].host == "n1");
+  CHECK(hosts[0].slots == 2);
+  CHECK(hosts[2].host == "n3");
+  CHECK(hosts[2].slots == 1);
+  CHECK_THROWS_WITH(slurm_hosts({"n1", "n2"}, {2}), "the Slurm allocation names 2 nodes but gives counts for 1");
+}
+
+TEST_CASE("a job is inside a Slurm allocation when SLURM_JOB_ID is set and not empty", "[host-agents][slurm]") {
+  ScopedEnv job("SLURM_JOB_ID", "42");
+  CHECK(in_slurm_allocation());
+  ScopedEnv none("SLURM_JOB_ID", "");
+  CHECK_FALSE(in_slurm_allocation());
 }

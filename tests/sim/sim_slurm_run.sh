@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `yadokari run` inside a Slurm allocation (issue 17): on a 3-node simulated cluster with a real
+# Slurm (sim up --slurm, 2 slots per node), `sbatch --no-kill --wait -N 3 --ntasks-per-node=2` of a
+# script that runs `yadokari run -n 4 --ckpt-dir ... --interval 1` with no --hosts: the front end
+# takes its nodes from the allocation, starts the agents as job steps (srun --overlap) and the ranks
+# with the MPI's launcher through Slurm: 4 ranks on n1 and n2 (2 slots each). Once an epoch is
+# committed (a MANIFEST), n2 (ranks, not the batch host) is killed. Checked:
+#   - the agents are srun steps with their credentials over stdin (the secret on no command line);
+#   - the loss is detected, the job restarts once on the survivors n1 and n3 and the batch job ends
+#     by itself with exit 0 (Slurm does not kill it: --no-kill, docs/platform.md §6);
+#   - the final line equals an uninterrupted run's on the survivors.
+# usage: sim_slurm_run.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
+Y="$1" FLAVOUR="$2"
+shift 2
+for tool in munged slurmctld slurmd sbatch; do
+    command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed (ci/install-deps.sh installs Slurm)"; exit 77; }
+done
+source "$(dirname "$0")/sim_common.sh"
+
+"$Y" sim up --nodes 3 --slots 2 --slurm --name "$NAME" >"$WORK/up.out" 2>&1 || { fail "sim up --slurm: $(cat "$WORK/up.out")"; finish; }
+cd "$WORK"
+h="yk$NAME"
+ckpt="$WORK/ckpt"
+if [[ "$FLAVOUR" == openmpi ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    mpi_args="--bind-to none"  # all nodes share the host's cores (docs/platform.md §2)
+else
+    mpi_args=""
+fi
+# The batch script runs on the allocation's first node (n1) with this environment (sbatch's
+# --export=ALL): the state directory, the finalize hold, the MPI settings.
+{
+    echo '#!/bin/bash'
+    printf 'exec timeout -k 5 400 %q run -n 4 --mpi %q --mpi-args %q --ckpt-dir %q --interval 1 --' \
+        "$Y" "$FLAVOUR" "$mpi_args" "$ckpt"
+    printf ' %q' "$@"
+    echo
+} >job.sh
+chmod +x job.sh
+timeout -k 5 500 "$Y" sim exec fe --name "$NAME" -- sbatch --no-kill --wait -N 3 --ntasks-per-node=2 \
+    --chdir "$WORK" -o "$WORK/run.out" -e "$WORK/run.err" "$WORK/job.sh" >sbatch.out 2>&1 </dev/null &
+job=$!
+
+for _ in $(seq 2400); do
+    ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.05
+done
+ls "$ckpt"/*/MANIFEST >/dev/null 2>&1 && pass "an epoch was committed" \
+    || fail "no epoch committed: $(cat sbatch.out; tail -5 run.err)"
+# The agents of n2 and n3 are job steps (srun, credentials over stdin); n1's (the batch host, where
+# the front end runs) is local and has them in its environment.
+# (srun forks a helper with its own command line: the steps are counted by node.)
+remote=$(pgrep -af "^[^ ]*/yadokari agent --coordinator .* --node $h-n[23] --credentials-stdin")
+step_nodes=$(pgrep -af "srun --overlap -N1 -n1 -w $h-n[23] " | grep -o -- "-w $h-n[23]" | sort -u)
+[[ $(wc -l <<<"$remote") == 2 && $(wc -l <<<"$step_nodes") == 2 ]] \
+    && pass "the agents of n2 and n3 run as srun steps, credentials over stdin" \
+    || fail "agents: $remote; srun steps: $step_nodes; $(ps -eo pid,ppid,args | grep -E 'yadokari agent|srun|slurmstepd' | grep -v grep)"
+secret=$(python3 -c 'import json,glob,sys; print(json.load(open(glob.glob(sys.argv[1] + "/jobs/*.json")[0]))["credential"])' \
+    "$YADOKARI_STATE_DIR" 2>/dev/null)
+if [[ -z "$secret" ]]; then
+    fail "no job record with a credential in $YADOKARI_STATE_DIR"
+elif pgrep -af "yadokari agent|srun" | grep -q -- "$secret"; then
+    fail "the job credential is on a command line"
+else
+    pass "the job credential is on no command line"
+fi
+
+"$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+# The batch job ends once Slurm has ended its steps on the lost node (it marks it DOWN after about
+# 16 s, docs/platform.md §6) and sbatch --wait has polled its state: a grace of 120 s after the
+# final line, not 20.
+wait_job "$job" run.out 120
+code=$?
+expect_finished "$code"  # sbatch --wait's exit code is the batch script's (MPICH: see wait_job)
+grep -q "^yadokari: node $h-n2 lost" run.err && pass "loss of $h-n2 detected" || fail "no loss line"
+restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
+[[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts: $(tail -5 run.err)"
+grep -Eq "^yadokari: node $h-n2 lost; restarting from epoch [0-9]+ on $h-n1:2,$h-n3:2 " run.err \
+    && pass "restarted on the survivors: $(grep "restarting from epoch" run.err | sed 's/^yadokari: //')" \
+    || fail "restart placement: $(grep "restarting from epoch" run.err)"
+# Reference: an uninterrupted run on the survivors (sim platform, no Slurm).
+REFERENCE_HOSTS="$h-n1:2,$h-n3:2"
+expect_reference_final 4 "$@"
+finish
