@@ -12,11 +12,11 @@
 #include <dlfcn.h>
 #include <link.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "spin_lock.hpp"
 #include "diag.hpp"
 #include "identity.hpp"
 #include "refusal.hpp"
@@ -36,18 +36,11 @@ struct Request {
   char name[512];
 };
 Request g_requests[kMaxRequests];
-std::atomic<bool> g_lock{false};
+SpinLock g_lock;
 bool g_warned_full;
 
-struct Locked {
-  Locked() {
-    while (g_lock.exchange(true, std::memory_order_acquire))
-      while (g_lock.load(std::memory_order_relaxed)) {
-      }
-  }
-  ~Locked() { g_lock.store(false, std::memory_order_release); }
-  Locked(const Locked&) = delete;
-  Locked& operator=(const Locked&) = delete;
+struct Locked : SpinGuard {
+  Locked() : SpinGuard(g_lock) {}
 };
 
 void resolve() {

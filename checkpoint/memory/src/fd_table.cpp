@@ -3,6 +3,7 @@
 // symbols, so the stdio calls are interposed as well: the real one runs, then the FILE's
 // descriptor is moved up the same way glibc's freopen moves one (dup, then set _fileno).
 #include "fd_table.hpp"
+#include "spin_lock.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -11,7 +12,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -37,18 +37,11 @@ struct Slot {
 Slot g_slots[kMaxAppFds];
 YK_TLS bool t_adopt_forced;  // AdoptOpens alive on this thread
 YK_TLS int t_adopt_target;   // its target, -1 if none (or already used)
-std::atomic<bool> g_lock{false};
+SpinLock g_lock;
 bool g_warned_limit, g_warned_full;
 
-struct Locked {
-  Locked() {
-    while (g_lock.exchange(true, std::memory_order_acquire))
-      while (g_lock.load(std::memory_order_relaxed)) {
-      }
-  }
-  ~Locked() { g_lock.store(false, std::memory_order_release); }
-  Locked(const Locked&) = delete;
-  Locked& operator=(const Locked&) = delete;
+struct Locked : SpinGuard {
+  Locked() : SpinGuard(g_lock) {}
 };
 
 struct Real {

@@ -1,11 +1,11 @@
 // The application's Fortran units and RANDOM_NUMBER state across a restart: see fortran_units.hpp.
 #include "fortran_units.hpp"
+#include "spin_lock.hpp"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,17 +47,10 @@ int g_seen_count;
 bool g_seen_full;
 bool g_random_used;
 constexpr std::int32_t kSeedMax = sizeof FortranState::seed / sizeof FortranState::seed[0];
-std::atomic<bool> g_lock{false};
+SpinLock g_lock;
 
-struct Locked {
-  Locked() {
-    while (g_lock.exchange(true, std::memory_order_acquire))
-      while (g_lock.load(std::memory_order_relaxed)) {
-      }
-  }
-  ~Locked() { g_lock.store(false, std::memory_order_release); }
-  Locked(const Locked&) = delete;
-  Locked& operator=(const Locked&) = delete;
+struct Locked : SpinGuard {
+  Locked() : SpinGuard(g_lock) {}
 };
 
 Slot* find(std::int32_t unit) {

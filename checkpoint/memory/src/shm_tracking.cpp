@@ -13,12 +13,12 @@
 #include <sys/shm.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "spin_lock.hpp"
 #include "diag.hpp"
 #include "refusal.hpp"
 #include "routing.hpp"
@@ -30,18 +30,11 @@ namespace {
 constexpr int kMaxIds = 64;
 int g_ids[kMaxIds];  // noted segment ids, -1: free
 int g_id_count;
-std::atomic<bool> g_lock{false};
+SpinLock g_lock;
 bool g_warned_full;
 
-struct Locked {
-  Locked() {
-    while (g_lock.exchange(true, std::memory_order_acquire))
-      while (g_lock.load(std::memory_order_relaxed)) {
-      }
-  }
-  ~Locked() { g_lock.store(false, std::memory_order_release); }
-  Locked(const Locked&) = delete;
-  Locked& operator=(const Locked&) = delete;
+struct Locked : SpinGuard {
+  Locked() : SpinGuard(g_lock) {}
 };
 
 int (*g_shmget)(key_t, std::size_t, int);

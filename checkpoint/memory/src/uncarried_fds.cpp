@@ -3,6 +3,7 @@
 // each wrapper calls the real function and, in application context, notes the result.
 // Noting never changes errno or the result: the wrappers behave exactly like the real calls.
 #include "uncarried_fds.hpp"
+#include "spin_lock.hpp"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -15,7 +16,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -36,18 +36,11 @@ struct Slot {
 
 constexpr int kMaxSlots = 128;
 Slot g_slots[kMaxSlots];
-std::atomic<bool> g_lock{false};
+SpinLock g_lock;
 bool g_warned_full;
 
-struct Locked {
-  Locked() {
-    while (g_lock.exchange(true, std::memory_order_acquire))
-      while (g_lock.load(std::memory_order_relaxed)) {
-      }
-  }
-  ~Locked() { g_lock.store(false, std::memory_order_release); }
-  Locked(const Locked&) = delete;
-  Locked& operator=(const Locked&) = delete;
+struct Locked : SpinGuard {
+  Locked() : SpinGuard(g_lock) {}
 };
 
 Slot* find(int fd) {
