@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/json_whole.hpp"
 #include "sim/sim_error.hpp"
 
 namespace yadokari::sim {
@@ -27,8 +28,8 @@ Node node_from(const nlohmann::json& j) {
   node.id = j.at("node").get<std::string>();
   node.hostname = j.at("hostname").get<std::string>();
   node.address = j.at("address").get<std::string>();
-  node.slots = j.at("slots").get<int>();
-  node.pid = j.at("pid").get<pid_t>();
+  node.slots = json_whole<int>(j, "slots");
+  node.pid = json_whole<pid_t>(j, "pid");
   node.netns = j.at("netns").get<std::string>();
   node.alive = j.at("alive").get<bool>();
   node.cpu_per_slot = j.value("cpu_per_slot", 0.0);  // absent in state files of older builds
@@ -65,11 +66,11 @@ nlohmann::json to_json(const Cluster& cluster) {
 }
 
 Cluster cluster_from_json(const nlohmann::json& state) {
-  if (state.at("format").get<int>() != 1) throw SimError("unknown state format");
+  if (json_whole<int>(state, "format") != 1) throw SimError("unknown state format");
   Cluster cluster;
   cluster.name = state.at("name").get<std::string>();
   cluster.dir = state.at("dir").get<std::string>();
-  cluster.slots = state.at("slots").get<int>();
+  cluster.slots = json_whole<int>(state, "slots");
   cluster.link = state.at("link").get<std::string>();
   cluster.cpu_per_slot = state.value("cpu_per_slot", 0.0);
   cluster.slurm = state.value("slurm", false);  // absent in state files of older builds

@@ -158,3 +158,13 @@ TEST_CASE("slurm.conf: the frontend controls, every node with its address and sl
   CHECK(conf.find("cgroup") == std::string::npos);
   CHECK(cluster_from_json(to_json(cluster)).slurm);
 }
+
+TEST_CASE("a state.json number out of range is refused, not cast", "[sim]") {
+  const Cluster cluster = sample();
+  nlohmann::json state = to_json(cluster);
+  state["slots"] = 1e300;  // get<int>() would cast it: undefined behaviour
+  CHECK_THROWS_AS(cluster_from_json(state), std::invalid_argument);
+  state = to_json(cluster);
+  state["nodes"][0]["pid"] = 4294967298.0;
+  CHECK_THROWS_AS(cluster_from_json(state), std::invalid_argument);
+}
