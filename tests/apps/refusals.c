@@ -28,6 +28,8 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "pause_point.h"
+
 static FILE* expected; /* rank 0 only */
 
 static void expect(const char* line) {
@@ -39,27 +41,6 @@ static void expect_fd(int fd, const char* kind) {
   char line[4400];
   snprintf(line, sizeof line, "descriptor %d is %s, which is not carried", fd, kind);
   expect(line);
-}
-
-/* The pause point (the same loop as tests/apps/pause_point.h's): rank 0 announces it, then all
- * ranks poll for the release file, one allreduce per turn, so a checkpoint cut can happen here. */
-static void pause_point(void) {
-  const char* pause = getenv("YK_APP_PAUSE");
-  if (!pause) return;
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) {
-    char reached[4096];
-    snprintf(reached, sizeof reached, "%s.reached", pause);
-    FILE* f = fopen(reached, "w");
-    if (f) fclose(f);
-  }
-  for (;;) {
-    int here = rank == 0 && access(pause, F_OK) == 0, released = 0;
-    MPI_Allreduce(&here, &released, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (released) break;
-    usleep(10000);
-  }
 }
 
 /* Ends with pthread_exit before the pause point (joined): no longer running, so not named. */
@@ -246,10 +227,10 @@ int main(int argc, char** argv) {
 #pragma omp parallel num_threads(2)
     {
 #pragma omp master
-      pause_point();
+      yk_app_pause_point(MPI_COMM_WORLD);
     }
   } else {
-    pause_point();
+    yk_app_pause_point(MPI_COMM_WORLD);
   }
   if (strcmp(what, "released") != 0) release(what, &held);
   long after = work(rank, size, 2);
