@@ -24,12 +24,16 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm {out;new
 """
 
 
-def run(table, flavour="openmpi", expect_ok=True):
+def run(table, flavour="openmpi", expect_ok=True, f08_imports=None):
     d = pathlib.Path(tempfile.mkdtemp())
     (d / "t.def").write_text(table)
     (d / "mpi.i").write_text(FAKE_MPI_H)
+    extra = []
+    if f08_imports is not None:
+        (d / "imports.txt").write_text("\n".join(f08_imports) + "\n")
+        extra = ["--fortran-imports", str(d / "imports.txt")]
     p = subprocess.run([sys.executable, str(GENERATOR), "--table", str(d / "t.def"), "--flavour", flavour,
-                        "--prototypes", str(d / "mpi.i"), "--out-dir", str(d / "out")],
+                        "--prototypes", str(d / "mpi.i"), "--out-dir", str(d / "out")] + extra,
                        capture_output=True, text=True)
     if expect_ok and p.returncode != 0:
         raise AssertionError(p.stderr)
@@ -98,6 +102,33 @@ class GeneratorTest(unittest.TestCase):
         out, _ = run(TABLE, "mpich")
         self.assertNotIn("mpi_send_", (out / "fortran_bindings.cpp").read_text())
         self.assertNotIn("mpi_win_create_", (out / "unsupported.c").read_text())
+
+    def test_f08_names_of_open_mpi_are_the_same_bindings(self):
+        # `use mpi_f08` (libmpi_usempif08) calls ompi_*_f and pmpi_*_, never mpi_*_.
+        out, _ = run(TABLE, "openmpi")
+        f = (out / "fortran_bindings.cpp").read_text()
+        sig = ("const void* f_buf, MPI_Fint* f_count, MPI_Fint* f_datatype, MPI_Fint* f_dest, MPI_Fint* f_tag, "
+               "MPI_Fint* f_comm, MPI_Fint* ierr")
+        self.assertIn(f'extern "C" YK_API void ompi_send_f({sig}) __attribute__((alias("mpi_send_")));', f)
+        self.assertIn(f'extern "C" YK_API void pmpi_send_({sig}) __attribute__((alias("mpi_send_")));', f)
+        stubs = (out / "unsupported.c").read_text()
+        for symbol in ("mpi_win_create_", "ompi_win_create_f", "pmpi_win_create_"):
+            self.assertIn(f'YK_API void {symbol}() {{ yadokari_unsupported_call("MPI_Win_create", "Fortran"); }}',
+                          stubs)
+
+    def test_f08_imports_the_shim_does_not_provide_get_stubs(self):
+        imports = ["ompi_send_f", "pmpi_comm_split_", "ompi_win_create_f", "ompix_allreduce_init_f",
+                   "ompi_f_sync_reg_f", "ompi_aint_add_f", "PMPI_Buffer_detach", "malloc@GLIBC_2.2.5"]
+        out, _ = run(TABLE, "openmpi", f08_imports=imports)
+        stubs = (out / "unsupported.c").read_text()
+        self.assertIn('YK_API void ompix_allreduce_init_f() { yadokari_unsupported_call("MPIX_Allreduce_init", '
+                      '"Fortran"); }', stubs)
+        # Bindings and stubs already there are not stubbed twice; harmless ones pass through.
+        self.assertEqual(stubs.count("ompi_win_create_f()"), 1)
+        for symbol in ("ompi_send_f()", "pmpi_comm_split_()", "ompi_f_sync_reg_f", "ompi_aint_add_f", "PMPI_Buffer"):
+            self.assertNotIn(symbol, stubs)
+        cov = (out / "coverage.txt").read_text()
+        self.assertIn("## unsupported from `use mpi_f08` only (not in mpi.h)\nMPIX_Allreduce_init\n", cov)
 
     def test_function_ids_list_covered_functions(self):
         out, _ = run(TABLE)

@@ -3,7 +3,8 @@
 
 Outputs, for one MPI ABI (--flavour):
   c_wrappers.cpp        extern "C" MPI_* wrappers: handle translation + hooks, then PMPI_*
-  fortran_bindings.cpp  Open MPI only: mpi_*_ symbols that convert and call the C wrappers
+  fortran_bindings.cpp  Open MPI only: mpi_*_ symbols that convert and call the C wrappers, and the
+                        same bindings as ompi_*_f and pmpi_*_, which `use mpi_f08` calls
   unsupported.c         every other MPI function in the library's mpi.h: fail loudly
   function_ids.hpp      enum of covered functions and their names (call counters, status)
   coverage.txt          covered / hand-written / unsupported lists (docs, tests)
@@ -373,7 +374,8 @@ def gen_fortran(f):
         args.append(p.name)
     lname = f.name.lower() + "_"
     if f.ret == "double":
-        return f'extern "C" YK_API double {lname}() {{ return {f.name}(); }}'
+        return "\n".join([f'extern "C" YK_API double {lname}() {{ return {f.name}(); }}'] +
+                         fortran_aliases(f.name, "double", ""))
     sig = ", ".join(fparams + ["MPI_Fint* ierr"] + hidden)
     lines = [f'extern "C" YK_API void {lname}({sig}) {{']
     lines += ["  " + x for x in scalars + pre]
@@ -385,10 +387,37 @@ def gen_fortran(f):
         lines.append("  }")
     lines.append("  if (ierr) *ierr = yk_rc;")
     lines.append("}")
-    return "\n".join(lines)
+    return "\n".join(lines + fortran_aliases(f.name, "void", sig))
+
+
+def fortran_alias_names(name):
+    """The other names under which Open MPI's Fortran layers reach a binding: `use mpi_f08`
+    (libmpi_usempif08) calls the mpif.h layer's ompi_*_f functions, and pmpi_*_ for a few."""
+    lower = name.lower()  # mpi_send
+    return [f"o{lower}_f", f"p{lower}_"]
+
+
+def fortran_aliases(name, ret, sig):
+    target = name.lower() + "_"
+    return [f'extern "C" YK_API {ret} {alias}({sig}) __attribute__((alias("{target}")));'
+            for alias in fortran_alias_names(name)]
 
 
 # ------------------------------------------------------------------------------ unsupported
+# Fortran entry points that take no handle and keep no state the shim tracks: passed to the library.
+HARMLESS_FORTRAN = {"MPI_Aint_add", "MPI_Aint_diff", "MPI_Wtime", "MPI_Wtick", "MPI_F_sync_reg"}
+
+
+def f08_entry_points(imports):
+    """(symbol, MPI name) of the Fortran entry points among libmpi_usempif08's imports:
+    ompi_send_f -> MPI_Send, ompix_allreduce_init_f -> MPIX_Allreduce_init, pmpi_test_ -> MPI_Test."""
+    for symbol in imports:
+        m = (re.fullmatch(r"(ompix?)_([a-z0-9_]+)_f", symbol) or re.fullmatch(r"(pmpi)_([a-z0-9_]+)_", symbol))
+        if m:
+            rest = m.group(2)
+            yield symbol, ("MPIX_" if m.group(1) == "ompix" else "MPI_") + rest[0].upper() + rest[1:]
+
+
 def library_functions(prototypes_path):
     """Names of MPI functions declared by the library's (preprocessed) mpi.h."""
     text = pathlib.Path(prototypes_path).read_text()
@@ -402,6 +431,9 @@ def main():
     ap.add_argument("--flavour", required=True, choices=["openmpi", "mpich"])
     ap.add_argument("--prototypes", required=True, help="preprocessed mpi.h of that flavour")
     ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--fortran-imports",
+                    help="Open MPI: the undefined dynamic symbols of libmpi_usempif08 (`use mpi_f08`), one a "
+                         "line; each Fortran entry point among them that the shim does not provide gets a stub")
     a = ap.parse_args()
 
     # Functions the header defines as macros (MPICH's f2c/c2f, Open MPI's MPI_Aint_add) never
@@ -462,10 +494,20 @@ def main():
         for n in declared:
             if n in fortran_done or n.endswith(("_f2c", "_c2f", "_f082c", "_c2f08", "_f2f08", "_f082f")):
                 continue
-            if n in ("MPI_Aint_add", "MPI_Aint_diff", "MPI_Wtime", "MPI_Wtick"):
+            if n in HARMLESS_FORTRAN:
                 continue
             fortran_stubs.append(n)
-            st.append(f'YK_API void {n.lower()}_() {{ yadokari_unsupported_call("{n}", "Fortran"); }}')
+            for symbol in [n.lower() + "_"] + fortran_alias_names(n):
+                st.append(f'YK_API void {symbol}() {{ yadokari_unsupported_call("{n}", "Fortran"); }}')
+    f08_stubs = []
+    if a.flavour == "openmpi" and a.fortran_imports:
+        provided = {sym for n in fortran_done for sym in [n.lower() + "_"] + fortran_alias_names(n)}
+        provided |= {sym for n in fortran_stubs for sym in [n.lower() + "_"] + fortran_alias_names(n)}
+        for symbol, name in f08_entry_points(pathlib.Path(a.fortran_imports).read_text().split()):
+            if symbol in provided or name in HARMLESS_FORTRAN:
+                continue
+            f08_stubs.append(name)
+            st.append(f'YK_API void {symbol}() {{ yadokari_unsupported_call("{name}", "Fortran"); }}')
     write(out / "unsupported.c", "\n".join(st) + "\n")
 
     cov = [f"# yadokari MPI coverage for {a.flavour} (generated)", "", "## covered"]
@@ -479,6 +521,7 @@ def main():
     cov += ["", "## unsupported (abort with a clear message)"] + unsupported
     if a.flavour == "openmpi":
         cov += ["", "## unsupported from Fortran"] + fortran_stubs
+        cov += ["", "## unsupported from `use mpi_f08` only (not in mpi.h)"] + f08_stubs
     write(out / "coverage.txt", "\n".join(cov) + "\n")
 
 

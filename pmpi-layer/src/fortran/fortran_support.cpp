@@ -79,18 +79,29 @@ void copy_out(char* f, std::size_t len, const char* c) {
 #if defined(OPEN_MPI)
 using namespace yk;
 
-// Fortran bindings that are not mechanical (fortran_custom in mpi_functions.def).
+// Fortran bindings that are not mechanical (fortran_custom in mpi_functions.def). Each is also
+// exported under the names `use mpi_f08` calls (ompi_*_f, pmpi_*_; generate_wrappers.py,
+// fortran_alias_names), as the generated ones are.
+#define YK_F08_ALIASES(name, params)                                                      \
+  extern "C" YK_API void ompi_##name##_f params __attribute__((alias("mpi_" #name "_"))); \
+  extern "C" YK_API void pmpi_##name##_ params __attribute__((alias("mpi_" #name "_")));
+
 extern "C" YK_API void mpi_init_(MPI_Fint* ierr) {
   const int rc = MPI_Init(nullptr, nullptr);
   if (ierr) *ierr = rc;
 }
+
+YK_F08_ALIASES(init, (MPI_Fint*))
 
 extern "C" YK_API void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
   const int rc = MPI_Init_thread(nullptr, nullptr, *required, provided);
   if (ierr) *ierr = rc;
 }
 
+YK_F08_ALIASES(init_thread, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
 extern "C" YK_API void mpi_pcontrol_(MPI_Fint* level) { MPI_Pcontrol(*level); }
+YK_F08_ALIASES(pcontrol, (MPI_Fint*))
 
 extern "C" YK_API void mpi_op_create_(void* function, MPI_Fint* commute, MPI_Fint* op, MPI_Fint* ierr) {
   CallScope scope(Fn::MPI_Op_create);
@@ -99,6 +110,7 @@ extern "C" YK_API void mpi_op_create_(void* function, MPI_Fint* commute, MPI_Fin
   if (rc == MPI_SUCCESS) *op = fortran::to_f<OpK>(c);
   if (ierr) *ierr = rc;
 }
+YK_F08_ALIASES(op_create, (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
 
 // Attribute queries from Fortran: the library's predefined attributes (MPI_TAG_UB, MPI_HOST,
 // MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE) are C ints the
@@ -122,6 +134,7 @@ extern "C" YK_API void mpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_
   const int rc = fortran_attr_get(comm, keyval, value, flag);
   if (ierr) *ierr = rc;
 }
+YK_F08_ALIASES(comm_get_attr, (MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Fint*, MPI_Fint*))
 
 extern "C" YK_API void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag,
                                      MPI_Fint* ierr) {
@@ -130,6 +143,8 @@ extern "C" YK_API void mpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint*
   if (rc == MPI_SUCCESS && *flag) *value = static_cast<MPI_Fint>(v);
   if (ierr) *ierr = rc;
 }
+YK_F08_ALIASES(attr_get, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+#undef YK_F08_ALIASES
 
 // C code of a mixed-language app converting handles (Open MPI has real functions for these;
 // MPICH defines them as casts, which are right for its integer handles).
