@@ -22,10 +22,11 @@
 #   app_filter NAME FILE  prints FILE as it is compared (default: unchanged); NAME is the path in
 #                       the working directory, or "stdout" (then every line starts with "RANK:")
 #
-# usage: <app>.sh [--yadokari PATH] [--np N] [--keep]
-#   --yadokari  the CLI (default: <repo>/build/bin/yadokari)
-#   --np        ranks (default 2)
-#   --keep      keep the working directories and checkpoints (the path is printed)
+# usage: <app>.sh [--yadokari PATH] [--np N] [--restart-args "ARGS"] [--keep]
+#   --yadokari      the CLI (default: <repo>/build/bin/yadokari)
+#   --np            ranks (default 2)
+#   --restart-args  more `yadokari restart` arguments, e.g. "--rank-map 1,0"
+#   --keep          keep the working directories and checkpoints (the path is printed)
 set -u
 
 app_filter() { cat "$2"; }
@@ -62,6 +63,18 @@ app_compared() {
     fi
 }
 
+# app_logical_tags LIST FILE: the launcher tags a line with the real rank; after a restart with
+# --rank-map LIST, real rank i hosts logical rank LIST[i] (runtime/README.md), which is what the
+# comparison needs.
+app_logical_tags() {
+    awk -v list="$1" 'BEGIN { n = split(list, map, ",") }
+        match($0, /^\[[0-9]+,[0-9]+\]/) {
+            split(substr($0, 2, RLENGTH - 2), tag, ",")
+            $0 = "[" tag[1] "," map[tag[2] + 1] "]" substr($0, RLENGTH + 1)
+        }
+        { print }' "$2"
+}
+
 # app_compare NAME A B: A and B as they are compared are equal.
 app_compare() {
     cmp -s <(app_compared "$1" "$2") <(app_compared "$1" "$3") && return 0
@@ -70,13 +83,14 @@ app_compare() {
 }
 
 app_main() {
-    local np=2 keep=0 repo
+    local np=2 keep=0 repo restart_args=""
     repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
     yadokari="$repo/build/bin/yadokari"
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --yadokari) yadokari="$2"; shift 2 ;;
             --np) np="$2"; shift 2 ;;
+            --restart-args) restart_args="$2"; shift 2 ;;
             --keep) keep=1; shift ;;
             *) app_usage ;;
         esac
@@ -138,11 +152,19 @@ app_main() {
     local where
     where=$(app_where "$work/run")
 
-    app_run "$work/run" part2 restart --ckpt-dir "$work/ckpt"
+    # shellcheck disable=SC2086  # --restart-args is meant to split into words
+    app_run "$work/run" part2 restart --ckpt-dir "$work/ckpt" $restart_args
     rc=$?
     [[ $rc == 0 ]] || app_fail "the restart exited $rc"
 
-    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    local rank_map
+    rank_map=$(sed -nE 's/.*--rank-map[ =]([0-9,]+).*/\1/p' <<<"$restart_args")
+    if [[ -n "$rank_map" ]]; then
+        app_logical_tags "$rank_map" "$work/part2.out" >"$work/part2.logical.out"
+        cat "$work/part1.out" "$work/part2.logical.out" >"$work/joined.out"
+    else
+        cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    fi
     app_compare stdout "$work/reference.out" "$work/joined.out"
     local ref_files run_files f n=0 filtered=""
     ref_files=$(cd "$work/reference" && find . -type f | sort)
