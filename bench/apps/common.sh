@@ -6,6 +6,10 @@
 #   part1      the same, asked for a checkpoint (`yadokari checkpoint`) once app_progress says the
 #              run is far enough in, stopped right after epoch 1 commits (--stop-after-epoch 1, exit 75);
 #   part2      `yadokari restart` from that epoch in part1's working directory.
+# With --kill, part1 runs on after the epoch commits until app_progress_kill says it is further in,
+# and then its ranks are killed (SIGKILL), as on a failure: part2 must end with the same files
+# although the killed ranks wrote past the checkpoint, and part2's stdout must be, rank by rank, the
+# end of the reference's (part1's stdout goes past the checkpoint).
 # part1's stdout followed by part2's must equal the reference's, rank by rank (the launcher tags
 # every line with its rank, --tag-output; it interleaves the ranks' lines in no fixed order, so
 # each rank's lines are compared in their own order), and every file the application
@@ -18,14 +22,16 @@
 #   APP_ENV=(K=V ...)   environment of all three runs (may be empty)
 #   app_prepare DIR     writes the input into an empty working directory
 #   app_progress DIR    exit 0 once the run in DIR is far enough in to ask for the checkpoint
+#   app_progress_kill DIR  (for --kill) exit 0 once the run in DIR is far enough past the epoch
 #   app_where DIR       prints where the stopped part1 was (e.g. "after thermo step 400 of 2000")
 #   app_filter NAME FILE  prints FILE as it is compared (default: unchanged); NAME is the path in
 #                       the working directory, or "stdout" (then every line starts with "RANK:")
 #
-# usage: <app>.sh [--yadokari PATH] [--np N] [--restart-args "ARGS"] [--keep]
+# usage: <app>.sh [--yadokari PATH] [--np N] [--restart-args "ARGS"] [--kill] [--keep]
 #   --yadokari      the CLI (default: <repo>/build/bin/yadokari)
 #   --np            ranks (default 2)
 #   --restart-args  more `yadokari restart` arguments, e.g. "--rank-map 1,0"
+#   --kill          kill part1's ranks after the epoch instead of --stop-after-epoch 1
 #   --keep          keep the working directories and checkpoints (the path is printed)
 set -u
 
@@ -75,6 +81,40 @@ app_logical_tags() {
         { print }' "$2"
 }
 
+# app_compare_stdout_end REFERENCE PART2: each rank's stdout lines of PART2 are the last lines of
+# that rank in REFERENCE.
+app_compare_stdout_end() {
+    app_compared stdout "$1" >"$1.cmp"
+    app_compared stdout "$2" >"$2.cmp"
+    local rank n
+    for rank in $(cut -d: -f1 "$2.cmp" | sort -u); do
+        n=$(grep -c "^$rank:" "$2.cmp")
+        cmp -s <(grep "^$rank:" "$1.cmp" | tail -n "$n") <(grep "^$rank:" "$2.cmp") && continue
+        diff <(grep "^$rank:" "$1.cmp" | tail -n "$n") <(grep "^$rank:" "$2.cmp") | head -n 20 >&2
+        app_fail "rank $rank's stdout after the restart is not the end of the uninterrupted run's"
+    done
+}
+
+# app_kill_ranks JOB: SIGKILL to the processes below JOB that run the application (the ranks
+# re-execute themselves, so they are found by executable, not by name).
+app_kill_ranks() {
+    local app pid ranks=()
+    app=$(realpath "$(command -v "${APP_CMD[0]}")")
+    for pid in $(app_descendants "$1"); do
+        [[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" == "$app" ]] && ranks+=("$pid")
+    done
+    [[ ${#ranks[@]} -gt 0 ]] || app_fail "found no rank of the job to kill"
+    kill -KILL "${ranks[@]}"
+}
+
+app_descendants() {
+    local child
+    for child in $(ps -o pid= --ppid "$1"); do
+        echo "$child"
+        app_descendants "$child"
+    done
+}
+
 # app_compare NAME A B: A and B as they are compared are equal.
 app_compare() {
     cmp -s <(app_compared "$1" "$2") <(app_compared "$1" "$3") && return 0
@@ -83,7 +123,7 @@ app_compare() {
 }
 
 app_main() {
-    local np=2 keep=0 repo restart_args=""
+    local np=2 keep=0 kill=0 repo restart_args=""
     repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
     yadokari="$repo/build/bin/yadokari"
     while [[ $# -gt 0 ]]; do
@@ -92,6 +132,7 @@ app_main() {
             --np) np="$2"; shift 2 ;;
             --restart-args) restart_args="$2"; shift 2 ;;
             --keep) keep=1; shift ;;
+            --kill) kill=1; shift ;;
             *) app_usage ;;
         esac
     done
@@ -122,7 +163,9 @@ app_main() {
     [[ $rc == 0 ]] || app_fail "the reference run exited $rc"
     [[ ! -e "$work/ckpt-reference/1" ]] || app_fail "the reference run made an epoch nobody asked for"
 
-    app_run "$work/run" part1 run -n "$np" --mpi-args=--tag-output --ckpt-dir "$work/ckpt" --interval 0 --stop-after-epoch 1 \
+    local stop=(--stop-after-epoch 1)
+    [[ $kill == 1 ]] && stop=()
+    app_run "$work/run" part1 run -n "$np" --mpi-args=--tag-output --ckpt-dir "$work/ckpt" --interval 0 "${stop[@]}" \
         -- "${APP_CMD[@]}" &
     local job=$!
     until app_progress "$work/run"; do
@@ -138,19 +181,38 @@ app_main() {
         kill -0 "$job" 2>/dev/null || break
         sleep 0.2
     done
+    if [[ $asked == 0 ]] && ! kill -0 "$job" 2>/dev/null; then
+        wait "$job"
+        app_fail "part1 ended (exit $?) before the checkpoint could be asked for: too late for this input (make the run longer)"
+    fi
     [[ $asked == 1 ]] || { kill "$job" 2>/dev/null; app_fail "yadokari checkpoint: $(cat "$work/ask.txt")"; }
+    local where=""
+    if [[ $kill == 1 ]]; then
+        until [[ -f "$work/ckpt/1/MANIFEST" ]]; do
+            kill -0 "$job" 2>/dev/null || { wait "$job"; app_fail "part1 ended (exit $?) before epoch 1 committed: the checkpoint came too late for this input"; }
+            sleep 0.2
+        done
+        where="$(app_where "$work/run") (epoch 1 committed), "
+        until app_progress_kill "$work/run"; do
+            kill -0 "$job" 2>/dev/null || { wait "$job"; app_fail "part1 ended (exit $?) before it was far enough past the epoch to be killed"; }
+            sleep 0.2
+        done
+        app_kill_ranks "$job"
+        where+="killed $(app_where "$work/run")"
+    fi
     wait "$job"
     rc=$?
-    if [[ $rc == 0 ]]; then
+    if [[ $kill == 1 ]]; then
+        [[ $rc != 0 ]] || app_fail "part1 exited 0 although its ranks were killed"
+    elif [[ $rc == 0 ]]; then
         app_fail "part1 ended normally before epoch 1 committed: the checkpoint came too late for this input, so nothing was restarted (make the run longer)"
     fi
-    if [[ $rc != 75 ]]; then
+    if [[ $kill == 0 && $rc != 75 ]]; then
         grep -h "checkpoint epoch" "$work/part1.err" >&2
         app_fail "part1 exited $rc, expected 75 (stopped after epoch 1)"
     fi
     [[ -f "$work/ckpt/1/MANIFEST" ]] || app_fail "epoch 1 was not committed"
-    local where
-    where=$(app_where "$work/run")
+    [[ $kill == 1 ]] || where=$(app_where "$work/run")
 
     # shellcheck disable=SC2086  # --restart-args is meant to split into words
     app_run "$work/run" part2 restart --ckpt-dir "$work/ckpt" $restart_args
@@ -161,11 +223,15 @@ app_main() {
     rank_map=$(sed -nE 's/.*--rank-map[ =]([0-9,]+).*/\1/p' <<<"$restart_args")
     if [[ -n "$rank_map" ]]; then
         app_logical_tags "$rank_map" "$work/part2.out" >"$work/part2.logical.out"
-        cat "$work/part1.out" "$work/part2.logical.out" >"$work/joined.out"
     else
-        cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+        cp "$work/part2.out" "$work/part2.logical.out"
     fi
-    app_compare stdout "$work/reference.out" "$work/joined.out"
+    if [[ $kill == 1 ]]; then
+        app_compare_stdout_end "$work/reference.out" "$work/part2.logical.out"
+    else
+        cat "$work/part1.out" "$work/part2.logical.out" >"$work/joined.out"
+        app_compare stdout "$work/reference.out" "$work/joined.out"
+    fi
     local ref_files run_files f n=0 filtered=""
     ref_files=$(cd "$work/reference" && find . -type f | sort)
     run_files=$(cd "$work/run" && find . -type f | sort)
@@ -178,5 +244,7 @@ app_main() {
         cmp -s "$work/reference/$f" "$work/run/$f" || filtered+=" ${f#./}"
     done
     [[ $n -gt 0 ]] || app_fail "the application wrote no file to compare"
-    echo "$APP_NAME: OK (checkpointed $where; stdout and $n output files identical to the uninterrupted run's${filtered:+; identical only after app_filter:$filtered})"
+    local said="stdout and $n output files identical to the uninterrupted run's"
+    [[ $kill == 1 ]] && said="stdout after the restart the end of the uninterrupted run's, $n output files identical to its"
+    echo "$APP_NAME: OK (checkpointed $where; $said${filtered:+; identical only after app_filter:$filtered})"
 }

@@ -12,6 +12,7 @@ APP_CMD=(elk-lapw)
 APP_ENV=(OMP_NUM_THREADS=1)
 loops=20
 ckpt_at=4
+kill_at=9 # --kill
 
 # The species file comes with the package; the convergence targets are out of reach so that the run
 # always makes exactly $loops loops.
@@ -58,6 +59,7 @@ last_loop() {
 }
 
 app_progress() { [[ $(last_loop "$1") -ge $ckpt_at ]]; }
+app_progress_kill() { [[ $(last_loop "$1") -ge $kill_at ]]; }
 app_where() { echo "in self-consistent loop $(last_loop "$1") of $loops"; }
 
 # Only dates and times are dropped: the start date and time, the CPU time after every loop and the

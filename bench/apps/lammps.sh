@@ -12,6 +12,7 @@ APP_CMD=(lmp -in in.lj)
 APP_ENV=(OMP_NUM_THREADS=1)
 steps=2000
 ckpt_after=400
+kill_after=1000 # --kill
 
 app_prepare() {
     cat >"$1/in.lj" <<INPUT
@@ -46,6 +47,7 @@ last_step() {
 }
 
 app_progress() { [[ $(last_step "$1") -ge $ckpt_after ]]; }
+app_progress_kill() { [[ $(last_step "$1") -ge $kill_after ]]; }
 app_where() { echo "after thermo step $(last_step "$1") of $steps"; }
 
 # Only time measurements are dropped: the CPU time of setup commands (create_atoms), the loop time,
