@@ -10,6 +10,7 @@ packages=(
   iproute2 util-linux procps
   slurmctld slurmd slurm-client munge
   clang-format
+  lammps elk-lapw  # real applications of bench/apps (tests apps.real.*)
 )
 missing=()
 for p in "${packages[@]}"; do
