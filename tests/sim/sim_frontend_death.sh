@@ -51,6 +51,8 @@ asker=$!
 wait_for 60 being_written && pass "epoch 2 is being written" || fail "epoch 2 never started"
 [[ -n "$frontend" ]] && kill -KILL "$frontend" && pass "front end (pid $frontend) killed" || fail "no front end to kill"
 wait "$job" 2>/dev/null
+# Its front end is gone: the CLI would wait out its own 130 s limit for an answer.
+kill "$asker" 2>/dev/null
 wait "$asker" 2>/dev/null
 job=$$  # for wait_for: the job is gone, keep polling
 if wait_for 120 none_left; then
