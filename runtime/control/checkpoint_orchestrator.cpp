@@ -59,6 +59,7 @@ OrchestratorStep CheckpointOrchestrator::start() {
   }
   round_ = 0;
   targets_sent_ = false;
+  told_waiting_ = false;
   targets_.clear();
   reports_.clear();
   images_.clear();
@@ -106,6 +107,26 @@ OrchestratorStep CheckpointOrchestrator::abandon_if_stalled(long quiet_seconds) 
   if (phase_ != Phase::cutting || !everyone_waiting()) return {};
   return give_up("checkpoint epoch " + std::to_string(epoch_) + " abandoned: the cut stalled (no rank moved for " +
                  std::to_string(quiet_seconds) + " s, round " + std::to_string(round_) + "): " + cut_picture());
+}
+
+std::optional<std::string> CheckpointOrchestrator::waiting_for_running(long quiet_seconds) {
+  if (phase_ != Phase::cutting || told_waiting_ || static_cast<std::int32_t>(reports_.size()) != config_.world_size)
+    return std::nullopt;
+  std::string running;
+  int count = 0;
+  for (const auto& [rank, report] : reports_) {
+    const protocol::CutState state = report.state;
+    if (state == protocol::CutState::unreached && ++count)
+      running += (running.empty() ? "" : ", ") + std::to_string(rank);
+    else if (state != protocol::CutState::parked && state != protocol::CutState::at_gate &&
+             state != protocol::CutState::inside)
+      return std::nullopt;
+  }
+  if (running.empty()) return std::nullopt;  // everyone waits: abandon_if_stalled's case
+  told_waiting_ = true;
+  return "checkpoint epoch " + std::to_string(epoch_) + " is waiting for " + (count == 1 ? "rank " : "ranks ") +
+         running + ", not at an MPI call since the epoch began (no rank moved for " + std::to_string(quiet_seconds) +
+         " s, round " + std::to_string(round_) + "): " + cut_picture();
 }
 
 bool CheckpointOrchestrator::everyone_waiting() const {

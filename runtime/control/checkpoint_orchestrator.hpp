@@ -106,6 +106,13 @@ class CheckpointOrchestrator {
   // alive however long it takes. Nothing happens outside the cutting phase.
   OrchestratorStep abandon_if_stalled(long quiet_seconds);
 
+  // The same quiet cut when the ranks that keep it open are still running: they have not reached an
+  // MPI call since the prepare (`unreached`) while every other rank waits for them. Such a cut is
+  // not abandoned (a rank that computes for minutes is no fault), but the user is told once per
+  // epoch which ranks it waits for: a rank that never gets there (an endless loop, a rank stuck
+  // outside MPI) would otherwise hold the job silently. The line, or nothing.
+  std::optional<std::string> waiting_for_running(long quiet_seconds);
+
   // Traffic between the ranks from the next-to-last to the last committed epoch of this
   // incarnation (since the job started, when only one is committed); empty before any commit.
   const TrafficCounts& committed_traffic() const { return committed_traffic_; }
@@ -140,6 +147,7 @@ class CheckpointOrchestrator {
   std::uint64_t epoch_ = 0;
   std::uint64_t round_ = 0;
   bool targets_sent_ = false;
+  bool told_waiting_ = false;                            // waiting_for_running said it for this epoch
   std::map<std::uint64_t, std::uint64_t> targets_;       // communicator key -> collectives entered
   std::map<std::int32_t, protocol::CutReport> reports_;  // latest per rank
   std::map<std::int32_t, protocol::ImageWritten> images_;

@@ -74,6 +74,8 @@ void Coordinator::run_checkpoint_timers() {
   if (orchestrator_->in_progress() && now - last_cut_report_ >= config_.cut_stall_timeout) {
     const auto quiet = std::chrono::duration_cast<std::chrono::seconds>(now - last_cut_report_);
     apply(orchestrator_->abandon_if_stalled(static_cast<long>(quiet.count())));
+    if (auto note = orchestrator_->waiting_for_running(static_cast<long>(quiet.count())))
+      config_.log("yadokari: " + *note);
   }
   // The interval counts from when the last rank registered: start-up (launch, MPI_Init) is no
   // progress worth a checkpoint.

@@ -69,6 +69,12 @@ RestartCause loss_of(const std::vector<membership::NodeEvent>& lost) {
   return cause;
 }
 
+RestartCause failure_of(int launcher_code) {
+  RestartCause cause;
+  cause.text = "a rank died (the launcher exited with code " + std::to_string(launcher_code) + ")";
+  return cause;
+}
+
 Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator, pid_t launcher,
                               const RestartCause& restart_cause, RestartTimeline& timeline) {
   const std::string& cause = restart_cause.text;
@@ -86,8 +92,8 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   if (context.ckpt_dir.empty())
     throw FrontendError(ErrorKind::failure,
                         cause + "; the job cannot be restarted without checkpoints (run it with --ckpt-dir)");
-  if (!restart_cause.rebalance && context.losses_so_far >= context.settings.max_restarts)
-    throw FrontendError(ErrorKind::failure, cause + "; giving up after " + std::to_string(context.losses_so_far) +
+  if (!restart_cause.rebalance && context.failures_so_far >= context.settings.max_restarts)
+    throw FrontendError(ErrorKind::failure, cause + "; giving up after " + std::to_string(context.failures_so_far) +
                                                 " automatic restart(s) (--max-restarts)");
 
   // plan: the epoch (newest committed one whose images all verify), then the placement.

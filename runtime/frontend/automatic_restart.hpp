@@ -1,5 +1,5 @@
 #pragma once
-// One automatic restart after a node loss (docs/architecture.md §6), or a rebalance: stop every
+// One automatic restart after a node loss (docs/architecture.md §6), a rank's death, or a rebalance: stop every
 // remaining process of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
 // placement on the surviving nodes, stage the images, and say what the next launch must be.
 // Each phase is timed into a RestartTimeline; the launch/MPI_Init/restore phases are filled in
@@ -38,18 +38,21 @@ struct RestartContext {
   std::int32_t world_size = 0;
   RecoverySettings settings;
   int restarts_so_far = 0;  // restarts of any cause (they are numbered)
-  int losses_so_far = 0;    // restarts after a node loss (bounded by --max-restarts)
+  int failures_so_far = 0;  // restarts after a node loss or a rank's death (bounded by --max-restarts)
 };
 
 // Why the job is restarted elsewhere.
 struct RestartCause {
-  std::string text;                // "node n2 lost", "rebalance"
+  std::string text;                // "node n2 lost", "a rank died (...)", "rebalance"
   std::set<std::string> lost;      // node ids
   std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
   bool rebalance = false;          // asked for: does not count against --max-restarts, and the
                                    // placement first tries to give every rank a slot of its own
 };
 RestartCause loss_of(const std::vector<membership::NodeEvent>& lost);
+// The launcher failed with `launcher_code` while every node lived: one of the ranks died or ended
+// with an error, and the launcher stopped the others.
+RestartCause failure_of(int launcher_code);
 
 // `launcher`: its pid, or 0 once it has been reaped. Throws FrontendError(failure) with a one-line
 // reason ("node n2 lost; cannot restart: ...") when the job cannot go on.

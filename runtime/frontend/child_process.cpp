@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,56 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
 
 pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   return spawn(argv, env, nullptr);
+}
+
+pid_t spawn_tied_process(const std::vector<std::string>& argv, const std::vector<std::string>& env, int death_signal) {
+  // posix_spawn cannot set a parent-death signal, so fork and exec by hand. The front end has
+  // threads (ZeroMQ's): between fork and exec the child calls only async-signal-safe functions,
+  // on arrays made before the fork. An exec failure comes back through a close-on-exec pipe.
+  auto args = c_strings(argv);
+  auto envp = c_strings(env);
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0)
+    throw FrontendError(ErrorKind::failure, std::string("pipe: ") + std::strerror(errno));
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child < 0) {
+    const int error = errno;
+    close(report[0]);
+    close(report[1]);
+    throw FrontendError(ErrorKind::failure, "cannot start " + argv[0] + ": " + std::strerror(error));
+  }
+  if (child == 0) {
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; ++signal) (void)sigaction(signal, &default_action, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    (void)sigprocmask(SIG_SETMASK, &none, nullptr);
+    int error = 0;
+    if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) error = errno;
+    if (error == 0 && getppid() != parent) _exit(128 + death_signal);  // it died before the tie
+    if (error == 0) {
+      execve(args[0], args.data(), envp.data());
+      error = errno;
+    }
+    (void)!write(report[1], &error, sizeof error);
+    _exit(127);
+  }
+  close(report[1]);
+  int error = 0;
+  ssize_t got;
+  do {
+    got = read(report[0], &error, sizeof error);
+  } while (got < 0 && errno == EINTR);
+  close(report[0]);
+  if (got == static_cast<ssize_t>(sizeof error)) {
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    throw FrontendError(ErrorKind::failure, "cannot start " + argv[0] + ": " + std::strerror(error));
+  }
+  return child;
 }
 
 bool write_to_child(int stdin_fd, std::string_view text) {

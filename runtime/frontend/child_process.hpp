@@ -13,6 +13,12 @@ namespace yadokari::frontend {
 // signal dispositions and an empty signal mask whatever the caller has blocked.
 pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 
+// The same, and the child gets `death_signal` when this process dies, however it dies (SIGKILL
+// too: PR_SET_PDEATHSIG, kept across exec). For the launcher: a front end that is gone cannot
+// supervise, checkpoint or restart the job, so the launcher is told to end it rather than run on
+// headless (it forwards the signal to its daemons and ranks on every node).
+pid_t spawn_tied_process(const std::vector<std::string>& argv, const std::vector<std::string>& env, int death_signal);
+
 // The same, with stdin a pipe whose write end is returned in `stdin_fd` (close-on-exec): the
 // caller writes to it and keeps it open as long as the child should live (a remote node agent
 // takes its credentials from it and ends when it closes).

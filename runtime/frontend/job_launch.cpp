@@ -1,10 +1,13 @@
 #include "frontend/job_launch.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -205,16 +208,26 @@ int launch_job(const LaunchRequest& request) {
                                                                      request.recovery.heartbeat.misses)
              : std::chrono::milliseconds(0);
 
+  // A failed launcher (a rank died) restarts the job only once it has an epoch to go back to: one
+  // committed by this front end, or the one `yadokari restart` launched from. Before that, the
+  // failure is the application's and ends the job with its exit code, as without checkpoints.
+  const bool launched_from_epoch =
+      std::any_of(request.rank_env.begin(), request.rank_env.end(),
+                  [](const auto& variable) { return variable.first == "YADOKARI_RESTORE"; });
+  const std::function<bool()> restart_failures = [&] {
+    return ckpt.dir && (launched_from_epoch || coordinator.last_committed_epoch() > 0);
+  };
+
   Incarnation incarnation{hosts, request.rank_env};
   for (;;) {
     const LaunchCommand command =
         command_for(request, *launcher, shim, coordinator.control_endpoint(), credential, *platform, incarnation, path);
-    const pid_t child = spawn_process(command.argv, command.env);
+    const pid_t child = spawn_tied_process(command.argv, command.env, SIGTERM);
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();
     // A stop is only ever set from inside poll(), i.e. on this thread.
-    const Outcome outcome =
-        supervise(child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, rebalance, [&] {
+    const Outcome outcome = supervise(
+        child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, rebalance, restart_failures, [&] {
           if (!timelines.empty())
             follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
           watch_for_joins();
@@ -224,13 +237,15 @@ int launch_job(const LaunchRequest& request) {
     if (outcome.rebalance) {
       cause.text = "rebalance";
       cause.rebalance = true;
+    } else if (outcome.failed_with) {
+      cause = failure_of(*outcome.failed_with);
     } else {
       cause = loss_of(outcome.lost);
     }
     RestartTimeline timeline;
     restart_context.restarts_so_far = static_cast<int>(timelines.size());
     incarnation = restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);
-    if (!cause.rebalance) ++restart_context.losses_so_far;
+    if (!cause.rebalance) ++restart_context.failures_so_far;
     rebalance = RebalanceState{};
     timelines.push_back(timeline);
     coordinator.begin_incarnation();

@@ -35,12 +35,39 @@ double seconds_between(std::chrono::steady_clock::time_point from, std::chrono::
   return std::chrono::duration<double>(to - from).count();
 }
 
+Outcome ended(int exit_code) {
+  Outcome outcome;
+  outcome.exit_code = exit_code;
+  outcome.launcher_reaped = true;
+  return outcome;
+}
+
+Outcome lost_nodes(std::vector<membership::NodeEvent> lost, bool launcher_reaped) {
+  Outcome outcome;
+  outcome.lost = std::move(lost);
+  outcome.launcher_reaped = launcher_reaped;
+  return outcome;
+}
+
+Outcome rebalance_now() {
+  Outcome outcome;
+  outcome.rebalance = true;
+  return outcome;
+}
+
+Outcome failed(int launcher_code) {
+  Outcome outcome;
+  outcome.launcher_reaped = true;
+  outcome.failed_with = launcher_code;
+  return outcome;
+}
+
 }  // namespace
 
 Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
                   const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
                   std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
-                  const std::function<void()>& each_turn) {
+                  const std::function<bool()>& restart_failures, const std::function<void()>& each_turn) {
   const bool watch_nodes = loss_after.count() > 0;
   int stopped_by = 0;
   try {
@@ -51,7 +78,7 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
         stop_whole_job(launcher, local_rank_pids(coordinator));
         std::fprintf(stderr, "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
                      static_cast<unsigned long long>(*stop_after));
-        return Outcome{kStoppedAfterEpoch, {}, true};
+        return ended(kStoppedAfterEpoch);
       }
       while (auto received = signals.take()) {
         stopped_by = received->number;
@@ -59,8 +86,8 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
         if (!received->from_terminal) kill(launcher, received->number);
       }
       if (watch_nodes && stopped_by == 0)
-        if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, false};
-      if (rebalance.ready && stopped_by == 0) return Outcome{std::nullopt, {}, false, true};
+        if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return lost_nodes(lost, false);
+      if (rebalance.ready && stopped_by == 0) return rebalance_now();
       if (auto code = try_reap(launcher)) {
         // What the ranks said just before they ended may still be on its way (a restarted job
         // that had nothing left to do restores and ends at once): read it, so that the
@@ -73,12 +100,15 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
           const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
           while (std::chrono::steady_clock::now() < deadline) {
             coordinator.poll(kServeInterval);
-            if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return Outcome{std::nullopt, lost, true};
+            if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return lost_nodes(lost, true);
           }
+          // No node was lost: a rank died (killed, crashed) or ended with an error, and the
+          // launcher took the rest of the job down with it.
+          if (restart_failures()) return failed(*code);
         }
         // A job told to stop by signal N ends with 128+N, as a shell reports it, whatever the
         // launcher made of it: Open MPI's mpirun exits 1 on SIGTERM, Hydra 15 or even 0.
-        return Outcome{stopped_by != 0 ? 128 + stopped_by : *code, {}, true};
+        return ended(stopped_by != 0 ? 128 + stopped_by : *code);
       }
     }
   } catch (...) {

@@ -1,7 +1,8 @@
 #pragma once
 // One launch of a job, supervised to its end: the control plane served, signals forwarded,
 // --stop-after-epoch, and (with node agents) the events that end a launch early so that the job
-// can be restarted elsewhere: a lost node, or a rebalance whose epoch committed.
+// can be restarted elsewhere: a lost node, a rank that died (the launcher failed), or a rebalance
+// whose epoch committed.
 #include <sys/types.h>
 
 #include <chrono>
@@ -24,6 +25,9 @@ struct Outcome {
   std::vector<membership::NodeEvent> lost;
   bool launcher_reaped = false;
   bool rebalance = false;  // `yadokari rebalance`: its epoch is committed, restart elsewhere now
+  // The launcher failed (a rank died or ended with an error) with no node lost, and the job may be
+  // restarted from its newest epoch: the launcher's exit code.
+  std::optional<int> failed_with;
 };
 
 // `yadokari rebalance`, from the request to the committed epoch it waits for.
@@ -37,11 +41,14 @@ struct RebalanceState {
 // Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):
 // a lost node ends the launch too, and a launcher that fails first (it saw its ranks die) waits
 // that long for the heartbeat verdict, so that a node loss is restarted rather than reported as
-// the application's failure. `each_turn` runs after every poll.
+// the application's failure. If no node was lost either and `restart_failures()` says the job can
+// be restarted (it has a committed epoch), the failure is returned as `failed_with` instead of
+// ending the job: a rank's death restarts it like a node's (docs/flows/node-loss.md). A job told to
+// stop by a signal is never restarted. `each_turn` runs after every poll.
 Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
                   const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
                   std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
-                  const std::function<void()>& each_turn);
+                  const std::function<bool()>& restart_failures, const std::function<void()>& each_turn);
 
 // Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,
 // and logs the timeline once it is complete (sets `logged`).

@@ -2,6 +2,7 @@
 // fake ranks (fake_rank/) as RankControlClients in this process, `yadokari checkpoint`'s client.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -53,7 +54,7 @@ struct Job {
   std::vector<Rank> ranks;
 
   Job(int world, std::optional<CoordinatorConfig::Checkpointing> checkpoint, std::vector<int> failing = {},
-      std::vector<int> silent = {}, std::vector<int> stuck = {}) {
+      std::vector<int> silent = {}, std::vector<int> stuck = {}, std::vector<int> computing = {}) {
     static int count = 0;
     dir = fs::temp_directory_path() / ("yk-ckpt-" + std::to_string(getpid()) + "-" + std::to_string(count++));
     fs::remove_all(dir);
@@ -80,6 +81,7 @@ struct Job {
       options.fail_image = std::find(failing.begin(), failing.end(), r) != failing.end();
       options.silent = std::find(silent.begin(), silent.end(), r) != silent.end();
       options.stuck_inside = std::find(stuck.begin(), stuck.end(), r) != stuck.end();
+      options.computing = std::find(computing.begin(), computing.end(), r) != computing.end();
       Rank rank;
       rank.fake = std::make_unique<FakeCheckpointRank>(options);
       RankIdentity id;
@@ -237,6 +239,21 @@ TEST_CASE("a rank that never answers the prepare makes the epoch be abandoned", 
   REQUIRE(job.serve_until([&] { return job.ranks[0].fake->not_committed() == 1; }));
   CHECK(job.store().all_epochs().empty());
   CHECK_FALSE(job.coordinator->checkpoint_in_progress());
+}
+
+TEST_CASE("a cut that waits for a rank still running is kept open and that rank named once", "[checkpoint][control]") {
+  Job job(3, checkpointing(), {}, {}, {}, {2});
+  job.coordinator->request_checkpoint();
+  const std::string line =
+      "yadokari: checkpoint epoch 1 is waiting for rank 2, not at an MPI call since the epoch began (no rank moved "
+      "for 1 s, round 1): rank 0 parked; rank 1 parked; rank 2 running (as of round 0)";
+  REQUIRE(job.serve_until([&] { return std::find(job.log.begin(), job.log.end(), line) != job.log.end(); }));
+  // Another stall period: the rank may just be computing, so the cut stays open, and the line is
+  // not repeated.
+  for (int i = 0; i < 30; ++i) job.coordinator->poll(50ms);
+  CHECK(std::count(job.log.begin(), job.log.end(), line) == 1);
+  CHECK(job.coordinator->checkpoint_in_progress());
+  CHECK(job.ends.empty());
 }
 
 TEST_CASE("a cut that stalls with every rank waiting is abandoned after the stall timeout", "[checkpoint][control]") {

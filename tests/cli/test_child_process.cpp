@@ -1,11 +1,14 @@
 // Writing to a child's stdin pipe (cli/child_process): a child that has already ended must not
-// take the front end down with SIGPIPE (a remote shell that could not reach its host).
+// take the front end down with SIGPIPE (a remote shell that could not reach its host). A launcher
+// started tied to the front end ends when the front end dies.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <exception>
 #include <optional>
 #include <string>
 #include <thread>
@@ -52,4 +55,57 @@ TEST_CASE("write_to_child to a child that has ended returns false instead of rai
   pthread_sigmask(SIG_SETMASK, nullptr, &mask);
   CHECK_FALSE(sigismember(&mask, SIGPIPE));  // the caller's mask is back as it was
   close(stdin_fd);
+}
+
+namespace {
+
+// Ended, or a zombie nobody reaps yet: it runs no code any more.
+bool ended(pid_t pid) {
+  if (kill(pid, 0) != 0) return true;
+  FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!stat) return true;
+  char text[512] = {};
+  const std::size_t n = std::fread(text, 1, sizeof text - 1, stat);
+  std::fclose(stat);
+  const std::string line(text, n);
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("a tied child gets its signal when the process that started it dies", "[child_process]") {
+  int ends[2];
+  REQUIRE(pipe(ends) == 0);
+  // A stand-in front end: starts the tied child, says its pid, and dies.
+  const pid_t front_end = fork();
+  REQUIRE(front_end >= 0);
+  if (front_end == 0) {
+    close(ends[0]);
+    const pid_t child = spawn_tied_process({"/bin/sleep", "600"}, {}, SIGTERM);
+    (void)!write(ends[1], &child, sizeof child);
+    _exit(0);
+  }
+  close(ends[1]);
+  pid_t child = 0;
+  REQUIRE(read(ends[0], &child, sizeof child) == static_cast<ssize_t>(sizeof child));
+  close(ends[0]);
+  CHECK(wait_for_exit(front_end) == 0);
+  // The cap only turns a hang into a failure.
+  bool gone = false;
+  for (int i = 0; i < 2000 && !gone; ++i) {
+    gone = ended(child);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(gone);
+  if (!gone) kill(child, SIGKILL);
+}
+
+TEST_CASE("a tied child that cannot be started is one error with the reason", "[child_process]") {
+  try {
+    (void)spawn_tied_process({"/nonexistent/launcher"}, {}, SIGTERM);
+    FAIL("no error");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()) == "cannot start /nonexistent/launcher: No such file or directory");
+  }
 }

@@ -30,7 +30,8 @@ void FakeCheckpointRank::on_message(const Message& message) {
     compression_ = prepare->compression;
     report(options_.stuck_inside ? CutState::inside : CutState::unreached, 0);
   } else if (const auto* targets = std::get_if<CutTargets>(&message)) {
-    if (targets->epoch == epoch_) report(options_.stuck_inside ? CutState::inside : CutState::parked, targets->round);
+    if (targets->epoch == epoch_ && !options_.computing)
+      report(options_.stuck_inside ? CutState::inside : CutState::parked, targets->round);
   } else if (const auto* go = std::get_if<CutGo>(&message)) {
     if (go->epoch == epoch_) write_image();
   } else if (const auto* resume = std::get_if<CheckpointResume>(&message)) {

@@ -30,6 +30,9 @@ class FakeCheckpointRank {
     // Blocked inside a collective on the first of `counts` that never completes (a hung library):
     // reports `inside` on the prepare and on every round, never `parked`.
     bool stuck_inside = false;
+    // Computing outside MPI for the whole test: reports `unreached` on the prepare (its control
+    // thread) and answers no round, since its application thread never reaches an MPI call.
+    bool computing = false;
   };
 
   explicit FakeCheckpointRank(Options options);
