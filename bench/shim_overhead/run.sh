@@ -2,8 +2,8 @@
 # Shim overhead on small messages: native runs and runs with the yadokari shim, interleaved in one
 # invocation, 2 ranks on this node over shared memory.
 #
-#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|both|LIST]
-#          [--iters N] [--blocks B] [--warmup W] [--max-seconds S] [--raw FILE]
+#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|armed|both|LIST]
+#          [--armed] [--iters N] [--blocks B] [--warmup W] [--max-seconds S] [--raw FILE]
 #
 #   --mpi     flavours to measure (default both)
 #   --reps    repetitions per variant (default 10); rep i runs native then shim, rep i+1 the reverse
@@ -13,7 +13,10 @@
 #             the ranks only; 'cli' = '<build>/bin/yadokari run -n 2 --'; 'both' = preload,cli
 #             (default: preload). 'minimal' preloads bench/<flavour>/libminimal_interposer.so instead
 #             of the shim: the least a call-counting PMPI interposer can do, i.e. what interposition
-#             itself costs, against which the shim's own work is judged. A comma list runs several.
+#             itself costs, against which the shim's own work is judged. 'armed' = 'cli' with checkpointing
+#             on and no checkpoint taken ('yadokari run -n 2 --ckpt-dir <temp dir> --'): what users run.
+#             A comma list runs several.
+#   --armed   shorthand for --via cli,armed: the plain shim and the armed one, each paired with native
 #   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 1000 / 61 / 5000)
 #   --max-seconds  stop starting new reps once the timed part has taken S seconds (default 75; at
 #             least 2 reps always run); all comparisons run round-robin, so each gets the same reps
@@ -50,6 +53,7 @@ while [[ $# -gt 0 ]]; do
     --reps)   [[ $# -ge 2 ]] || die "--reps needs a value"; reps=$2; shift 2 ;;
     --build)  [[ $# -ge 2 ]] || die "--build needs a value"; build=$2; shift 2 ;;
     --via)    [[ $# -ge 2 ]] || die "--via needs a value"; via=$2; shift 2 ;;
+    --armed)  via=cli,armed; shift ;;
     --iters)  [[ $# -ge 2 ]] || die "--iters needs a value"; iters=$2; shift 2 ;;
     --blocks) [[ $# -ge 2 ]] || die "--blocks needs a value"; blocks=$2; shift 2 ;;
     --warmup) [[ $# -ge 2 ]] || die "--warmup needs a value"; warmup=$2; shift 2 ;;
@@ -68,8 +72,8 @@ esac
 IFS=',' read -r -a vias <<<"$via"
 for v in "${vias[@]}"; do
   case "$v" in
-    preload|cli|minimal) ;;
-    *) die "unknown --via '$v' (preload, cli, minimal, both or a comma list of the first three)" ;;
+    preload|cli|minimal|armed) ;;
+    *) die "unknown --via '$v' (preload, cli, minimal, armed, both or a comma list of the first four)" ;;
   esac
 done
 for v in "$reps" "$iters" "$blocks" "$warmup" "$max_seconds"; do
@@ -97,7 +101,7 @@ shim_lib() { echo "$build/lib/libyadokari-$1.so"; }
 minimal_lib() { echo "$build/bench/$1/libminimal_interposer.so"; }
 
 # launch <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
-# variant: native | preload | cli | minimal
+# variant: native | preload | cli | armed | minimal
 launch() {
   local fl=$1 variant=$2 app=$3
   shift 3
@@ -116,9 +120,12 @@ launch() {
         for kv in "${env[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
       fi
       ;;
-    cli)
+    cli|armed)
       # Same pinning as the native runs: Open MPI binds 2 ranks to cores by default, Hydra needs asking.
       cmd=(env "$@" "$build/bin/yadokari" run -n 2)
+      # Armed: checkpointing on (the memory layer, the control link, interruptible blocking calls), no
+      # --interval, so no checkpoint is ever taken. A fresh directory per run: each run writes its job.json.
+      [[ $variant == armed ]] && cmd+=(--ckpt-dir "$(mktemp -d "$work/ckpt.XXXXXX")")
       [[ $fl == mpich ]] && cmd+=("--mpi-args=-bind-to core")
       cmd+=(--) ;;
   esac
@@ -166,8 +173,8 @@ for fl in "${flavours[@]}"; do
       echo "$prog: $lib does not exist: measuring native vs native (noise floor) for $fl" >&2
       variant=native
       label="native-again"
-    elif [[ $v == cli && ! -x "$build/bin/yadokari" ]]; then
-      echo "$prog: $build/bin/yadokari does not exist: skipping --via cli for $fl" >&2
+    elif [[ ( $v == cli || $v == armed ) && ! -x "$build/bin/yadokari" ]]; then
+      echo "$prog: $build/bin/yadokari does not exist: skipping --via $v for $fl" >&2
       status=1
       continue
     fi
@@ -186,6 +193,10 @@ for fl in "${flavours[@]}"; do
         echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is it intercepting?" >&2
       else
         echo "$fl $label: active ($n stats file(s) written in the check run)" >&2
+      fi
+      # Armed: the front end took the checkpoint directory (it writes job.json there at the start).
+      if [[ $variant == armed ]] && ! compgen -G "$work/ckpt.*/job.json" >/dev/null; then
+        echo "$prog: warning: $fl $label left no job.json in its checkpoint directory: is checkpointing on?" >&2
       fi
     fi
     comparisons+=("$fl|$variant|$label")

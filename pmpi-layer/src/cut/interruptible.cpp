@@ -1,44 +1,156 @@
 #include "cut/interruptible.hpp"
 
+#include "core/idle_policy.hpp"
 #include "cut/cut_protocol.hpp"
 #include "cut/lifecycle.hpp"
+#include "objects/channel_hooks.hpp"
+#include "objects/object_hooks.hpp"
+#include "objects/object_state.hpp"
+#include "shim/diagnostics.hpp"
 #include "shim/slow_path.hpp"
 
 #include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
 
 namespace yk {
 namespace {
 
-// The shim's own exported wrappers (MPI_Test...) do the bookkeeping: virtual requests, channel
-// counts, drained messages; nested inside the blocking call's scope they are no boundaries.
-// Between polls: the checkpoint request, and the processor. Jobs often run more ranks than
-// cores (the libraries' own blocking waits then yield); a poll loop that never yields would
-// take whole time slices from the very peer it waits for.
-class Poller {
+IdlePolicy g_idle = idle_policy(0, 0);  // set by cut::enable_checkpoints()
+
+// Between two idle polls: the processor, by the idle policy (core/idle_policy.hpp).
+class Idler {
  public:
-  void between_polls() {
-    if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
-      cut_boundary();
-    if (++polls_ >= kSpinsBeforeYield) sched_yield();
+  void idle() {
+    if (polls_ < g_idle.polls_before_yield)
+      ++polls_;
+    else
+      sched_yield();
   }
 
  private:
-  static constexpr unsigned kSpinsBeforeYield = 64;
   unsigned polls_ = 0;
 };
 
-template <class Post>
-int send_and_poll(Post post) {
+// The waits that stop for a cut: the shim's own exported wrappers (MPI_Test...) do the
+// bookkeeping (virtual requests, channel counts, drained messages); nested inside the blocking
+// call's scope they are no boundaries. Between polls: the checkpoint request, then the processor.
+class Poller {
+ public:
+  explicit Poller(Idler& idler) : idler_(idler) {}
+  void between_polls() {
+    if (g_cut_requested.load(std::memory_order_relaxed)) [[unlikely]]
+      cut_boundary();
+    idler_.idle();
+  }
+
+ private:
+  Idler& idler_;
+};
+
+bool cut_requested() { return g_cut_requested.load(std::memory_order_relaxed); }
+
+// --- The ready path: what a blocking call costs while no cut is requested.
+// The common case, no cut in progress, polls the library's own requests with PMPI_Test: no
+// virtual request, no nested wrapper per poll, no yield unless the idle policy says so. The
+// moment a cut is requested while the operation is pending, it becomes one of the app's requests
+// exactly as MPI_Isend/MPI_Irecv would have made it (counted, re-postable), and the wait goes on
+// in the polling waits above, which take part in the cut. Nothing is pending in the library
+// that the shim's tables do not know when the cut looks. Drained messages waiting (delivered by
+// the wrappers before anything from the library) take the polling waits from the start.
+
+// Polls the library's request `real` until it completes (true: `rc` is the library's answer) or
+// a cut is requested (false: still pending).
+bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, int& rc) {
+  for (;;) {
+    int flag = 0;
+    rc = PMPI_Test(real, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return true;
+    if (cut_requested()) [[unlikely]]
+      return false;
+    idler.idle();
+  }
+}
+
+using PostSend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+using PostShimSend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+
+// A blocking send: posted on the library's handles, counted once complete like the plain
+// wrapper; handed to the app's requests if a cut comes first (track_send counts it then).
+int send_ready(PostSend post, PostShimSend post_tracked, const void* buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm) {
+  Idler idler;
+  if (g_drained_pending == 0) [[likely]] {
+    CommK::entry* const entry = find_entry<CommK>(comm);
+    MPI_Request real;
+    int rc = post(buf, count, to_real<TypeK>(datatype), dest, tag, real_of(entry, comm), &real);
+    if (rc != MPI_SUCCESS) return rc;
+    if (poll_library(&real, MPI_STATUS_IGNORE, idler, rc)) {
+      if (rc == MPI_SUCCESS) [[likely]]
+        on_send(entry, count, datatype, dest);
+      return rc;
+    }
+    MPI_Request request = track_send(real, count, datatype, dest, comm, entry, false);
+    return interruptible_wait(&request, MPI_STATUS_IGNORE);
+  }
   MPI_Request request;
-  const int rc = post(&request);
+  const int rc = post_tracked(buf, count, datatype, dest, tag, comm, &request);
   if (rc != MPI_SUCCESS) return rc;
   return interruptible_wait(&request, MPI_STATUS_IGNORE);
+}
+
+// Waits until the library says the app's request `*request` is complete, or a cut is requested,
+// without completing it: the polling wait that follows completes it through the shim's MPI_Test,
+// which does the bookkeeping, in one more poll. Not for requests the shim completed itself (the
+// library has nothing behind them).
+void until_ready(const MPI_Request* request, Idler& idler) {
+  if (g_shim_completed_requests != 0 || g_drained_pending != 0 || !codec::is_virtual(*request)) return;
+  const MPI_Request real = to_real<ReqK>(*request);
+  for (;;) {
+    int flag = 0;
+    if (PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag || cut_requested()) return;
+    idler.idle();
+  }
+}
+
+// The same for arrays: until all (`all`) or any of the app's requests are complete. Arrays above
+// kMaxReady go straight to the polling wait (no allocation here).
+void until_ready(int count, const MPI_Request requests[], bool all, Idler& idler) {
+  constexpr int kMaxReady = 32;
+  if (g_shim_completed_requests != 0 || g_drained_pending != 0 || count <= 0 || count > kMaxReady) return;
+  MPI_Request reals[kMaxReady];
+  int pending = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!codec::is_virtual(requests[i])) continue;  // MPI_REQUEST_NULL: nothing to wait for
+    const MPI_Request real = to_real<ReqK>(requests[i]);
+    if (real == MPI_REQUEST_NULL) return;  // an inactive persistent request: the polling wait decides
+    reals[pending++] = real;
+  }
+  if (pending == 0) return;
+  for (;;) {
+    int done = 0;
+    for (int i = 0; i < pending; ++i) {
+      int flag = 0;
+      if (PMPI_Request_get_status(reals[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+      if (flag) {
+        if (!all) return;
+        reals[i--] = reals[--pending];  // complete: look at the others only
+        ++done;
+      }
+    }
+    if (pending == 0 || cut_requested()) return;
+    if (done == 0) idler.idle();
+  }
 }
 
 }  // namespace
 
 int interruptible_wait(MPI_Request* request, MPI_Status* status) {
-  Poller poller;
+  Idler idler;
+  until_ready(request, idler);
+  Poller poller(idler);
   for (;;) {
     int flag = 0;
     const int rc = MPI_Test(request, &flag, status);
@@ -48,7 +160,9 @@ int interruptible_wait(MPI_Request* request, MPI_Status* status) {
 }
 
 int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  Poller poller;
+  Idler idler;
+  until_ready(count, requests, true, idler);
+  Poller poller(idler);
   for (;;) {
     int flag = 0;
     const int rc = MPI_Testall(count, requests, &flag, statuses);
@@ -58,7 +172,9 @@ int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses
 }
 
 int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-  Poller poller;
+  Idler idler;
+  until_ready(count, requests, false, idler);
+  Poller poller(idler);
   for (;;) {
     int flag = 0;
     const int rc = MPI_Testany(count, requests, index, &flag, status);
@@ -68,7 +184,9 @@ int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Sta
 }
 
 int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
-  Poller poller;
+  Idler idler;
+  until_ready(incount, requests, false, idler);
+  Poller poller(idler);
   for (;;) {
     const int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
     if (rc != MPI_SUCCESS || *outcount != 0) return rc;  // MPI_UNDEFINED (no active request) ends too
@@ -77,20 +195,38 @@ int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, i
 }
 
 int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_and_poll([&](MPI_Request* r) { return MPI_Isend(buf, count, datatype, dest, tag, comm, r); });
+  return send_ready(PMPI_Isend, MPI_Isend, buf, count, datatype, dest, tag, comm);
 }
 int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_and_poll([&](MPI_Request* r) { return MPI_Issend(buf, count, datatype, dest, tag, comm, r); });
+  return send_ready(PMPI_Issend, MPI_Issend, buf, count, datatype, dest, tag, comm);
 }
 int interruptible_bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_and_poll([&](MPI_Request* r) { return MPI_Ibsend(buf, count, datatype, dest, tag, comm, r); });
+  return send_ready(PMPI_Ibsend, MPI_Ibsend, buf, count, datatype, dest, tag, comm);
 }
 int interruptible_rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_and_poll([&](MPI_Request* r) { return MPI_Irsend(buf, count, datatype, dest, tag, comm, r); });
+  return send_ready(PMPI_Irsend, MPI_Irsend, buf, count, datatype, dest, tag, comm);
 }
 
+// A blocking receive: the same as send_ready; a cut makes it the re-postable receive MPI_Irecv
+// would have made (track_receive), so the drain sees it and a restart posts it again.
 int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                        MPI_Status* status) {
+  if (g_drained_pending == 0) [[likely]] {
+    CommK::entry* const entry = find_entry<CommK>(comm);
+    MPI_Request real;
+    int rc = PMPI_Irecv(buf, count, to_real<TypeK>(datatype), source, tag, real_of(entry, comm), &real);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Status local;
+    MPI_Status* const st = status == MPI_STATUS_IGNORE ? &local : status;
+    Idler idler;
+    if (poll_library(&real, st, idler, rc)) {
+      if (rc == MPI_SUCCESS) [[likely]]
+        on_receive(entry, source, st);
+      return rc;
+    }
+    MPI_Request request = track_receive(real, buf, count, datatype, source, tag, comm, false);
+    return interruptible_wait(&request, status);
+  }
   MPI_Request request;
   const int rc = MPI_Irecv(buf, count, datatype, source, tag, comm, &request);
   if (rc != MPI_SUCCESS) return rc;
@@ -112,7 +248,8 @@ int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype send
 }
 
 int interruptible_probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  Poller poller;
+  Idler idler;
+  Poller poller(idler);
   for (;;) {
     int flag = 0;
     const int rc = MPI_Iprobe(source, tag, comm, &flag, status);
@@ -121,9 +258,39 @@ int interruptible_probe(int source, int tag, MPI_Comm comm, MPI_Status* status) 
   }
 }
 
+namespace {
+
+// The node's rank count from the launcher's environment, its CPUs from the kernel.
+IdlePolicy this_node_policy() {
+  const char* open_mpi = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char* hydra = std::getenv("MPI_LOCALNRANKS");
+  return idle_policy(local_ranks_from(open_mpi ? open_mpi : "", hydra ? hydra : ""), sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+// The first rank of its node (by the launcher's local rank; every rank when it does not say).
+bool first_on_node() {
+  const char* open_mpi = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  const char* hydra = std::getenv("MPI_LOCALRANKID");
+  const char* id = open_mpi ? open_mpi : hydra;
+  return !id || std::strcmp(id, "0") == 0;
+}
+
+}  // namespace
+
 void cut::enable_checkpoints(bool on) {
   g_interruptible = on;
+  if (on) g_idle = this_node_policy();
   set_slow_path(kSlowInterruptible, on);  // blocking calls must poll: the slow wrappers
+}
+
+void cut::report_idle_policy() {
+  if (!g_interruptible || !g_idle.oversubscribed || !first_on_node()) return;
+  char host[256] = "?";
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
+  print_line(
+      "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (as Open MPI's "
+      "mpi_yield_when_idle)",
+      host, g_idle.local_ranks, g_idle.cpus);
 }
 
 const BlockingWaits& cut::polling_waits() {

@@ -1,8 +1,11 @@
 // Blocking calls that a checkpoint can stop (docs/architecture.md §3): with checkpoints on, the
 // blocking wrappers post the non-blocking form and poll it, looking at the checkpoint request
 // between polls, so a rank waiting in MPI_Recv for a rank that already parked parks as well
-// instead of deadlocking the cut. Requests are held as virtual handles, which stay valid
-// across a restart (the library's requests are re-posted by then).
+// instead of deadlocking the cut. While no cut is requested they poll the library's own request
+// (PMPI_Test, PMPI_Request_get_status), which costs about what the library's blocking call does;
+// once one is, the pending operation is held as a virtual request, which the cut drains and
+// which stays valid across a restart (the library's requests are re-posted by then). How they
+// wait meanwhile: core/idle_policy.hpp.
 #pragma once
 
 #include <mpi.h>

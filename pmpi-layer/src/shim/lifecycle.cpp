@@ -67,8 +67,9 @@ void before_checkpoint_capture() {
   telemetry::on_checkpoint();  // MPI_Wtime's value at the checkpoint, carried in the image
 }
 void after_restart() {
-  telemetry::on_restart();  // MPI_Wtime continues from the checkpoint's value
-  cut::on_restart();        // pending receives re-posted, the restart counted and reported
+  telemetry::on_restart();    // MPI_Wtime continues from the checkpoint's value
+  cut::on_restart();          // pending receives re-posted, the restart counted and reported
+  cut::report_idle_policy();  // an oversubscribed node says that its ranks yield when idle
 }
 
 // Once the library is up, in this order (a restore, if any, follows: cut::restore_if_requested()).
