@@ -32,6 +32,7 @@ struct AreaRecord {
 
   bool compressed() const;
   bool zero_pages_elided() const;
+  bool delta() const;           // only the pages changed since the parent image (increments)
   std::uint64_t pages() const;  // 4 KiB pages spanned, the last one possibly short
 };
 

@@ -24,8 +24,9 @@ inline constexpr std::size_t kPrefixChecksumOffset = 16;
 inline constexpr std::size_t kPrefixSize = 24;
 // Then: rank u32, world size u32, epoch u64, created unix ns i64, binary count u32,
 // job id (u16 length + bytes), flavour (u16 + bytes), per binary: path (u16 + bytes),
-// identity kind u8, identity length u8, identity bytes, size u64; then the header checksum u64
-// (xxh64 of every header byte before it).
+// identity kind u8, identity length u8, identity bytes, size u64; in version 2 (an increment)
+// then the parent's epoch u64 and header checksum u64; then the header checksum u64 (xxh64 of
+// every header byte before it).
 inline constexpr std::size_t kMaxHeaderSize = 16u << 20;
 
 // Area and end records.
@@ -52,11 +53,19 @@ inline constexpr std::size_t kEndHeaderChecksumOffset = 16;  // u64: the header 
 // Area flags.
 inline constexpr std::uint16_t kFlagCompressed = 1;       // payload is one zstd frame
 inline constexpr std::uint16_t kFlagZeroPagesElided = 2;  // data starts with a stored-page run list
+inline constexpr std::uint16_t kFlagDelta = 4;            // only changed pages, against the parent image
 
 // Zero-page elision works on 4 KiB pages counted from the area's start; the last page may be short.
 // With kFlagZeroPagesElided the data is: u64 run count, then per run (u64 first page,
 // u64 page count) of the pages that ARE stored, then the payload of those pages in order.
 inline constexpr std::size_t kPageSize = 4096;
 inline constexpr std::size_t kRunSize = 16;
+
+// A delta area (kFlagDelta, only in increments): the data is u64 xxh64 of the area's full contents
+// after the increment is applied, u64 the length of the parent image's area (0: none), u64 run
+// count, the runs of pages stored, then those pages' payload (raw or one zstd frame). A page not
+// stored keeps the parent's contents if it lies wholly inside the parent's length, else it is zero.
+// The record's checksum is the xxh64 of all of that data uncompressed (header, runs, pages).
+inline constexpr std::size_t kDeltaHeaderSize = 24;
 
 }  // namespace yadokari::image::format

@@ -36,7 +36,7 @@ ImageError corrupt_header(const std::string& file, const std::string& what) {
 std::vector<std::byte> encode_header(const ImageHeader& header, const std::string& file) {
   Appender out;
   out.put_bytes(kMagic, sizeof kMagic);
-  out.put(kFormatVersion);
+  out.put(header.increment() ? kIncrementVersion : kFullImageVersion);
   out.put(std::uint32_t{0});  // header length, patched below
   out.put(std::uint64_t{0});  // prefix checksum, patched below
   out.put(header.rank);
@@ -57,6 +57,10 @@ std::vector<std::byte> encode_header(const ImageHeader& header, const std::strin
     out.put_bytes(binary.id.data(), binary.id.size());
     out.put(binary.size);
   }
+  if (header.parent) {
+    out.put(header.parent->epoch);
+    out.put(header.parent->header_checksum);
+  }
   auto& bytes = out.bytes();
   const std::size_t length = bytes.size() + sizeof(std::uint64_t);
   if (length > kMaxHeaderSize) throw ImageError(ImageErrorKind::usage, file, "header larger than 16 MiB");
@@ -75,10 +79,10 @@ std::size_t check_prefix(const std::byte* data, std::size_t available, std::uint
   if (load<std::uint64_t>(data + kPrefixChecksumOffset) != XXH64(data, kPrefixChecksumOffset, 0))
     throw ImageError(ImageErrorKind::checksum_mismatch, file, "checksum mismatch in the header");
   const auto version = load<std::uint32_t>(data + kVersionOffset);
-  if (version != kFormatVersion)
-    throw ImageError(ImageErrorKind::unsupported_version, file,
-                     "unsupported image format version " + std::to_string(version) + " (this yadokari reads version " +
-                         std::to_string(kFormatVersion) + ")");
+  if (version != kFullImageVersion && version != kIncrementVersion)
+    throw ImageError(
+        ImageErrorKind::unsupported_version, file,
+        "unsupported image format version " + std::to_string(version) + " (this yadokari reads versions 1 and 2)");
   const std::size_t length = load<std::uint32_t>(data + kHeaderLengthOffset);
   if (length < kPrefixSize + sizeof(std::uint64_t) || length > kMaxHeaderSize)
     throw corrupt_header(file, "impossible header length " + std::to_string(length));
@@ -106,6 +110,11 @@ ImageHeader decode_header(const std::byte* data, std::size_t length, const std::
          in.get(binary.size);
     binary.kind = static_cast<IdentityKind>(kind);
     header.binaries.push_back(std::move(binary));
+  }
+  if (ok && header.version == kIncrementVersion) {
+    ParentImage parent;
+    ok = in.get(parent.epoch) && in.get(parent.header_checksum);
+    header.parent = parent;
   }
   // With a matching checksum this only fails for an image written by a broken writer.
   if (!ok) throw corrupt_header(file, "fields run past the header length");

@@ -155,6 +155,9 @@ void ImageReader::read_records() {
     }
 
     AreaRecord area = record.area;
+    if (area.delta() && !header_.increment())
+      throw ImageError(ImageErrorKind::corrupt, path_,
+                       "corrupt record #" + std::to_string(position) + ": a delta area in a full image");
     area.index = position;
     area.record_offset = offset - kRecordSize;
     area.data_offset = offset;
@@ -173,6 +176,10 @@ const AreaRecord* ImageReader::find(const std::string& name) const {
 
 void ImageReader::read_area(std::size_t index, std::span<std::byte> out, bool zero_fill) const {
   const AreaRecord& area = areas_.at(index);
+  if (area.delta())
+    throw ImageError(ImageErrorKind::usage, path_,
+                     "area '" + area.name + "' is a delta against epoch " + std::to_string(header_.parent->epoch) +
+                         ": it is read through its chain of images");
   if (out.size() != area.length)
     throw ImageError(
         ImageErrorKind::usage, path_,
@@ -181,7 +188,7 @@ void ImageReader::read_area(std::size_t index, std::span<std::byte> out, bool ze
 }
 
 std::vector<std::byte> ImageReader::read_area(std::size_t index) const {
-  std::vector<std::byte> data(areas_.at(index).length);
+  std::vector<std::byte> data(areas_.at(index).delta() ? 0 : areas_.at(index).length);
   read_area(index, data, false);  // a fresh vector is already zero
   return data;
 }
@@ -190,7 +197,61 @@ void ImageReader::verify() const {
   for (const auto& area : areas_) walk(area, nullptr, false);
 }
 
+DeltaHeader ImageReader::delta_header(std::size_t index) const {
+  const AreaRecord& area = areas_.at(index);
+  DeltaHeader delta;
+  std::uint64_t size = 0;
+  if (!area.delta() || !read_delta_header(fd_, path_, area, delta, size)) throw data_mismatch(path_, area);
+  return delta;
+}
+
+std::uint64_t ImageReader::apply_delta(std::size_t index, std::span<std::byte> out) const {
+  const AreaRecord& area = areas_.at(index);
+  if (!area.delta()) throw ImageError(ImageErrorKind::usage, path_, "area '" + area.name + "' is not a delta");
+  return walk_delta(area, out.data(), out.size()).full_checksum;
+}
+
+DeltaHeader ImageReader::walk_delta(const AreaRecord& area, std::byte* out, std::size_t out_size) const {
+  DeltaHeader delta;
+  std::uint64_t header_size = 0;
+  if (!read_delta_header(fd_, path_, area, delta, header_size)) throw data_mismatch(path_, area);
+  Hasher hash;
+  const auto header_bytes = encode_delta_header(delta);
+  hash.add(header_bytes.data(), header_bytes.size());
+  if (out) {
+    const std::uint64_t from = first_page_past_parent(delta.parent_length) * kPageSize;
+    const std::uint64_t to = std::min<std::uint64_t>(area.length, out_size);
+    if (from < to) std::memset(out + from, 0, to - from);
+  }
+  PayloadReader payload(fd_, path_, area.data_offset + header_size, area.stored_length - header_size,
+                        area.compressed());
+  // Verifying reads in large pieces; pages past the end of `out` one at a time.
+  std::vector<std::byte> scratch(out ? kPageSize : kScratchSize);
+  for (const auto& run : delta.runs) {
+    const std::uint64_t start = run.first * kPageSize;
+    const std::uint64_t bytes = run_bytes(run, area.length);
+    if (out && start + bytes <= out_size) {  // the common case: straight into place
+      if (!payload.read(out + start, static_cast<std::size_t>(bytes))) throw data_mismatch(path_, area);
+      hash.add(out + start, static_cast<std::size_t>(bytes));
+      continue;
+    }
+    // Verifying only, or pages past the end of `out` (the area shrank in a later link).
+    for (std::uint64_t at = start; at < start + bytes; at += scratch.size()) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(scratch.size(), start + bytes - at));
+      if (!payload.read(scratch.data(), n)) throw data_mismatch(path_, area);
+      hash.add(scratch.data(), n);
+      if (out && at < out_size) std::memcpy(out + at, scratch.data(), std::min<std::uint64_t>(n, out_size - at));
+    }
+  }
+  if (!payload.finished() || hash.digest() != area.checksum) throw data_mismatch(path_, area);
+  return delta;
+}
+
 void ImageReader::walk(const AreaRecord& area, std::byte* out, bool zero_fill) const {
+  if (area.delta()) {
+    walk_delta(area, nullptr, 0);
+    return;
+  }
   std::vector<PageRun> runs;
   std::uint64_t list_size = 0;
   if (area.zero_pages_elided()) {

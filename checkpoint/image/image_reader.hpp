@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "image/area.hpp"
+#include "image/delta_area.hpp"
 #include "image/image_header.hpp"
 
 namespace yadokari::image {
@@ -27,23 +28,37 @@ class ImageReader {
   const ImageHeader& header() const { return header_; }
   const std::vector<AreaRecord>& areas() const { return areas_; }
   std::uint64_t file_size() const { return file_size_; }
+  // What an increment's header names as its parent (ParentImage::header_checksum).
+  std::uint64_t header_checksum() const { return header_checksum_; }
 
   // The first area with this name, or nullptr.
   const AreaRecord* find(const std::string& name) const;
 
   // Reads area `index` into `out` (exactly its length, e.g. the memory it is restored to) and
-  // verifies its checksum; throws ImageError(checksum_mismatch) naming the area otherwise.
+  // verifies its checksum; throws ImageError(checksum_mismatch) naming the area otherwise. A delta
+  // area (an increment's) cannot be read alone: ImageChain reads it (ImageError usage here).
   // With zero_fill false, elided pages are left as they are (for memory known to be zero).
   void read_area(std::size_t index, std::span<std::byte> out, bool zero_fill = true) const;
   std::vector<std::byte> read_area(std::size_t index) const;
 
-  // Reads every area and checks every checksum.
+  // Reads every area and checks every checksum (of a delta area: its own data, not the parent's).
   void verify() const;
+
+  // A delta area's header: the hash of the full contents and the parent area's length.
+  DeltaHeader delta_header(std::size_t index) const;
+
+  // Applies delta area `index` to `out`, which holds the parent's contents of the area (or
+  // anything, beyond the parent's length): zeroes what is past the parent's whole pages, writes
+  // the stored pages (those beyond out.size() are read and dropped) and checks the delta's own
+  // checksum. Returns the hash the full contents must have afterwards.
+  std::uint64_t apply_delta(std::size_t index, std::span<std::byte> out) const;
 
  private:
   void read_records();
   // Streams an area's contents into `out` (nullptr: into a scratch buffer, for verify) and checks them.
   void walk(const AreaRecord& area, std::byte* out, bool zero_fill) const;
+  // The same for a delta area; `out` (may be null) receives the stored pages, clipped to out_size.
+  DeltaHeader walk_delta(const AreaRecord& area, std::byte* out, std::size_t out_size) const;
 
   std::string path_;
   int fd_ = -1;

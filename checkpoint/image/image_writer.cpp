@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <ctime>
 #include <limits>
+#include <new>
 
 #include "common/posix_io.hpp"
 #include "image/file_hash.hpp"
+#include "image/delta_area.hpp"
 #include "image/header_codec.hpp"
 #include "image/image_error.hpp"
 #include "image/record_codec.hpp"
@@ -32,6 +34,7 @@ ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions opt
   if (header.created_unix_ns == 0) header.created_unix_ns = now_unix_ns();
   const auto bytes = codec::encode_header(header, path_);
   header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
+  if (header.parent) parent_epoch_ = header.parent->epoch;
 
   // O_RDWR: finish() reads the file back to hash it. A temporary left by an earlier attempt goes
   // first; then the name must be new and never a symlink (O_EXCL|O_NOFOLLOW), so a rank (root,
@@ -64,13 +67,69 @@ void ImageWriter::check_usable() const {
   if (done_) throw ImageError(ImageErrorKind::usage, path_, "the image writer is already finished");
 }
 
-void ImageWriter::add_area(const AreaInfo& info, const void* data, std::size_t length) {
+void ImageWriter::check_area(const AreaInfo& info, const void* data, std::size_t length) const {
   check_usable();
   if (info.name.size() > format::kMaxNameLength || info.name.find('\0') != std::string::npos)
     throw ImageError(ImageErrorKind::usage, path_,
                      "area name '" + info.name + "' is longer than 64 bytes or contains a NUL byte");
   if (length != 0 && data == nullptr)
     throw ImageError(ImageErrorKind::usage, path_, "area '" + info.name + "' has no data");
+}
+
+void ImageWriter::add_delta_area(const AreaInfo& info, const void* data, std::size_t length,
+                                 std::span<const PageRun> written, std::uint64_t parent_length) {
+  check_area(info, data, length);
+  if (parent_epoch_ == 0)
+    throw ImageError(
+        ImageErrorKind::usage, path_,
+        "area '" + info.name + "' is a delta, but the image is not an increment (no parent in its header)");
+  try {
+    write_delta_area(info, static_cast<const std::byte*>(data), length, written, parent_length);
+  } catch (...) {
+    abandon();
+    throw;
+  }
+}
+
+void ImageWriter::write_delta_area(const AreaInfo& info, const std::byte* data, std::uint64_t length,
+                                   std::span<const PageRun> written, std::uint64_t parent_length) {
+  DeltaHeader delta;
+  delta.full_checksum = XXH64(data, length, 0);
+  delta.parent_length = parent_length;
+  delta.runs = delta_runs(data, length, written, parent_length);
+  const auto header = encode_delta_header(delta);
+
+  // The record's checksum covers the delta header and the stored pages: the increment verifies
+  // on its own, without its parent.
+  XXH64_state_t* state = XXH64_createState();
+  if (!state) throw std::bad_alloc();
+  XXH64_reset(state, 0);
+  XXH64_update(state, header.data(), header.size());
+  for (const auto& run : delta.runs) XXH64_update(state, data + run.first * format::kPageSize, run_bytes(run, length));
+  AreaRecord record;
+  record.checksum = XXH64_digest(state);
+  XXH64_freeState(state);
+  record.kind = info.kind;
+  record.name = info.name;
+  record.address = info.address;
+  record.length = length;
+  record.protection = info.protection;
+  record.flags = format::kFlagDelta;
+
+  const std::uint64_t record_offset = out_->offset();
+  const codec::RecordBytes placeholder{};
+  out_->write(placeholder.data(), placeholder.size());
+  out_->write(header.data(), header.size());
+  const auto payload = payload_->write(*out_, data, length, delta.runs, false);
+  record.stored_length = header.size() + payload.stored_length;
+  if (payload.compressed) record.flags |= format::kFlagCompressed;
+  const auto bytes = codec::encode_area_record(record);
+  out_->patch(record_offset, bytes.data(), bytes.size());
+  ++areas_;
+}
+
+void ImageWriter::add_area(const AreaInfo& info, const void* data, std::size_t length) {
+  check_area(info, data, length);
   try {
     write_area(info, static_cast<const std::byte*>(data), length);
   } catch (...) {
@@ -114,7 +173,7 @@ WrittenImage ImageWriter::finish() {
     const auto end = codec::encode_end_record(areas_, header_checksum_);
     out_->write(end.data(), end.size());
     out_->flush();
-    written = {path_, out_->offset(), xxh64_of_fd(fd_, path_), areas_};
+    written = {path_, out_->offset(), xxh64_of_fd(fd_, path_), areas_, parent_epoch_};
     io::sync(fd_, path_);
     const int fd = fd_;
     fd_ = -1;  // close() releases it even when it fails

@@ -27,6 +27,7 @@ struct WrittenImage {
   std::uint64_t size = 0;   // bytes
   std::uint64_t xxh64 = 0;  // of the whole file
   std::uint32_t areas = 0;
+  std::uint64_t parent_epoch = 0;  // an increment's parent epoch; 0 for a full image
 };
 
 class ImageWriter {
@@ -41,12 +42,25 @@ class ImageWriter {
   void add_area(const AreaInfo& info, const void* data, std::size_t length);
   void add_area(const AreaInfo& info, std::span<const std::byte> data) { add_area(info, data.data(), data.size()); }
 
+  // Appends a delta area (only in an increment, `header.parent` set): of the `length` bytes at
+  // `data` only the pages listed in `written` (page runs from the area's start, e.g. from
+  // pages_touching() of the dirty-page tracker's ranges) and the pages not wholly inside the
+  // parent's area (`parent_length`: the length of the area with the same kind, name and address
+  // in the parent image, 0 if it has none) that are not all zero. Every page changed since the
+  // parent image must be in `written`: the record carries the hash of all `length` bytes, and a
+  // restore from the chain that does not reproduce it is refused.
+  void add_delta_area(const AreaInfo& info, const void* data, std::size_t length, std::span<const PageRun> written,
+                      std::uint64_t parent_length);
+
   // Writes the end record, makes the image durable under its final name and returns its size and
   // hash. After an error (any ImageError) the writer is finished: the .tmp is gone.
   WrittenImage finish();
 
  private:
   void write_area(const AreaInfo& info, const std::byte* data, std::uint64_t length);
+  void write_delta_area(const AreaInfo& info, const std::byte* data, std::uint64_t length,
+                        std::span<const PageRun> written, std::uint64_t parent_length);
+  void check_area(const AreaInfo& info, const void* data, std::size_t length) const;
   void check_usable() const;
   void abandon() noexcept;
 
@@ -57,6 +71,7 @@ class ImageWriter {
   std::unique_ptr<io::BufferedOutput> out_;
   std::unique_ptr<PayloadWriter> payload_;
   std::uint64_t header_checksum_ = 0;
+  std::uint64_t parent_epoch_ = 0;  // 0: a full image
   std::uint32_t areas_ = 0;
   bool done_ = false;
 };

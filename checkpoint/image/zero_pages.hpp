@@ -15,6 +15,8 @@ alignas(64) inline constexpr std::byte kZeroPage[format::kPageSize]{};
 struct PageRun {
   std::uint64_t first = 0;  // page index from the area's start
   std::uint64_t count = 0;
+
+  bool operator==(const PageRun&) const = default;
 };
 
 // Runs of pages that are not all zero, in order. The last page may be shorter than 4 KiB.

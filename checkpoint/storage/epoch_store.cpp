@@ -13,7 +13,9 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "image/fd_io.hpp"
+#include "image/image_chain.hpp"
 #include "image/image_error.hpp"
+#include "image/image_reader.hpp"
 #include "storage/storage_error.hpp"
 
 namespace yadokari::storage {
@@ -162,8 +164,120 @@ std::optional<std::string> EpochStore::problem_with(std::uint64_t epoch, const I
     } catch (const StorageError& e) {
       return image.file + ": " + e.what();
     }
+    if (const auto problem = chain_problem(epoch, image, verify)) return image.file + ": " + *problem;
   }
   return std::nullopt;
+}
+
+std::vector<fs::path> EpochStore::image_chain(std::uint64_t epoch, std::uint32_t rank) const {
+  std::vector<fs::path> paths{rank_image_path(epoch, rank)};
+  for (std::uint64_t at = epoch;;) {
+    std::optional<image::ParentImage> parent;
+    try {
+      parent = image::ImageReader(paths.back().string()).header().parent;
+    } catch (const image::ImageError& e) {
+      throw StorageError(e.what());
+    }
+    if (!parent) break;
+    const std::string link = "epoch " + std::to_string(at) + "'s " + rank_image_name(rank) +
+                             " is an increment of epoch " + std::to_string(parent->epoch);
+    // Epochs only grow, so a parent is always older: anything else is a loop or a forgery.
+    if (parent->epoch >= at) throw StorageError(link + ", which is not older");
+    std::error_code error;
+    if (!fs::exists(manifest_path(parent->epoch), error)) throw StorageError(link + ", which is not committed");
+    at = parent->epoch;
+    paths.push_back(rank_image_path(at, rank));
+  }
+  std::reverse(paths.begin(), paths.end());
+  return paths;
+}
+
+std::optional<std::string> EpochStore::chain_problem(std::uint64_t epoch, const ManifestImage& image,
+                                                     const ImageVerifier& verify) const {
+  std::vector<fs::path> chain;
+  try {
+    chain = image_chain(epoch, image.rank);
+  } catch (const StorageError& e) {
+    return std::string("increment chain: ") + e.what();
+  }
+  if (chain.size() == 1) return std::nullopt;
+  // Every earlier link gets the full check its own epoch would get (size, `verify`)...
+  for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+    const std::string name = chain[i].parent_path().filename().string();
+    const std::string where = "increment chain: epoch " + name + ": ";
+    const auto link_epoch = epoch_of(name);
+    std::optional<Manifest> manifest;
+    try {
+      manifest = read_manifest_as(*link_epoch, kManifestName);
+    } catch (const StorageError& e) {
+      return where + e.what();
+    }
+    const ManifestImage* entry = nullptr;
+    for (const auto& candidate : manifest->images)
+      if (candidate.rank == image.rank) entry = &candidate;
+    if (!entry) return where + "MANIFEST lists no image of rank " + std::to_string(image.rank);
+    if (!entry->nodes.empty()) return where + entry->file + " is kept on node-local storage (--node-dir)";
+    std::error_code error;
+    const auto size = fs::file_size(chain[i], error);
+    if (error) return where + entry->file + ": missing";
+    if (size != entry->size)
+      return where + entry->file + ": " + std::to_string(size) + " bytes, MANIFEST says " + std::to_string(entry->size);
+    try {
+      verify(chain[i], *manifest, *entry);
+    } catch (const image::ImageError& e) {
+      return where + entry->file + ": " + e.detail();
+    } catch (const StorageError& e) {
+      return where + entry->file + ": " + e.what();
+    }
+  }
+  // ...and the links must fit together.
+  try {
+    std::vector<image::ImageReader> links;
+    for (const auto& path : chain) links.emplace_back(path.string());
+    const image::ImageChain checked(std::move(links));
+  } catch (const image::ImageError& e) {
+    return std::string("increment chain: ") + e.what();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::set<std::uint64_t>> EpochStore::ancestors(std::uint64_t epoch) const {
+  std::set<std::uint64_t> found;
+  std::vector<std::uint64_t> todo{epoch};
+  std::set<std::uint64_t> seen;
+  while (!todo.empty()) {
+    const std::uint64_t at = todo.back();
+    todo.pop_back();
+    if (!seen.insert(at).second) continue;
+    std::optional<Manifest> manifest;
+    try {
+      manifest = read_manifest(at);
+    } catch (const StorageError&) {
+      return std::nullopt;
+    }
+    if (!manifest) return std::nullopt;
+    for (const auto& image : manifest->images) {
+      std::set<std::uint64_t> parents;
+      if (image.parent_epoch != 0) parents.insert(image.parent_epoch);
+      // An image here names its parent in its header too, whatever the MANIFEST says.
+      const fs::path path = epoch_dir(at) / image.file;
+      std::error_code error;
+      if (image.nodes.empty() && fs::exists(path, error)) {
+        try {
+          const image::ImageReader reader(path.string());
+          if (reader.header().parent) parents.insert(reader.header().parent->epoch);
+        } catch (const image::ImageError&) {
+          return std::nullopt;  // unreadable: what it needs is unknown
+        }
+      }
+      for (const auto parent : parents) {
+        if (parent >= at) return std::nullopt;
+        found.insert(parent);
+        todo.push_back(parent);
+      }
+    }
+  }
+  return found;
 }
 
 EpochChoice EpochStore::newest_good_epoch(const ImageVerifier& verify) const {
@@ -188,10 +302,19 @@ std::vector<std::uint64_t> EpochStore::prune(unsigned keep) const {
   keep = std::max(keep, 1u);
   const std::uint64_t newest = committed.back();
   const std::set<std::uint64_t> kept(committed.end() - std::min<std::size_t>(keep, committed.size()), committed.end());
+  // A kept increment needs its base and the increments in between.
+  std::set<std::uint64_t> needed = kept;
+  std::uint64_t keep_all_below = 0;  // a kept epoch whose chain is unknown: keep everything older
+  for (const auto epoch : kept) {
+    if (const auto chain = ancestors(epoch))
+      needed.insert(chain->begin(), chain->end());
+    else
+      keep_all_below = std::max(keep_all_below, epoch);
+  }
 
   std::vector<std::uint64_t> removed;
   for (const auto epoch : all_epochs()) {
-    if (epoch >= newest || kept.count(epoch)) continue;
+    if (epoch >= newest || needed.count(epoch) || epoch < keep_all_below) continue;
     // The MANIFEST goes first, durably: an interrupted prune leaves an uncommitted directory,
     // never a committed epoch with images missing.
     std::error_code error;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,13 +54,24 @@ class EpochStore {
   // 1 + the highest epoch directory (1 if none); StorageError when that would wrap.
   std::uint64_t next_epoch() const;
 
-  // The newest committed epoch whose images all exist, have the listed sizes and pass `verify`.
+  // The newest committed epoch whose images all exist, have the listed sizes and pass `verify`,
+  // and, for an image that is an increment, whose whole chain does: every earlier image it is
+  // built on is in a committed epoch, has its listed size, passes `verify`, and the links match
+  // (image::ImageChain). So a damaged increment or base makes the restart fall back to the newest
+  // epoch whose whole chain verifies.
   EpochChoice newest_good_epoch(const ImageVerifier& verify = verify_image) const;
 
-  // Keeps the newest `keep` committed epochs (at least 1: the newest committed is never deleted),
-  // and leaves alone every directory newer than the newest committed one (it may be in progress).
-  // Deletes older committed epochs and stale uncommitted directories older than the newest
-  // committed one. Returns the epochs removed, ascending.
+  // The images a restore of `rank` at `epoch` reads: the base (a full image) first, then each
+  // increment up to `epoch`'s own image (one path for a full image). Follows the images' headers;
+  // throws StorageError when a link's epoch is not committed or its image cannot be read.
+  std::vector<std::filesystem::path> image_chain(std::uint64_t epoch, std::uint32_t rank) const;
+
+  // Keeps the newest `keep` committed epochs (at least 1: the newest committed is never deleted)
+  // and every epoch their images' chains need (a base and the increments in between, from the
+  // MANIFESTs' parent_epoch and the images' headers; when a kept epoch's MANIFEST cannot be read,
+  // every older epoch is kept), and leaves alone every directory newer than the newest committed
+  // one (it may be in progress). Deletes older committed epochs and stale uncommitted directories
+  // older than the newest committed one. Returns the epochs removed, ascending.
   std::vector<std::uint64_t> prune(unsigned keep) const;
 
   void check_writable(std::uint64_t min_free_bytes = kDefaultMinFreeBytes) const;
@@ -71,6 +83,11 @@ class EpochStore {
   // Why a committed epoch cannot be used, or nullopt if it can.
   std::optional<std::string> problem_with(std::uint64_t epoch, const ImageVerifier& verify,
                                           std::optional<Manifest>& manifest) const;
+  // Why the chain under an increment cannot be used, or nullopt (also for a full image).
+  std::optional<std::string> chain_problem(std::uint64_t epoch, const ManifestImage& image,
+                                           const ImageVerifier& verify) const;
+  // The epochs the images of `epoch` are built on (not `epoch` itself); nullopt if unknown.
+  std::optional<std::set<std::uint64_t>> ancestors(std::uint64_t epoch) const;
 
   std::filesystem::path dir_;
 };

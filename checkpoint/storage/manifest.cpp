@@ -46,6 +46,7 @@ ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& writ
   entry.file = std::filesystem::path(written.path).filename().string();
   entry.size = written.size;
   entry.xxh64 = written.xxh64;
+  entry.parent_epoch = written.parent_epoch;
   return entry;
 }
 
@@ -57,6 +58,7 @@ std::string to_json_text(const Manifest& manifest) {
     if (!image.nodes.empty()) entry["nodes"] = image.nodes;  // node-local storage only
     entry["drain_seconds"] = image.drain_seconds;
     entry["write_seconds"] = image.write_seconds;
+    if (image.parent_epoch != 0) entry["parent_epoch"] = image.parent_epoch;  // increments only
     images.push_back(std::move(entry));
   }
   const nlohmann::json json = {{"format", kManifestFormat},
@@ -89,6 +91,7 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
       entry.nodes = image.value("nodes", std::vector<std::string>{});
       entry.drain_seconds = image.value("drain_seconds", 0.0);
       entry.write_seconds = image.value("write_seconds", 0.0);
+      if (image.contains("parent_epoch")) entry.parent_epoch = whole<std::uint64_t>(image, "parent_epoch");
       manifest.images.push_back(std::move(entry));
     }
     return manifest;

@@ -24,6 +24,9 @@ struct ManifestImage {
   // commit; benchmarks read them from here.
   double drain_seconds = 0.0;
   double write_seconds = 0.0;
+  // The image is an increment of this epoch's image of the same rank (0: a full image). Retention
+  // keeps the epochs a kept epoch's chain needs.
+  std::uint64_t parent_epoch = 0;
 
   bool operator==(const ManifestImage&) const = default;
 };

@@ -37,13 +37,29 @@ std::string shown(const std::string& text) {
   return out;
 }
 
-std::string zero_pages_text(const image::AreaRecord& area) {
+std::uint64_t stored_pages(const image::ImageReader& image, const image::AreaRecord& area) {
+  std::uint64_t pages = 0;
+  for (const auto& run : image.delta_header(area.index).runs) pages += run.count;
+  return pages;
+}
+
+// A delta area stores the pages changed since the parent image instead of eliding zero pages.
+std::string zero_pages_text(const image::ImageReader& image, const image::AreaRecord& area) {
+  if (area.delta()) return fmt::format("delta {}/{}", stored_pages(image, area), area.pages());
   return fmt::format("{}/{}", area.zero_pages, area.pages());
+}
+
+std::string chain_text(const std::vector<ChainLink>& chain) {
+  std::string out = fmt::format("chain     {} images, base epoch {}\n", chain.size(), chain.front().epoch);
+  for (const auto& link : chain)
+    out += fmt::format("  epoch {:<6} {:<9} {:>12}  {}\n", link.epoch, link.increment ? "increment" : "full",
+                       link.size ? std::to_string(*link.size) + " bytes" : "missing", shown(link.path));
+  return out;
 }
 
 }  // namespace
 
-std::string inspect_text(const image::ImageReader& image, const bool verified) {
+std::string inspect_text(const image::ImageReader& image, const bool verified, const std::vector<ChainLink>& chain) {
   const auto& header = image.header();
   std::string out;
   out += fmt::format("image     {}\n", shown(image.path()));
@@ -53,6 +69,9 @@ std::string inspect_text(const image::ImageReader& image, const bool verified) {
   out += fmt::format("epoch     {}\n", header.epoch);
   out += fmt::format("flavour   {}\n", shown(header.flavour));
   out += fmt::format("created   {}\n", utc_time(header.created_unix_ns));
+  if (header.parent)
+    out += fmt::format("parent    epoch {} (header {}): an increment\n", header.parent->epoch,
+                       image::hex64(header.parent->header_checksum));
   out += fmt::format("binaries  {}\n", header.binaries.size());
   std::size_t path_width = 0;
   std::size_t identity_width = 0;
@@ -82,7 +101,7 @@ std::string inspect_text(const image::ImageReader& image, const bool verified) {
   for (const auto& area : image.areas())
     rows.push_back({{std::to_string(area.index), address_text(area.address), std::to_string(area.length),
                      image::protection_string(area.protection), image::to_string(area.kind), shown(area.name),
-                     std::to_string(area.stored_length), compression_text(area), zero_pages_text(area),
+                     std::to_string(area.stored_length), compression_text(area), zero_pages_text(image, area),
                      image::hex64(area.checksum)}});
   std::size_t widths[10] = {};
   for (const auto& row : rows)
@@ -96,11 +115,13 @@ std::string inspect_text(const image::ImageReader& image, const bool verified) {
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + "\n";
   }
+  if (!chain.empty()) out += chain_text(chain);
   if (verified) out += fmt::format("verified  all {} area checksums match\n", image.areas().size());
+  if (verified && !chain.empty()) out += fmt::format("verified  every image of the chain, and its links\n");
   return out;
 }
 
-nlohmann::json inspect_json(const image::ImageReader& image, const bool verified) {
+nlohmann::json inspect_json(const image::ImageReader& image, const bool verified, const std::vector<ChainLink>& chain) {
   const auto& header = image.header();
   nlohmann::json binaries = nlohmann::json::array();
   for (const auto& binary : header.binaries)
@@ -120,6 +141,7 @@ nlohmann::json inspect_json(const image::ImageReader& image, const bool verified
                      {"compression", compression_text(area)},
                      {"pages", area.pages()},
                      {"zero_pages", area.zero_pages},
+                     {"delta", area.delta()},
                      {"checksum", image::hex64(area.checksum)}});
   nlohmann::json json = {{"path", image.path()},
                          {"format_version", header.version},
@@ -133,6 +155,18 @@ nlohmann::json inspect_json(const image::ImageReader& image, const bool verified
                          {"created_unix_ns", header.created_unix_ns},
                          {"binaries", binaries},
                          {"areas", areas}};
+  if (header.parent)
+    json["parent"] = {{"epoch", header.parent->epoch},
+                      {"header_checksum", image::hex64(header.parent->header_checksum)}};
+  if (!chain.empty()) {
+    nlohmann::json links = nlohmann::json::array();
+    for (const auto& link : chain)
+      links.push_back({{"epoch", link.epoch},
+                       {"kind", link.increment ? "increment" : "full"},
+                       {"path", link.path},
+                       {"size", link.size ? nlohmann::json(*link.size) : nlohmann::json(nullptr)}});
+    json["chain"] = links;
+  }
   if (verified) json["verified"] = true;
   return json;
 }

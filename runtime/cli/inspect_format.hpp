@@ -1,13 +1,25 @@
 #pragma once
 // How `yadokari inspect` shows an image: header, binaries and a table of areas, or the same as JSON.
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "image/image_reader.hpp"
 
 namespace yadokari::cli {
 
-std::string inspect_text(const image::ImageReader& image, bool verified);
-nlohmann::json inspect_json(const image::ImageReader& image, bool verified);
+// One image of an increment's chain, base first; `size` is empty when the file is not there.
+struct ChainLink {
+  std::uint64_t epoch = 0;
+  std::string path;
+  bool increment = false;
+  std::optional<std::uint64_t> size;
+};
+
+// `chain`: the images an increment is built on and itself (empty for a full image).
+std::string inspect_text(const image::ImageReader& image, bool verified, const std::vector<ChainLink>& chain = {});
+nlohmann::json inspect_json(const image::ImageReader& image, bool verified, const std::vector<ChainLink>& chain = {});
 
 }  // namespace yadokari::cli

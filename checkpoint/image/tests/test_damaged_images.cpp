@@ -84,17 +84,17 @@ TEST_CASE("a file that is not an image has bad magic", "[image][damaged]") {
 
 TEST_CASE("an image of another format version is refused as such", "[image][damaged]") {
   TempDir dir;
-  const std::string path = dir.file("v2.img");
+  const std::string path = dir.file("v3.img");
   write_image(path, sample_areas());
-  // What a future writer would produce: version 2 with a valid prefix checksum.
+  // What a future writer would produce: version 3 with a valid prefix checksum.
   auto bytes = read_bytes(path);
-  codec::store(bytes.data() + format::kVersionOffset, std::uint32_t{2});
+  codec::store(bytes.data() + format::kVersionOffset, std::uint32_t{3});
   codec::store(bytes.data() + format::kPrefixChecksumOffset,
                static_cast<std::uint64_t>(XXH64(bytes.data(), format::kPrefixChecksumOffset, 0)));
   write_bytes(path, bytes);
   const auto error = open_and_verify_error(path);
   CHECK(error.kind() == ImageErrorKind::unsupported_version);
-  CHECK(error.detail() == "unsupported image format version 2 (this yadokari reads version 1)");
+  CHECK(error.detail() == "unsupported image format version 3 (this yadokari reads versions 1 and 2)");
 }
 
 TEST_CASE("a truncated image says where it ends", "[image][damaged]") {

@@ -49,7 +49,7 @@ TEST_CASE("an image round-trips header and every area", "[image]") {
 
   const ImageReader reader(path);
   CHECK(reader.header() == sample_header());
-  CHECK(reader.header().version == kFormatVersion);
+  CHECK(reader.header().version == kFullImageVersion);
   REQUIRE(reader.areas().size() == areas.size());
   for (std::size_t i = 0; i < areas.size(); ++i) {
     const AreaRecord& record = reader.areas()[i];

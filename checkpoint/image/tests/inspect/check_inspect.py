@@ -4,8 +4,10 @@
 usage: check_inspect.py table|verify YADOKARI IMAGE EXPECTED   (EXPECTED has @IMAGE@ for the path)
        check_inspect.py json YADOKARI IMAGE
        check_inspect.py escapes YADOKARI IMAGE   (control bytes in names are shown as \\xNN)
+       check_inspect.py chain YADOKARI IMAGE     (an increment: its parent, chain and delta areas)
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -34,6 +36,26 @@ def main():
         else:
             compare(run(yadokari, "inspect", "--verify", image),
                     expected + "verified  all 5 area checksums match\n")
+        return
+    if mode == "chain":
+        out = run(yadokari, "inspect", "--verify", image)
+        top = os.path.dirname(os.path.dirname(image))
+        for line in ["parent    epoch 8 (header ", "): an increment\n",
+                     "chain     3 images, base epoch 7\n",
+                     f"  epoch 7      full      ", f" bytes  {top}/7/rank-2.img\n",
+                     f"  epoch 8      increment ", f" bytes  {top}/8/rank-2.img\n",
+                     "verified  every image of the chain, and its links\n"]:
+            if line not in out:
+                sys.exit(f"missing {line!r} in:\n{out}")
+        heap = [line for line in out.splitlines() if " heap " in line][0]
+        stack = [line for line in out.splitlines() if " stack " in line][0]
+        # The heap's short last page is never wholly inside the parent's length: stored every time.
+        if "delta 1/9" not in heap or "delta 1/4" not in stack:
+            sys.exit(f"the delta areas do not show their stored pages:\n{out}")
+        listing = json.loads(run(yadokari, "inspect", "--json", image))
+        assert listing["format_version"] == 2 and listing["parent"]["epoch"] == 8, listing
+        assert [link["epoch"] for link in listing["chain"]] == [7, 8, 9], listing["chain"]
+        assert [link["kind"] for link in listing["chain"]] == ["full", "increment", "increment"], listing["chain"]
         return
     if mode == "escapes":
         out = run(yadokari, "inspect", image)

@@ -4,6 +4,8 @@
 //   corrupt.img    good.img with one bit flipped inside the data of area 'heap'
 //   truncated.img  good.img cut off inside the data of area 'heap'
 //   escapes.img    an area whose name (a mapped file's path) holds an escape sequence and a newline
+//   chain/{7,8,9}/rank-2.img     good.img's areas at epoch 7, then two increments of them
+//   chainbad/{7,8,9}/rank-2.img  the same with one bit flipped in a page of epoch 8's heap
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -26,7 +28,7 @@ std::vector<std::byte> pages(std::size_t count, std::size_t tail, std::vector<st
   return data;
 }
 
-void write(const std::string& path, int compression_level) {
+ImageHeader sample_header() {
   ImageHeader header;
   header.job_id = "yk-inspect-test";
   header.rank = 2;
@@ -40,7 +42,11 @@ void write(const std::string& path, int compression_level) {
       {"/usr/lib/x86_64-linux-gnu/libmpich.so.12", IdentityKind::content_xxh64,
        std::string("\x01\x23\x45\x67\x89\xab\xcd\xef", 8), 987654},
   };
-  ImageWriter writer(path, header, {compression_level, true});
+  return header;
+}
+
+void write(const std::string& path, int compression_level) {
+  ImageWriter writer(path, sample_header(), {compression_level, true});
   writer.add_area({AreaKind::data_bss, "data", 0x555555558000, kProtRead | kProtWrite}, pages(3, 0, {1}, 1));
   writer.add_area({AreaKind::heap_arena, "heap", 0x7f0000000000, kProtRead | kProtWrite},
                   pages(8, 100, {2, 3, 4, 5}, 2));
@@ -48,6 +54,39 @@ void write(const std::string& path, int compression_level) {
   writer.add_area({AreaKind::registers, "registers", 0, kProtRead}, pages(0, 256, {}, 3));
   writer.add_area({AreaKind::mpi_records, "mpi", 0, kProtRead}, pages(0, 40, {}, 4));
   writer.finish();
+}
+
+// Epoch 7 full; 8 changes the heap's first page; 9 changes the stack's second page.
+void write_chain(const std::string& dir) {
+  const AreaInfo heap_area{AreaKind::heap_arena, "heap", 0x7f0000000000, kProtRead | kProtWrite};
+  const AreaInfo stack_area{AreaKind::stack, "stack", 0x7ffffffde000, kProtRead | kProtWrite};
+  const AreaInfo registers_area{AreaKind::registers, "registers", 0, kProtRead};
+  auto heap = pages(8, 100, {2, 3, 4, 5}, 2);
+  std::vector<std::byte> stack(4 * 4096);
+  std::uint64_t parent_checksum = 0;
+  for (const std::uint64_t epoch : {7, 8, 9}) {
+    std::filesystem::create_directories(dir + "/" + std::to_string(epoch));
+    const std::string path = dir + "/" + std::to_string(epoch) + "/rank-2.img";
+    ImageHeader header = sample_header();
+    header.epoch = epoch;
+    header.created_unix_ns += static_cast<std::int64_t>(epoch);
+    if (epoch > 7) header.parent = ParentImage{epoch - 1, parent_checksum};
+    ImageWriter writer(path, header, {0, true});
+    if (epoch == 7) {
+      writer.add_area(heap_area, heap);
+      writer.add_area(stack_area, stack);
+    } else {
+      const std::vector<PageRun> heap_written{{0, epoch == 8 ? 1u : 0u}};
+      const std::vector<PageRun> stack_written{{1, epoch == 9 ? 1u : 0u}};
+      if (epoch == 8) heap[10] = std::byte{0x5a};
+      if (epoch == 9) stack[4096 + 3] = std::byte{0xa5};
+      writer.add_delta_area(heap_area, heap.data(), heap.size(), heap_written, heap.size());
+      writer.add_delta_area(stack_area, stack.data(), stack.size(), stack_written, stack.size());
+    }
+    writer.add_area(registers_area, pages(0, 256, {}, 3 + static_cast<unsigned>(epoch)));
+    writer.finish();
+    parent_checksum = ImageReader(path).header_checksum();
+  }
 }
 
 std::vector<char> read(const std::string& path) {
@@ -89,6 +128,14 @@ int main(int argc, char** argv) {
     bytes[middle] ^= 0x04;
     bytes.resize(middle);
     save(dir + "/truncated.img", bytes);
+    write_chain(dir + "/chain");
+    std::filesystem::remove_all(dir + "/chainbad");
+    std::filesystem::copy(dir + "/chain", dir + "/chainbad", std::filesystem::copy_options::recursive);
+    const std::string bad = dir + "/chainbad/8/rank-2.img";
+    const ImageReader increment(bad);
+    auto damaged = read(bad);
+    damaged[increment.find("heap")->data_offset + 24 + 16 + 200] ^= 0x10;  // inside the stored page
+    save(bad, damaged);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_test_image: %s\n", e.what());
