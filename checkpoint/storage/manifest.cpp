@@ -57,6 +57,7 @@ std::string to_json_text(const Manifest& manifest) {
     if (!image.nodes.empty()) entry["nodes"] = image.nodes;  // node-local storage only
     entry["drain_seconds"] = image.drain_seconds;
     entry["write_seconds"] = image.write_seconds;
+    entry["pause_seconds"] = image.pause_seconds;
     images.push_back(std::move(entry));
   }
   const nlohmann::json json = {{"format", kManifestFormat},
@@ -89,6 +90,7 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
       entry.nodes = image.value("nodes", std::vector<std::string>{});
       entry.drain_seconds = image.value("drain_seconds", 0.0);
       entry.write_seconds = image.value("write_seconds", 0.0);
+      entry.pause_seconds = image.value("pause_seconds", 0.0);
       manifest.images.push_back(std::move(entry));
     }
     return manifest;

@@ -24,6 +24,9 @@ struct ManifestImage {
   // commit; benchmarks read them from here.
   double drain_seconds = 0.0;
   double write_seconds = 0.0;
+  // How long the application stood still: from the cut's GO to running again (a background image
+  // is written after that, so write_seconds may be longer). 0 when not recorded.
+  double pause_seconds = 0.0;
 
   bool operator==(const ManifestImage&) const = default;
 };
