@@ -104,12 +104,14 @@ def checkpoint_info(ckpt_dir, log_text=""):
 
 
 def epoch_pause(ckpt_dir, epoch):
-    """The checkpoint pause of one committed epoch: the slowest rank's drain + write seconds as the
-    ranks reported them in the MANIFEST; None if the MANIFEST has no such times (older format)."""
+    """The checkpoint pause of one committed epoch: the slowest rank's pause as the ranks reported it in
+    the MANIFEST (pause_seconds; drain + write seconds in MANIFESTs without it); None if the MANIFEST
+    has no such times (older format)."""
     try:
         with open(os.path.join(ckpt_dir, str(epoch), "MANIFEST")) as f:
             images = json.load(f).get("images", [])
-        pauses = [float(i["drain_seconds"]) + float(i["write_seconds"]) for i in images]
+        pauses = [float(i.get("pause_seconds") or 0) or float(i["drain_seconds"]) + float(i["write_seconds"])
+                  for i in images]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return max(pauses) if pauses and max(pauses) > 0 else None

@@ -38,11 +38,16 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
      "`--rank-map` or an automatic restart's placement: real rank i hosts logical rank LIST[i]"},
     {"YADOKARI_MEMORY", "on|off", "", "memory layer",
      "`off` disables the memory layer (checkpoints refused); unset: on when checkpointing or restoring"},
+    {"YADOKARI_CKPT_BACKGROUND", "on|off", "on", "rank",
+     "`off`: each rank writes its image while the application waits, instead of in a forked writer after "
+     "its state is captured"},
     {"YADOKARI_ASLR_REEXEC", "internal", "", "memory layer",
      "guard against a re-exec loop while turning address randomisation off; removed after the re-exec"},
     // Tests and the demo.
     {"YADOKARI_FAULT_SLOW_WRITE", "E:MS", "", "rank",
-     "tests: every rank pauses MS ms inside its image write of epoch E"},
+     "tests: every rank pauses MS ms inside its image write of epoch E (in the background writer when there is one)"},
+    {"YADOKARI_FAULT_KILL_WRITER", "rank", "", "rank",
+     "tests: the background writer of that logical rank's first image in each process kills itself mid-image"},
     {"YADOKARI_FAULT_HOLD_FINALIZE", "path", "", "rank",
      "tests and the demo: ranks wait at MPI_Finalize until the file exists (at most 5 minutes), still checkpointable"},
     // What the front end reads; each is overridden by its flag.

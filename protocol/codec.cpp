@@ -220,6 +220,10 @@ std::string_view message_type_name(MessageType type) {
       return "KeepEpochs";
     case MessageType::agent_bye:
       return "AgentBye";
+    case MessageType::image_captured:
+      return "ImageCaptured";
+    case MessageType::checkpoint_release:
+      return "CheckpointRelease";
   }
   return "unknown";
 }

@@ -9,7 +9,9 @@ namespace yadokari::protocol {
 inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // Bump whenever any message's fields change; peers of different versions refuse each other.
 // 5: ImageWritten carries the rank's compute seconds and node, RankStatus its compute seconds.
-inline constexpr std::uint16_t kProtocolVersion = 5;
+// 6: ImageCaptured and CheckpointRelease (images written in the background), RankStatus says how
+//    much of a background image is written.
+inline constexpr std::uint16_t kProtocolVersion = 6;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -40,6 +42,8 @@ enum class MessageType : std::uint16_t {
   image_order_done = 26,
   keep_epochs = 27,
   agent_bye = 28,
+  image_captured = 29,
+  checkpoint_release = 30,
 };
 
 }  // namespace yadokari::protocol

@@ -66,11 +66,14 @@ struct RankStatus {
   std::string current_call;  // MPI function the rank is inside, empty when in application code
   double seconds_since_init = 0.0;
   double compute_seconds = -1.0;  // outside MPI since this process's MPI_Init; < 0 = not measured
+  // An image being written in the background: its epoch (0: none) and the bytes written so far.
+  std::uint64_t writing_epoch = 0;
+  std::uint64_t writing_bytes = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(query_id, logical_rank, pid, hostname, mpi_calls_total, messages_sent, bytes_sent, messages_received,
-       bytes_received, current_call, seconds_since_init, compute_seconds);
+       bytes_received, current_call, seconds_since_init, compute_seconds, writing_epoch, writing_bytes);
   }
 };
 
@@ -81,7 +84,10 @@ struct RankStatus {
 //                               collective's entry, and once from the control thread at once
 //   coordinator -> every rank   CutTargets, whenever the per-communicator targets change
 //   coordinator -> every rank   CutGo, when every rank is parked exactly at the targets
-//   rank -> coordinator         ImageWritten (after drain + image write)
+//   rank -> coordinator         ImageCaptured, when a forked writer took the rank's snapshot and
+//                               writes the image in the background (the rank waits for release)
+//   coordinator -> every rank   CheckpointRelease, once every rank's state is captured: run on
+//   rank -> coordinator         ImageWritten (after drain + image write, in the background or not)
 //   coordinator -> every rank   CheckpointResume (after the MANIFEST, or when the epoch failed)
 // A rank reaching MPI_Finalize during a cut reports `finalizing`; the coordinator then abandons
 // the epoch (CheckpointResume with committed = false).
@@ -180,11 +186,40 @@ struct ImageWritten {
   // rank, so a restarted process counts afresh. < 0 = not measured.
   double compute_seconds = -1.0;
   std::string hostname;
+  // How long the application stood still for this epoch: from the cut's GO to running again. With
+  // a background image that ends at CheckpointRelease, and write_seconds runs on after it.
+  double pause_seconds = 0.0;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, bytes_to,
-       messages_to, compute_seconds, hostname);
+       messages_to, compute_seconds, hostname, pause_seconds);
+  }
+};
+
+// The rank's state is captured (a forked writer holds a copy-on-write snapshot of it); the image
+// follows as ImageWritten. `capture_seconds`: from GO to the snapshot.
+struct ImageCaptured {
+  static constexpr MessageType kType = MessageType::image_captured;
+  std::uint64_t epoch = 0;
+  std::int32_t logical_rank = -1;
+  double capture_seconds = 0.0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, logical_rank, capture_seconds);
+  }
+};
+
+// Every rank's state of `epoch` is captured: the ranks run on while their images are written.
+// The epoch's CheckpointResume still follows (commit or failure).
+struct CheckpointRelease {
+  static constexpr MessageType kType = MessageType::checkpoint_release;
+  std::uint64_t epoch = 0;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch);
   }
 };
 

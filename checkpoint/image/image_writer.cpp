@@ -63,6 +63,12 @@ void ImageWriter::abandon() noexcept {
   done_ = true;
 }
 
+void ImageWriter::hand_over() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  done_ = true;
+}
+
 void ImageWriter::check_usable() const {
   if (done_) throw ImageError(ImageErrorKind::usage, path_, "the image writer is already finished");
 }

@@ -56,6 +56,10 @@ class ImageWriter {
   // hash. After an error (any ImageError) the writer is finished: the .tmp is gone.
   WrittenImage finish();
 
+  // Another process (a forked writer with a copy of this object) finishes the image: close this
+  // copy's descriptor, keep the .tmp, and never write again.
+  void hand_over() noexcept;
+
  private:
   void write_area(const AreaInfo& info, const std::byte* data, std::uint64_t length);
   void write_delta_area(const AreaInfo& info, const std::byte* data, std::uint64_t length,

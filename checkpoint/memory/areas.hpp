@@ -31,6 +31,14 @@ struct AreaSink {
   // checkpoint then fails with YK_MEM_ERROR). `name` is at most 47 characters.
   virtual bool area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot, const char* name,
                     const void* data) = 0;
+
+  // Called once, after the areas that describe the process (meta, fds, Fortran units, the
+  // mappings table, process state: what the kernel or the running process would change) and
+  // before the memory contents. A sink that writes in the background forks a writer here
+  // (checkpoint/memory/README.md, "Background writing"): in the parent it returns `parent` and
+  // gets no more areas; in the child it returns `here` and gets the rest from the snapshot.
+  enum class Split { here, parent, failed };
+  virtual Split split() { return Split::here; }
 };
 
 struct AreaHeader {

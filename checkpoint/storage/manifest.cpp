@@ -59,6 +59,7 @@ std::string to_json_text(const Manifest& manifest) {
     entry["drain_seconds"] = image.drain_seconds;
     entry["write_seconds"] = image.write_seconds;
     if (image.parent_epoch != 0) entry["parent_epoch"] = image.parent_epoch;  // increments only
+    entry["pause_seconds"] = image.pause_seconds;
     images.push_back(std::move(entry));
   }
   const nlohmann::json json = {{"format", kManifestFormat},
@@ -92,6 +93,7 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
       entry.drain_seconds = image.value("drain_seconds", 0.0);
       entry.write_seconds = image.value("write_seconds", 0.0);
       if (image.contains("parent_epoch")) entry.parent_epoch = whole<std::uint64_t>(image, "parent_epoch");
+      entry.pause_seconds = image.value("pause_seconds", 0.0);
       manifest.images.push_back(std::move(entry));
     }
     return manifest;

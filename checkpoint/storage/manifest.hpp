@@ -27,6 +27,9 @@ struct ManifestImage {
   // The image is an increment of this epoch's image of the same rank (0: a full image). Retention
   // keeps the epochs a kept epoch's chain needs.
   std::uint64_t parent_epoch = 0;
+  // How long the application stood still: from the cut's GO to running again (a background image
+  // is written after that, so write_seconds may be longer). 0 when not recorded.
+  double pause_seconds = 0.0;
 
   bool operator==(const ManifestImage&) const = default;
 };

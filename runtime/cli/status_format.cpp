@@ -31,6 +31,11 @@ std::string status_table(const protocol::StatusReport& report) {
   if (!report.ranks_not_answering.empty())
     out += fmt::format("not answering: {}\n", fmt::join(report.ranks_not_answering, ", "));
   if (report.last_committed_epoch > 0) out += fmt::format("last committed epoch: {}\n", report.last_committed_epoch);
+  // Images written in the background while the ranks run on (checkpoint/memory/README.md).
+  for (const auto& r : report.ranks)
+    if (r.writing_epoch != 0)
+      out += fmt::format("rank {}: writing the image of epoch {} in the background, {:.1f} MB so far\n", r.logical_rank,
+                         r.writing_epoch, static_cast<double>(r.writing_bytes) / 1e6);
   if (!report.nodes.empty()) {
     out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", "node", "host", "state", "slots", "last heard");
     for (const auto& n : report.nodes)
@@ -45,18 +50,19 @@ std::string status_table(const protocol::StatusReport& report) {
 nlohmann::json status_json(const protocol::StatusReport& report) {
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& r : report.ranks)
-    ranks.push_back(
-        {{"rank", r.logical_rank},
-         {"host", r.hostname},
-         {"pid", r.pid},
-         {"current_call", r.current_call},
-         {"mpi_calls", r.mpi_calls_total},
-         {"messages_sent", r.messages_sent},
-         {"bytes_sent", r.bytes_sent},
-         {"messages_received", r.messages_received},
-         {"bytes_received", r.bytes_received},
-         {"seconds_since_init", r.seconds_since_init},
-         {"compute_seconds", r.compute_seconds >= 0 ? nlohmann::json(r.compute_seconds) : nlohmann::json()}});
+    ranks.push_back({{"rank", r.logical_rank},
+                     {"host", r.hostname},
+                     {"pid", r.pid},
+                     {"current_call", r.current_call},
+                     {"mpi_calls", r.mpi_calls_total},
+                     {"messages_sent", r.messages_sent},
+                     {"bytes_sent", r.bytes_sent},
+                     {"messages_received", r.messages_received},
+                     {"bytes_received", r.bytes_received},
+                     {"seconds_since_init", r.seconds_since_init},
+                     {"compute_seconds", r.compute_seconds >= 0 ? nlohmann::json(r.compute_seconds) : nlohmann::json()},
+                     {"writing_epoch", r.writing_epoch != 0 ? nlohmann::json(r.writing_epoch) : nlohmann::json()},
+                     {"writing_bytes", r.writing_bytes}});
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : report.nodes)
     nodes.push_back({{"node", n.node},

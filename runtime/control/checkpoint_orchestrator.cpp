@@ -63,6 +63,8 @@ OrchestratorStep CheckpointOrchestrator::start() {
   targets_.clear();
   reports_.clear();
   images_.clear();
+  captured_.clear();
+  released_ = false;
   replicas_.clear();
   try {
     store.create_epoch_dir(epoch_);
@@ -221,16 +223,33 @@ OrchestratorStep CheckpointOrchestrator::advance_cut() {
   return step;
 }
 
+std::vector<protocol::Message> CheckpointOrchestrator::release_if_all_captured() {
+  if (released_ || static_cast<std::int32_t>(captured_.size()) != config_.world_size) return {};
+  released_ = true;
+  return {protocol::CheckpointRelease{epoch_}};
+}
+
+OrchestratorStep CheckpointOrchestrator::on_image_captured(const protocol::ImageCaptured& captured) {
+  if (phase_ != Phase::writing || captured.epoch != epoch_) return {};
+  if (captured.logical_rank < 0 || captured.logical_rank >= config_.world_size) return {};
+  captured_.insert(captured.logical_rank);
+  return {release_if_all_captured(), std::nullopt};
+}
+
 OrchestratorStep CheckpointOrchestrator::on_image_written(const protocol::ImageWritten& written) {
   if (phase_ != Phase::writing || written.epoch != epoch_) return {};
   if (written.logical_rank < 0 || written.logical_rank >= config_.world_size) return {};
   images_.emplace(written.logical_rank, written);  // the first answer of a rank counts
-  if (static_cast<std::int32_t>(images_.size()) != config_.world_size) return {};
+  captured_.insert(written.logical_rank);
+  if (static_cast<std::int32_t>(images_.size()) != config_.world_size) return {release_if_all_captured(), std::nullopt};
+  // Every image is in: the epoch ends now (CheckpointResume), or after the replicas, for which the
+  // ranks need not wait.
   for (const auto& [rank, image] : images_)
     if (!image.ok) return give_up(failed_on_rank(rank, image.error));
   if (config_.node_dir.empty()) return finish_epoch();
   phase_ = Phase::replicating;
   OrchestratorStep step;
+  step.broadcast = release_if_all_captured();
   for (const auto& [rank, image] : images_) step.replicate.push_back({rank, image.size, image.xxh64});
   return step;
 }
@@ -265,6 +284,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
     entry.xxh64 = image.xxh64;
     entry.drain_seconds = image.drain_seconds;
     entry.write_seconds = image.write_seconds;
+    entry.pause_seconds = image.pause_seconds;
     if (const auto replica = replicas_.find(rank); replica != replicas_.end()) entry.nodes = replica->second.nodes;
     manifest.images.push_back(std::move(entry));
   }

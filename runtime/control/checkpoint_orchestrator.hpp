@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,14 @@ class CheckpointOrchestrator {
   OrchestratorStep start();
 
   OrchestratorStep on_cut_report(const protocol::CutReport& report);
+  // A rank's state is captured and its image is being written in the background. Once every rank
+  // is captured (ImageCaptured, or ImageWritten from a rank that wrote in the foreground) the ranks
+  // are released (CheckpointRelease) while the epoch goes on until every image is written.
+  OrchestratorStep on_image_captured(const protocol::ImageCaptured& captured);
   OrchestratorStep on_image_written(const protocol::ImageWritten& written);
+  // True once the ranks of the epoch in progress run on again (its images are still being written):
+  // a new checkpoint request then waits for the epoch to end instead of merging into it.
+  bool released() const { return in_progress() && released_; }
   // Node-local storage: one per image of `replicate`; the epoch commits after the last one.
   OrchestratorStep on_replica(const ReplicaResult& result);
 
@@ -135,6 +143,8 @@ class CheckpointOrchestrator {
   bool everyone_waiting() const;
   std::string cut_picture() const;  // "rank 0 parked; rank 1 at a gate on ..., behind on ..."
   OrchestratorStep finish_epoch();
+  // CheckpointRelease once every rank is captured (and not yet released); else nothing.
+  std::vector<protocol::Message> release_if_all_captured();
   // Ends the epoch without a MANIFEST: removes its directory, logs `line`, resumes the ranks.
   OrchestratorStep give_up(const std::string& line);
   std::string failed_on_rank(std::int32_t rank, const std::string& error) const;
@@ -151,6 +161,8 @@ class CheckpointOrchestrator {
   std::map<std::uint64_t, std::uint64_t> targets_;       // communicator key -> collectives entered
   std::map<std::int32_t, protocol::CutReport> reports_;  // latest per rank
   std::map<std::int32_t, protocol::ImageWritten> images_;
+  std::set<std::int32_t> captured_;  // ranks whose state is captured (images_ ones included)
+  bool released_ = false;
   std::map<std::int32_t, ReplicaResult> replicas_;
   TrafficCounts cumulative_at_commit_;  // as reported at the last commit
   TrafficCounts committed_traffic_;

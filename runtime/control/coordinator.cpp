@@ -193,7 +193,8 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer, s
     const protocol::MessageType type = protocol::decode_header(bytes);
     const bool checkpoint_type =
         type == protocol::MessageType::cut_report || type == protocol::MessageType::image_written ||
-        type == protocol::MessageType::checkpoint_ask || type == protocol::MessageType::rank_restored;
+        type == protocol::MessageType::checkpoint_ask || type == protocol::MessageType::rank_restored ||
+        type == protocol::MessageType::image_captured;
     const bool image_type =
         type == protocol::MessageType::image_chunk || type == protocol::MessageType::image_order_done;
     const bool agent_type =

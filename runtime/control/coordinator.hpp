@@ -198,6 +198,7 @@ class Coordinator {
 
   struct PendingRequest {
     std::chrono::steady_clock::time_point deadline;
+    std::uint64_t after_epoch = 0;  // answered by the end of a later epoch than this one
   };
 
   CoordinatorConfig config_;
@@ -218,6 +219,7 @@ class Coordinator {
   // answered (exactly one reply per request), so status requests wait meanwhile.
   std::optional<PendingRequest> pending_request_;
   bool told_checkpointing_off_ = false;
+  std::uint64_t told_waiting_for_epoch_ = 0;  // backpressure is logged once per epoch
   std::uint64_t last_committed_epoch_ = 0;
   TrafficCounts last_committed_traffic_;
   ComputeTimes last_committed_compute_;

@@ -22,7 +22,20 @@ std::chrono::steady_clock::time_point Coordinator::interval_deadline(double seco
 }
 
 void Coordinator::request_checkpoint() {
-  if (!orchestrator_ || orchestrator_->in_progress()) return;  // off, or merged
+  if (!orchestrator_) return;
+  if (orchestrator_->released()) {
+    // The ranks run on while the last epoch's images are written: a checkpoint asked for now must
+    // capture what they do from now on, so it waits for that epoch to end (backpressure).
+    const std::uint64_t writing = *orchestrator_->current_epoch();
+    if (told_waiting_for_epoch_ != writing)
+      config_.log("yadokari: checkpoint asked for while epoch " + std::to_string(writing) +
+                  " is still being written; it starts once that epoch has ended");
+    told_waiting_for_epoch_ = writing;
+    checkpoint_wanted_ = true;
+    if (pending_request_) pending_request_->after_epoch = writing;
+    return;
+  }
+  if (orchestrator_->in_progress()) return;  // merged into the cut in progress
   checkpoint_wanted_ = true;
 }
 
@@ -45,8 +58,11 @@ void Coordinator::serve_checkpoint_message(const protocol::Message& message) {
   if (const auto* report = std::get_if<protocol::CutReport>(&message)) {
     last_cut_report_ = std::chrono::steady_clock::now();
     apply(orchestrator_->on_cut_report(*report));
-  } else if (const auto* written = std::get_if<protocol::ImageWritten>(&message))
+  } else if (const auto* captured = std::get_if<protocol::ImageCaptured>(&message)) {
+    apply(orchestrator_->on_image_captured(*captured));
+  } else if (const auto* written = std::get_if<protocol::ImageWritten>(&message)) {
     apply(orchestrator_->on_image_written(*written));
+  }
 }
 
 void Coordinator::serve_checkpoint_request(const protocol::CheckpointRequest&) {
@@ -105,7 +121,9 @@ void Coordinator::apply(OrchestratorStep step) {
     if (!orchestrator_->committed_traffic().bytes.empty()) last_committed_traffic_ = orchestrator_->committed_traffic();
     if (orchestrator_->committed_compute().any()) last_committed_compute_ = orchestrator_->committed_compute();
   }
-  answer_checkpoint_request(protocol::CheckpointReply{end.committed, end.epoch, end.message});
+  // A request that came while this epoch was being written waits for the next one.
+  if (!pending_request_ || end.epoch > pending_request_->after_epoch)
+    answer_checkpoint_request(protocol::CheckpointReply{end.committed, end.epoch, end.message});
   next_interval_checkpoint_ = interval_deadline(config_.checkpoint->interval_seconds);
   if (config_.on_epoch_end) config_.on_epoch_end(end);
 }

@@ -361,8 +361,9 @@ TEST_CASE("node-local storage: images on the nodes, the epoch commits once every
   TempDir nodes;
   Harness h(2, 2, nodes.path);
   const auto written = run_simple_epoch(h, 2);
-  // Every image written: nothing committed yet, both to replicate, the ranks stay parked.
-  CHECK(written.broadcast.empty());
+  // Every image written: nothing committed yet, both to replicate; the ranks run on meanwhile.
+  REQUIRE(only<CheckpointRelease>(written));
+  CHECK(only<CheckpointRelease>(written)->epoch == 1);
   CHECK_FALSE(written.ended);
   REQUIRE(written.replicate.size() == 2);
   CHECK(written.replicate[1].rank == 1);
@@ -485,4 +486,61 @@ TEST_CASE("no epoch number left: the checkpoint fails with the reason, nothing i
   CHECK(start.ended->message == "checkpoint failed: no epoch number is left after 18446744073709551615 in " +
                                     h.dir.path.string() + "; no epoch is committed yet");
   CHECK_FALSE(h.orchestrator.in_progress());
+}
+
+TEST_CASE("images written in the background: the ranks are released once all are captured", "[checkpoint]") {
+  Harness h(3);
+  const auto start = h.orchestrator.start();
+  const auto* prepare = only<CheckpointPrepare>(start);
+  REQUIRE(prepare);
+  for (int r = 0; r < 3; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 2}}));
+  for (int r = 0; r < 3; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::parked, 1, 2, {{1, 2}}));
+  CHECK_FALSE(h.orchestrator.released());
+  // Rank 2 wrote its image itself (an ImageWritten counts as captured); 0 and 1 forked writers.
+  CHECK(h.orchestrator.on_image_written(write_image(prepare->epoch_dir, 1, 2)).broadcast.empty());
+  CHECK(h.orchestrator.on_image_captured({1, 0, 0.01}).broadcast.empty());
+  CHECK(h.orchestrator.on_image_captured({7, 1, 0.01}).broadcast.empty());  // another epoch: ignored
+  const auto released = h.orchestrator.on_image_captured({1, 1, 0.01});
+  REQUIRE(only<CheckpointRelease>(released));
+  CHECK(only<CheckpointRelease>(released)->epoch == 1);
+  CHECK(h.orchestrator.released());
+  CHECK(h.orchestrator.on_image_captured({1, 1, 0.01}).broadcast.empty());  // released once
+  // The epoch goes on until every image is written, then commits as always.
+  auto w0 = write_image(prepare->epoch_dir, 1, 0);
+  w0.pause_seconds = 0.125;
+  w0.write_seconds = 2.5;
+  CHECK(h.orchestrator.on_image_written(w0).broadcast.empty());
+  const auto done = h.orchestrator.on_image_written(write_image(prepare->epoch_dir, 1, 1));
+  REQUIRE(only<CheckpointResume>(done));
+  REQUIRE(done.ended);
+  CHECK(done.ended->committed);
+  CHECK_FALSE(h.orchestrator.released());
+  const auto manifest = h.store().read_manifest(1);
+  REQUIRE(manifest);
+  CHECK(manifest->images.at(0).pause_seconds == 0.125);
+  CHECK(manifest->images.at(0).write_seconds == 2.5);
+}
+
+TEST_CASE("a background writer that failed fails the epoch after the release", "[checkpoint]") {
+  Harness h(2);
+  const auto start = h.orchestrator.start();
+  const auto* prepare = only<CheckpointPrepare>(start);
+  REQUIRE(prepare);
+  for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 2}}));
+  for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::parked, 1, 2, {{1, 2}}));
+  h.orchestrator.on_image_captured({1, 0, 0.01});
+  REQUIRE(only<CheckpointRelease>(h.orchestrator.on_image_captured({1, 1, 0.01})));
+  CHECK(h.orchestrator.on_image_written(write_image(prepare->epoch_dir, 1, 0)).broadcast.empty());
+  ImageWritten died;
+  died.epoch = 1;
+  died.logical_rank = 1;
+  died.error = "the image writer (pid 42) ended before the image was complete (signal 9)";
+  const auto failed = h.orchestrator.on_image_written(died);
+  REQUIRE(only<CheckpointResume>(failed));
+  CHECK_FALSE(only<CheckpointResume>(failed)->committed);
+  REQUIRE(failed.ended);
+  CHECK(failed.ended->message ==
+        "checkpoint epoch 1 failed on rank 1: the image writer (pid 42) ended before the image was complete "
+        "(signal 9); no epoch is committed yet");
+  CHECK_FALSE(fs::exists(h.dir.path / "1"));
 }

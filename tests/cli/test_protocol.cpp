@@ -134,10 +134,27 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 4 peers send ImageWritten without compute seconds: they must not be half-understood.
-  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 4);
-  CHECK(kProtocolVersion == 5);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 4, this build speaks version 5");
+  // Version 5 peers send ImageWritten without the pause: they must not be half-understood.
+  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 5);
+  CHECK(kProtocolVersion == 6);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 5, this build speaks version 6");
+}
+
+TEST_CASE("images written in the background: ImageCaptured, CheckpointRelease, the pause and progress", "[protocol]") {
+  const auto captured = decode_as<ImageCaptured>(encode(ImageCaptured{4, 3, 0.0625}));
+  CHECK(captured.epoch == 4);
+  CHECK(captured.logical_rank == 3);
+  CHECK(captured.capture_seconds == 0.0625);
+  CHECK(decode_as<CheckpointRelease>(encode(CheckpointRelease{4})).epoch == 4);
+  ImageWritten written;
+  written.pause_seconds = 0.125;
+  CHECK(decode_as<ImageWritten>(encode(written)).pause_seconds == 0.125);
+  RankStatus status;
+  status.writing_epoch = 4;
+  status.writing_bytes = 1 << 20;
+  const auto got = decode_as<RankStatus>(encode(status));
+  CHECK(got.writing_epoch == 4);
+  CHECK(got.writing_bytes == 1 << 20);
 }
 
 TEST_CASE("decode tells which message it got", "[protocol]") {

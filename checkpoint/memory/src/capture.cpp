@@ -2,6 +2,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "../areas.hpp"
 #include "../memory.h"
@@ -85,7 +86,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
   std::size_t tls_size = 0;
   exe_tls_block(tls_addr, tls_size);
 
-  ArenaLocked locked;
+  std::optional<ArenaLocked> locked(std::in_place);
   if (!fill_meta(g_meta, ctx, depth, exe, tls_addr)) return YK_MEM_ERROR;
   auto put = [&sink](AreaKind kind, std::uintptr_t lo, std::uintptr_t hi, const char* name) {
     return hi <= lo || sink.area(kind, lo, hi - lo, kRW, name, reinterpret_cast<const void*>(lo));
@@ -101,6 +102,21 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
     ok = sink.area(AreaKind::fortran_units, 0, fortran_state_bytes(g_fortran), 0, "Fortran units", &g_fortran);
   // Then what the restore checks before it modifies anything: mappings, process state.
   ok = ok && capture_mapping_table(sink) && capture_process_state(sink, g_errno_at_call);
+  // From here on only memory: a background sink hands it to a forked writer. fork() takes the
+  // arena lock itself (the prefork handler of malloc_interpose.cpp), so it is let go for the call;
+  // no application thread runs to allocate meanwhile (the refusal checks saw to that).
+  if (ok) {
+    locked.reset();
+    switch (sink.split()) {
+      case AreaSink::Split::here:
+        break;
+      case AreaSink::Split::parent:
+        return YK_MEM_CHECKPOINTED;
+      case AreaSink::Split::failed:
+        return YK_MEM_ERROR;
+    }
+    locked.emplace();
+  }
   ok = ok && put(AreaKind::args, kArgsBase, kArgsBase + g_meta.args_size, "argv+envp copy");
   for (int i = 0; ok && i < carried_count(); ++i) {
     const CarriedRange& c = carried_ranges()[i];

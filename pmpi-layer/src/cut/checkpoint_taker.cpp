@@ -1,5 +1,7 @@
 #include "cut/checkpoint_taker.hpp"
 
+#include "cut/background_image.hpp"
+
 #include "cut/cut_protocol.hpp"  // current_epoch_dir
 
 #include "cut/lifecycle.hpp"
@@ -43,11 +45,29 @@ char g_image_path[4096];
 // What the composition root wants done around the capture (cut::set_checkpoint_hooks).
 cut::CheckpointHooks g_hooks{};
 
-void tell_coordinator(const CheckpointTarget& target, bool ok, const std::string& error,
-                      const img::WrittenImage* written, double drain_s, double write_s) {
+// When this rank's part of the cut began (GO): the pause is measured from here.
+std::chrono::steady_clock::time_point g_go_time;
+
+// The report of this rank's image, with what is known at the pause: the drain, and the traffic
+// and compute counters as they stand at the cut (a background image is reported later, when the
+// rank has already run on).
+ctl::ImageWritten report_at_cut(const CheckpointTarget& target, double drain_s) {
   ctl::ImageWritten w;
   w.epoch = target.epoch;
   w.logical_rank = identity().logical_rank;
+  w.drain_seconds = drain_s;
+  w.drained_messages = g_drained_pending;
+  TrafficRow row = traffic_row();
+  w.bytes_to = std::move(row.bytes_sent);
+  w.messages_to = std::move(row.messages_sent);
+  // Cumulative in this process; the front end takes the difference between two commits.
+  w.compute_seconds = compute_seconds();
+  w.hostname = node_name();
+  return w;
+}
+
+void tell_coordinator(ctl::ImageWritten w, bool ok, const std::string& error, const img::WrittenImage* written,
+                      double write_s) {
   w.ok = ok;
   w.error = error;
   if (written) {
@@ -55,16 +75,12 @@ void tell_coordinator(const CheckpointTarget& target, bool ok, const std::string
     w.size = written->size;
     w.xxh64 = written->xxh64;
   }
-  w.drain_seconds = drain_s;
   w.write_seconds = write_s;
-  w.drained_messages = g_drained_pending;
-  if (ok) {
-    TrafficRow row = traffic_row();
-    w.bytes_to = std::move(row.bytes_sent);
-    w.messages_to = std::move(row.messages_sent);
-    // Cumulative in this process; the front end takes the difference between two commits.
-    w.compute_seconds = compute_seconds();
-    w.hostname = node_name();
+  w.pause_seconds = w.drain_seconds + write_s;  // until written; the wait for the commit comes on top
+  if (!ok) {
+    w.bytes_to.clear();
+    w.messages_to.clear();
+    w.compute_seconds = -1.0;
   }
   send_to_coordinator(w);
 }
@@ -114,14 +130,31 @@ img::ImageWriter* open_image(const CheckpointTarget& target, std::string& error)
   }
 }
 
+// In the forked writer (cut/background_image.hpp): the memory is in the image now; finish it,
+// hand the result to the rank and exit.
+[[noreturn]] void write_rest_and_exit(img::ImageWriter& writer, const ImageAreaSink& sink, std::uint64_t epoch,
+                                      bool captured) {
+  if (sink.failed()) background_image::finish_writer(false, nullptr, sink.error());
+  if (!captured) background_image::finish_writer(false, nullptr, "the memory capture failed in the image writer");
+  pause_in_image_write(epoch);
+  kill_writer_if_asked(identity().logical_rank, background_image::earlier_images());
+  try {
+    const img::WrittenImage written = writer.finish();
+    background_image::finish_writer(true, &written, "");
+  } catch (const std::exception& e) {
+    background_image::finish_writer(false, nullptr, e.what());
+  }
+}
+
 }  // namespace
 
 void cut::set_checkpoint_hooks(const CheckpointHooks& hooks) { g_hooks = hooks; }
 
 CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
-  const auto t0 = std::chrono::steady_clock::now();
+  g_go_time = std::chrono::steady_clock::now();
+  background_image::note_go(g_go_time);
   consistent_cut();
-  const double drain_s = seconds_since(t0);
+  const double drain_s = seconds_since(g_go_time);
   const auto t1 = std::chrono::steady_clock::now();
 
   // Only raw pointers from here to the capture (see g_image_path).
@@ -131,17 +164,32 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     std::string error;
     writer = open_image(target, error);
     if (!writer) {
-      tell_coordinator(target, false, error, nullptr, drain_s, seconds_since(t1));
+      tell_coordinator(report_at_cut(target, drain_s), false, error, nullptr, seconds_since(t1));
       return CheckpointOutcome::failed;
     }
   }
   sink = new ImageAreaSink(*writer);
+  if (background_image::wanted()) sink->write_in_background(target.epoch);
   g_hooks.before_capture();
   const int rc = yadokari::memory::checkpoint(*sink);
   if (rc == YK_MEM_RESTARTED) {
     // A fresh process: `writer` and `sink` are the old process's, never touch them.
     g_hooks.after_restart();
     return CheckpointOutcome::restarted;
+  }
+  if (sink->in_writer()) write_rest_and_exit(*writer, *sink, target.epoch, rc == YK_MEM_CHECKPOINTED);
+  if (rc == YK_MEM_CHECKPOINTED && sink->handed_to_writer()) {
+    // The writer has the snapshot: tell the coordinator, which releases the ranks once every one
+    // is captured; the writer's result is reported when it comes.
+    delete sink;
+    delete writer;
+    ctl::ImageCaptured captured;
+    captured.epoch = target.epoch;
+    captured.logical_rank = identity().logical_rank;
+    captured.capture_seconds = seconds_since(g_go_time);
+    background_image::report_when_written(report_at_cut(target, drain_s));
+    send_to_coordinator(captured);
+    return CheckpointOutcome::written;
   }
   CheckpointOutcome outcome = CheckpointOutcome::failed;
   {
@@ -164,7 +212,7 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     }
     delete sink;
     delete writer;  // removes the .tmp if unfinished
-    tell_coordinator(target, ok, error, ok ? &written : nullptr, drain_s, seconds_since(t1));
+    tell_coordinator(report_at_cut(target, drain_s), ok, error, ok ? &written : nullptr, seconds_since(t1));
     outcome = ok ? CheckpointOutcome::written : CheckpointOutcome::failed;
   }
   return outcome;

@@ -1,5 +1,6 @@
 #include "cut/cut_protocol.hpp"
 
+#include "cut/background_image.hpp"  // rank_released
 #include "cut/lifecycle.hpp"
 #include "protocol/codec.hpp"
 #include "memory/memory.h"
@@ -123,6 +124,10 @@ void on_message(const ctl::Message& m) {
   } else if (const auto* r = std::get_if<ctl::CheckpointResume>(&m)) {
     if (g_view.active && r->epoch == g_view.epoch) g_view.resumed = true;
     if (r->epoch > g_view.resumed_epoch) g_view.resumed_epoch = r->epoch;
+  } else if (const auto* r = std::get_if<ctl::CheckpointRelease>(&m)) {
+    // Every rank is captured, images are still being written: for this rank the cut is over.
+    if (g_view.active && r->epoch == g_view.epoch) g_view.resumed = true;
+    if (r->epoch > g_view.resumed_epoch) g_view.resumed_epoch = r->epoch;
   }
   g_view.changed.notify_all();
 }
@@ -205,6 +210,7 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
       lock.lock();
       const std::uint64_t epoch = target.epoch;
       g_view.changed.wait(lock, [epoch] { return g_view.resumed_epoch >= epoch || !g_view.active; });
+      background_image::rank_released();
       // The next epoch's prepare may already be here: that cut is not this one to end; this
       // thread takes part in it at its next boundary.
       if (g_view.active && g_view.epoch == epoch) end_cut(lock);
@@ -244,6 +250,8 @@ void collective_done() { g_inside_key.store(0, std::memory_order_relaxed); }
 void cut::on_finalize() {
   g_finalizing.store(true, std::memory_order_seq_cst);
   if (g_cut_requested.load(std::memory_order_seq_cst)) (void)stop_here(MPI_COMM_NULL, true);
+  // A background image's report goes over the control link, which MPI_Finalize closes next.
+  background_image::wait_for_report();
 }
 
 void checkpoint_requested_by_app() {

@@ -1,5 +1,6 @@
 #include "cut/image_areas.hpp"
 
+#include "cut/background_image.hpp"
 #include "image/area_kind.hpp"
 
 #include <optional>
@@ -75,11 +76,28 @@ bool ImageAreaSink::area(mem::AreaKind kind, std::uint64_t addr, std::uint64_t l
                          const char* name, const void* data) {
   try {
     writer_.add_area({to_image(kind), name, addr, prot}, data, static_cast<std::size_t>(len));
+    if (side_ == Side::writer) background_image::add_progress(len);
     return true;
   } catch (const std::exception& e) {
     error_ = e.what();
     return false;
   }
+}
+
+ImageAreaSink::Split ImageAreaSink::split() {
+  if (background_epoch_ == 0) return Split::here;
+  switch (background_image::fork_writer(background_epoch_, error_)) {
+    case background_image::Side::writer:
+      side_ = Side::writer;
+      return Split::here;
+    case background_image::Side::rank:
+      side_ = Side::rank;
+      writer_.hand_over();  // the writer process finishes the image; this one must not touch it
+      return Split::parent;
+    case background_image::Side::failed:
+      break;
+  }
+  return Split::failed;
 }
 
 bool ImageAreaSource::next(mem::AreaHeader& header) {

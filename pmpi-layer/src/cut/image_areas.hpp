@@ -17,11 +17,20 @@ class ImageAreaSink final : public yadokari::memory::AreaSink {
   explicit ImageAreaSink(yadokari::image::ImageWriter& writer) : writer_(writer) {}
   bool area(yadokari::memory::AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot,
             const char* name, const void* data) override;
+  // With `background` (set before the capture) the memory contents go to a forked writer
+  // (cut/background_image.hpp); then in_writer() tells the two processes apart afterwards.
+  void write_in_background(std::uint64_t epoch) { background_epoch_ = epoch; }
+  Split split() override;
+  bool in_writer() const { return side_ == Side::writer; }
+  bool handed_to_writer() const { return side_ == Side::rank; }
   bool failed() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
 
  private:
+  enum class Side { alone, writer, rank };
   yadokari::image::ImageWriter& writer_;
+  std::uint64_t background_epoch_ = 0;  // 0: write here
+  Side side_ = Side::alone;
   std::string error_;
 };
 

@@ -1,5 +1,7 @@
 #include "cut/write_fault.hpp"
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -14,6 +16,12 @@ void pause_in_image_write(std::uint64_t epoch) {
   if (!colon || *colon != ':' || wanted != epoch) return;
   const long ms = std::strtol(colon + 1, nullptr, 10);
   if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+void kill_writer_if_asked(int logical_rank, unsigned earlier_images) {
+  const char* spec = std::getenv("YADOKARI_FAULT_KILL_WRITER");
+  if (!spec || !*spec || earlier_images != 0) return;
+  if (std::strtol(spec, nullptr, 10) == logical_rank) ::raise(SIGKILL);
 }
 
 }  // namespace yk

@@ -12,4 +12,8 @@ namespace yk {
 
 void pause_in_image_write(std::uint64_t epoch);
 
+// Fault injection for tests: YADOKARI_FAULT_KILL_WRITER=R makes the background writer of logical
+// rank R's first image in this process kill itself (SIGKILL) before it finishes the image.
+void kill_writer_if_asked(int logical_rank, unsigned earlier_images);
+
 }  // namespace yk

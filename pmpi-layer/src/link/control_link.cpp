@@ -1,5 +1,6 @@
 #include "link/control_link.hpp"
 
+#include "cut/image_progress.hpp"
 #include "link/lifecycle.hpp"
 #include "link/rank_client.hpp"
 #include "telemetry/call_counters.hpp"
@@ -30,6 +31,8 @@ yadokari::protocol::RankStatus snapshot() {
   s.current_call = function_name(g_current_call.load(std::memory_order_relaxed));
   s.seconds_since_init = seconds_since_init();
   s.compute_seconds = compute_seconds();
+  s.writing_epoch = image_progress::writing_epoch();
+  s.writing_bytes = image_progress::writing_bytes();
   return s;
 }
 

@@ -27,7 +27,7 @@ class RankControlClient {
   // identity fields (logical_rank, pid, hostname) of what it returns.
   using Snapshot = std::function<protocol::RankStatus()>;
   // Messages of the checkpoint protocol from the coordinator (CheckpointPrepare, CutTargets,
-  // CutGo, CheckpointResume). Runs on the client's thread; must not call MPI.
+  // CutGo, CheckpointRelease, CheckpointResume). Runs on the client's thread; must not call MPI.
   using Listener = std::function<void(const protocol::Message&)>;
 
   // nullptr when $YADOKARI_CONTROL is unset (no control plane, e.g. a plain mpirun of a
