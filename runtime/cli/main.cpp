@@ -69,6 +69,9 @@ void add_run(CLI::App& app, RunOptions& options) {
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
   run->add_option("--sim", options.sim, "Run on the simulated cluster NAME (yadokari sim up)");
   add_checkpoint_flags(run, options.checkpoint);
+  run->add_flag("--fresh", options.fresh,
+                "Start over even if --ckpt-dir holds epochs of an earlier run (they are deleted once this run "
+                "commits one); without it the same program, arguments and -n continue from the newest");
   add_recovery_flags(run, options.recovery);
   run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")->required();
   // Everything from APP on belongs to the application, even words that look like options.
