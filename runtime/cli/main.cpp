@@ -1,5 +1,6 @@
 // yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command,
 // checkpoint_command, restart_command, sim_command); the job supervisor they start is runtime/frontend/.
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -238,6 +239,15 @@ int main(int argc, char** argv) {
     return report(e.what(), exit_code::usage);
   }
 
+  // A job's front end reads SIGUSR1 as "checkpoint, then stop" (frontend/signal_checkpoint.hpp) once it
+  // runs; blocked from here on, one sent while it gets there (Slurm's, however early) waits for it
+  // instead of killing it. Children get an empty mask (frontend/child_process.cpp).
+  if (app.got_subcommand("run") || app.got_subcommand("restart")) {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, nullptr);
+  }
   try {
     if (app.got_subcommand("run")) return run_job(run_options);
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);

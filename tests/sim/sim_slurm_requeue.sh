@@ -22,8 +22,7 @@ done
 source "$(dirname "$0")/sim_common.sh"
 
 "$Y" sim up --nodes 3 --slots 2 --slurm --name "$NAME" >"$WORK/up.out" 2>&1 || { fail "sim up --slurm: $(cat "$WORK/up.out")"; finish; }
-cd "$WORK"
-h="yk$NAME"
+cd "$WORK" || exit 1
 in_fe() { timeout 60 "$Y" sim exec fe --name "$NAME" -- "$@"; }
 if [[ "$FLAVOUR" == openmpi ]]; then
     # all nodes share the host's cores (docs/platform.md §2); the template passes no launcher options
@@ -68,7 +67,7 @@ diff <(sed -n 's/^yadokari: stopped after epoch \([0-9]*\) on SIGUSR1.*/\1/p' ru
     && pass "every requeued run continued from the epoch the run before it committed" \
     || fail "epochs: $(grep -E '^yadokari: (stopped|continuing)' run.err)"
 
-REFERENCE_HOSTS="n1:1,n2:1,n3:1"
+REFERENCE_HOSTS="n1:1,n2:1,n3:1"  # read by reference_final (sim_common.sh)
 final=$(reference_final 3 "$@")
 got=$(grep '^final' run.out | tail -n 1)
 [[ -n "$final" && "$got" == "$final" ]] && pass "same final result: $final" ||
