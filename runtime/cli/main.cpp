@@ -1,5 +1,6 @@
 // yadokari: one binary, one subcommand per file (run_command, status_command, inspect_command,
 // checkpoint_command, restart_command, sim_command); the job supervisor they start is runtime/frontend/.
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -69,6 +70,9 @@ void add_run(CLI::App& app, RunOptions& options) {
   run->add_option("--mpi-args", options.mpi_args, "Extra launcher arguments (shell-quoted)");
   run->add_option("--sim", options.sim, "Run on the simulated cluster NAME (yadokari sim up)");
   add_checkpoint_flags(run, options.checkpoint);
+  run->add_flag("--fresh", options.fresh,
+                "Start over even if --ckpt-dir holds epochs of an earlier run (they are deleted once this run "
+                "commits one); without it the same program, arguments and -n continue from the newest");
   add_recovery_flags(run, options.recovery);
   run->add_option("command", options.command, "APP [ARGS...] (put -- before APP if it has options)")->required();
   // Everything from APP on belongs to the application, even words that look like options.
@@ -235,6 +239,15 @@ int main(int argc, char** argv) {
     return report(e.what(), exit_code::usage);
   }
 
+  // A job's front end reads SIGUSR1 as "checkpoint, then stop" (frontend/signal_checkpoint.hpp) once it
+  // runs; blocked from here on, one sent while it gets there (Slurm's, however early) waits for it
+  // instead of killing it. Children get an empty mask (frontend/child_process.cpp).
+  if (app.got_subcommand("run") || app.got_subcommand("restart")) {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, nullptr);
+  }
   try {
     if (app.got_subcommand("run")) return run_job(run_options);
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);

@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "cli/app_resolver.hpp"
@@ -9,6 +10,7 @@
 #include "frontend/job_file.hpp"
 #include "frontend/job_launch.hpp"
 #include "frontend/platform_slurm.hpp"
+#include "frontend/previous_run.hpp"
 #include "launch/launcher.hpp"
 
 namespace yadokari::cli {
@@ -64,15 +66,30 @@ int run_job(const RunOptions& options) {
   if (!request.checkpoint.node_dir.empty() && !request.sim && request.hosts.empty() && !frontend::in_slurm_allocation())
     throw CliError(exit_code::usage,
                    "--node-dir needs node agents (a --sim, --hosts or --hostfile job, or one in a Slurm allocation)");
+  if (options.fresh && !request.checkpoint.dir) throw CliError(exit_code::usage, "--fresh needs --ckpt-dir");
   if (request.checkpoint.dir) {
+    const std::string shown_dir = request.checkpoint.dir->string();
     request.checkpoint.dir = prepare_checkpoint_dir(*request.checkpoint.dir);
-    request.job_file = frontend::JobFile{std::filesystem::absolute(request.app).lexically_normal().string(),
-                                         request.args,
-                                         std::string(launch::flavour_name(request.flavour)),
-                                         options.ranks,
-                                         request.job_id,
-                                         options.mpi_args,
-                                         hosts_text};
+    frontend::JobFile job_file{std::filesystem::absolute(request.app).lexically_normal().string(),
+                               request.args,
+                               std::string(launch::flavour_name(request.flavour)),
+                               options.ranks,
+                               request.job_id,
+                               options.mpi_args,
+                               hosts_text};
+    // A requeued or chained batch job runs the same command again: it continues where the last
+    // committed epoch left it. job.json keeps describing the run that wrote it, as for restart.
+    const frontend::PreviousRun previous =
+        frontend::look_at_previous_run(*request.checkpoint.dir, shown_dir, job_file, request.app, options.fresh);
+    for (const auto& line : previous.lines) std::fprintf(stderr, "yadokari: %s\n", line.c_str());
+    request.previous_run = previous.moved_aside;
+    if (previous.continue_from) {
+      request.flavour = previous.continue_from->flavour;
+      request.rank_env = {{"YADOKARI_RESTORE", previous.continue_from->epoch_dir.string()},
+                          {"YADOKARI_RESTORE_EPOCH", std::to_string(previous.continue_from->epoch)}};
+    } else {
+      request.job_file = job_file;
+    }
   }
   return frontend::launch_job(request);
 }

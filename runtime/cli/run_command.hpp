@@ -17,12 +17,14 @@ struct RunOptions {
   std::string mpi_args;              // extra launcher arguments, shell-quoted
   std::string sim;                   // --sim NAME: on the simulated cluster NAME (`yadokari sim`)
   CheckpointFlags checkpoint;        // --ckpt-dir, --interval, ...
+  bool fresh = false;                // --fresh: start over in a --ckpt-dir an earlier run left epochs in
   RecoveryFlags recovery;            // --policy, --max-restarts, --max-oversubscribe (with --sim)
   std::vector<std::string> command;  // APP ARGS...
 };
 
 // Returns the application's exit code (128+N if the launcher was killed by signal N, 75 after
-// --stop-after-epoch). Throws CliError or
+// --stop-after-epoch, 79 after a checkpoint on signal). With --ckpt-dir D holding a committed epoch
+// of the same program, arguments and -n, continues from it (frontend/previous_run.hpp). Throws CliError or
 // frontend::FrontendError for anything that stops the job from starting.
 int run_job(const RunOptions& options);
 

@@ -21,8 +21,10 @@
 #include "frontend/job_supervision.hpp"
 #include "frontend/node_agents.hpp"
 #include "frontend/platform.hpp"
+#include "frontend/previous_run.hpp"
 #include "frontend/restart_timeline.hpp"
 #include "frontend/shim_locator.hpp"
+#include "frontend/signal_checkpoint.hpp"
 #include "frontend/termination_signals.hpp"
 
 namespace yadokari::frontend {
@@ -95,7 +97,9 @@ int launch_job(const LaunchRequest& request) {
   config.world_size = request.ranks;
   config.control_port = request.recovery.control_port;
   const CheckpointSettings& ckpt = request.checkpoint;
-  bool stop_now = false;
+  std::optional<PlannedStop> stop;
+  SignalCheckpoint signal_checkpoint(ckpt.dir.has_value());
+  std::optional<std::filesystem::path> previous_run = request.previous_run;
   RebalanceState rebalance;
   control::Coordinator* coordinator_ptr = nullptr;  // for the callbacks, which run inside its poll()
   if (ckpt.dir) {
@@ -104,8 +108,19 @@ int launch_job(const LaunchRequest& request) {
     // Epochs are numbered by the directory, so "epoch K" may be passed over (a failed epoch
     // leaves no number behind, a restart continues the numbering): stop at the first commit
     // at or after K.
-    config.on_epoch_end = [&stop_now, &ckpt, &rebalance, &coordinator_ptr](const control::EpochEnd& end) {
-      if (end.committed && ckpt.stop_after_epoch && end.epoch >= *ckpt.stop_after_epoch) stop_now = true;
+    config.on_epoch_end = [&stop, &ckpt, &rebalance, &coordinator_ptr, &signal_checkpoint,
+                           &previous_run](const control::EpochEnd& end) {
+      if (end.committed && previous_run) {
+        remove_previous_run(*previous_run, end.epoch);
+        previous_run.reset();
+      }
+      if (end.committed && ckpt.stop_after_epoch && end.epoch >= *ckpt.stop_after_epoch)
+        stop = PlannedStop{kStoppedAfterEpoch, "stopped after epoch " + std::to_string(*ckpt.stop_after_epoch) +
+                                                   " as requested (--stop-after-epoch)"};
+      const SignalCheckpoint::AfterEpoch after = signal_checkpoint.on_epoch_end(end);
+      if (!after.line.empty()) std::fprintf(stderr, "yadokari: %s\n", after.line.c_str());
+      if (after.stop && !stop) stop = after.stop;
+      if (after.retry) coordinator_ptr->request_checkpoint();
       if (rebalance.wanted && end.committed) rebalance.ready = true;
       if (rebalance.wanted && !end.committed) {
         // A cut that cannot complete now (e.g. a rank hung in the library) would fail every time:
@@ -226,8 +241,14 @@ int launch_job(const LaunchRequest& request) {
     const auto launched = std::chrono::steady_clock::now();
     bool logged = timelines.empty();
     // A stop is only ever set from inside poll(), i.e. on this thread.
-    const Outcome outcome = supervise(
-        child, signals, coordinator, ckpt.stop_after_epoch, stop_now, loss_after, rebalance, restart_failures, [&] {
+    const auto take_over_signal = [&](const ReceivedSignal& received) {
+      const SignalCheckpoint::Reaction reaction = signal_checkpoint.on_signal(received);
+      if (!reaction.line.empty()) std::fprintf(stderr, "yadokari: %s\n", reaction.line.c_str());
+      if (reaction.action == SignalCheckpoint::Action::checkpoint) coordinator.request_checkpoint();
+      return reaction.action != SignalCheckpoint::Action::forward;
+    };
+    const Outcome outcome =
+        supervise(child, signals, coordinator, stop, loss_after, rebalance, take_over_signal, restart_failures, [&] {
           if (!timelines.empty())
             follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
           watch_for_joins();
@@ -249,6 +270,8 @@ int launch_job(const LaunchRequest& request) {
     rebalance = RebalanceState{};
     timelines.push_back(timeline);
     coordinator.begin_incarnation();
+    // A signal's epoch that the restart interrupted is asked for again from the new incarnation.
+    if (signal_checkpoint.waiting()) coordinator.request_checkpoint();
   }
 }
 

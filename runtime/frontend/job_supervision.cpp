@@ -8,7 +8,6 @@
 #include <string>
 
 #include "frontend/child_process.hpp"
-#include "frontend/launch_request.hpp"
 #include "frontend/job_stopper.hpp"
 
 namespace yadokari::frontend {
@@ -65,8 +64,8 @@ Outcome failed(int launcher_code) {
 }  // namespace
 
 Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
-                  const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
-                  std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
+                  const std::optional<PlannedStop>& stop, std::chrono::milliseconds loss_after,
+                  const RebalanceState& rebalance, const std::function<bool(const ReceivedSignal&)>& take_over_signal,
                   const std::function<bool()>& restart_failures, const std::function<void()>& each_turn) {
   const bool watch_nodes = loss_after.count() > 0;
   int stopped_by = 0;
@@ -74,13 +73,13 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
     for (;;) {
       coordinator.poll(kServeInterval);
       each_turn();
-      if (stop_now) {
+      if (stop) {
         stop_whole_job(launcher, local_rank_pids(coordinator));
-        std::fprintf(stderr, "yadokari: stopped after epoch %llu as requested (--stop-after-epoch)\n",
-                     static_cast<unsigned long long>(*stop_after));
-        return ended(kStoppedAfterEpoch);
+        std::fprintf(stderr, "yadokari: %s\n", stop->line.c_str());
+        return ended(stop->exit_code);
       }
       while (auto received = signals.take()) {
+        if (take_over_signal(*received)) continue;
         stopped_by = received->number;
         // A terminal's Ctrl-C already reached the launcher: it is in our process group.
         if (!received->from_terminal) kill(launcher, received->number);

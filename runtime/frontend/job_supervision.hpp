@@ -1,8 +1,8 @@
 #pragma once
 // One launch of a job, supervised to its end: the control plane served, signals forwarded,
-// --stop-after-epoch, and (with node agents) the events that end a launch early so that the job
-// can be restarted elsewhere: a lost node, a rank that died (the launcher failed), or a rebalance
-// whose epoch committed.
+// --stop-after-epoch and checkpoint on signal, and (with node agents) the events that end a launch
+// early so that the job can be restarted elsewhere: a lost node, a rank that died (the launcher
+// failed), or a rebalance whose epoch committed.
 #include <sys/types.h>
 
 #include <chrono>
@@ -13,6 +13,7 @@
 
 #include "control/coordinator.hpp"
 #include "frontend/restart_timeline.hpp"
+#include "frontend/signal_checkpoint.hpp"
 #include "frontend/termination_signals.hpp"
 #include "membership/heartbeat_tracker.hpp"
 
@@ -45,9 +46,12 @@ struct RebalanceState {
 // be restarted (it has a committed epoch), the failure is returned as `failed_with` instead of
 // ending the job: a rank's death restarts it like a node's (docs/flows/node-loss.md). A job told to
 // stop by a signal is never restarted. `each_turn` runs after every poll.
+// `stop`, once set (from inside the coordinator's poll: --stop-after-epoch, checkpoint on signal),
+// ends the whole job with its code and line. `take_over_signal` sees every signal first; one it
+// takes (returns true) is not forwarded to the launcher.
 Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
-                  const std::optional<std::uint64_t>& stop_after, const bool& stop_now,
-                  std::chrono::milliseconds loss_after, const RebalanceState& rebalance,
+                  const std::optional<PlannedStop>& stop, std::chrono::milliseconds loss_after,
+                  const RebalanceState& rebalance, const std::function<bool(const ReceivedSignal&)>& take_over_signal,
                   const std::function<bool()>& restart_failures, const std::function<void()>& each_turn);
 
 // Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,

@@ -18,6 +18,11 @@ namespace yadokari::frontend {
 // Exit code after --stop-after-epoch stopped the job (EX_TEMPFAIL: "try again later", i.e.
 // restart).
 inline constexpr int kStoppedAfterEpoch = 75;
+// Exit code after a signal (SIGUSR1, a first SIGTERM) stopped the job at a committed epoch
+// (signal_checkpoint.hpp): like 75, "run again to continue", but told apart from it so that a batch
+// script requeues only on the signal. 79: the first code past the sysexits range, which has no
+// other meaning for a shell.
+inline constexpr int kStoppedOnSignal = 79;
 
 struct LaunchRequest {
   std::string job_id;             // "yk-" + 8 hex digits
@@ -38,6 +43,9 @@ struct LaunchRequest {
   RecoverySettings recovery;
   // `run`: written to <checkpoint dir>/job.json once the launcher and shim are found.
   std::optional<JobFile> job_file;
+  // `run --fresh`: where the previous run's epochs were moved (previous_run.hpp); removed once
+  // this run commits an epoch of its own.
+  std::optional<std::filesystem::path> previous_run;
 };
 
 }  // namespace yadokari::frontend

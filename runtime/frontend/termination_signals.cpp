@@ -12,7 +12,7 @@ namespace yadokari::frontend {
 
 TerminationSignals::TerminationSignals() {
   sigemptyset(&set_);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set_, sig);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&set_, sig);
   pthread_sigmask(SIG_BLOCK, &set_, &previous_);
   fd_ = signalfd(-1, &set_, SFD_NONBLOCK | SFD_CLOEXEC);
   if (fd_ < 0) throw FrontendError(ErrorKind::failure, std::string("signalfd: ") + std::strerror(errno));

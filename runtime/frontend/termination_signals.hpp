@@ -1,5 +1,6 @@
 #pragma once
-// SIGINT/SIGTERM/SIGHUP, taken out of asynchronous delivery and read through a signalfd.
+// SIGINT/SIGTERM/SIGHUP, and SIGUSR1 (checkpoint on signal, signal_checkpoint.hpp), taken out of
+// asynchronous delivery and read through a signalfd.
 // Construct it before any thread exists (ZeroMQ starts threads): threads inherit the blocked
 // mask, so no thread can be killed by these signals' default action.
 #include <signal.h>

@@ -25,18 +25,23 @@
 #                       like the checkpointed runs. MPICH's own blocking waits spin without
 #                       yielding, so a 4-rank run on 2 cores is ~100x slower without them, and a
 #                       run long enough for the checkpointed part would make a very slow reference.
+#   --stop-by-signal    the checkpointed run is stopped by SIGUSR1 (checkpoint on signal, exit 79)
+#                       instead of --stop-after-epoch 1
+#   --continue-with-run the last part is the checkpointed run's own `yadokari run` command again
+#                       (it continues from the newest epoch, as a requeued batch job does), not
+#                       `yadokari restart`
 # The reference is an uninterrupted run with the checkpointed run's launcher arguments: on one
 # host the transport or rank order does not change the result (else pass the restart's).
 # KEEP_WORKDIR=1 keeps the outputs and checkpoints (the path is printed).
 set -u
 
 usage() {
-    sed -n '10,25p' "$0" >&2
+    sed -n '10,30p' "$0" >&2
     exit 2
 }
 
 yadokari="" flavour="" np="" interval=0.5 restart_args="" restart_env="" chain=0 hang_ok=0
-checkpointed_reference=0 run_mpi=() restart_mpi=()
+checkpointed_reference=0 run_mpi=() restart_mpi=() by_signal=0 continue_with_run=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --yadokari) yadokari="$2"; shift 2 ;;
@@ -49,6 +54,8 @@ while [[ $# -gt 0 ]]; do
         --restart-env) restart_env="$2"; shift 2 ;;
         --chain) chain=1; shift ;;
         --checkpointed-reference) checkpointed_reference=1; shift ;;
+        --stop-by-signal) by_signal=1; shift ;;
+        --continue-with-run) continue_with_run=1; shift ;;
         --finalize-hang-ok) hang_ok="$2"; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
@@ -117,16 +124,45 @@ fi
 ckpt="$work/ckpt"
 # shellcheck disable=SC2086
 hold=(env YADOKARI_FAULT_HOLD_FINALIZE="$work/never-created")
-run_part part1 75 "${hold[@]}" "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval "$interval" \
-    --stop-after-epoch 1 "${run_mpi[@]}" -- "${program[@]}"
+if [[ $by_signal == 1 ]]; then
+    # SIGUSR1 once the job is registered (`yadokari status` answers; before that the front end may
+    # not have taken the signal over yet): one epoch, then the job is stopped with 79.
+    export YADOKARI_STATE_DIR="$work/jobs"
+    (
+        for _ in $(seq 3000); do
+            "$yadokari" status >/dev/null 2>&1 && break
+            sleep 0.1
+        done
+        pkill -USR1 -f "^$yadokari run -n $np --mpi $flavour --ckpt-dir $ckpt " || echo "no job to signal" >&2
+    ) &
+    signaller=$!
+    run_part part1 79 "${hold[@]}" "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval 0 \
+        "${run_mpi[@]}" -- "${program[@]}"
+    wait "$signaller"
+    grep -qx "yadokari: SIGUSR1: checkpoint, then stop the job" "$work/part1.err" || fail "no SIGUSR1 line"
+    grep -qx "yadokari: stopped after epoch 1 on SIGUSR1; run the same command again to continue from it" \
+        "$work/part1.err" || fail "no stop line for epoch 1"
+else
+    run_part part1 75 "${hold[@]}" "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval "$interval" \
+        --stop-after-epoch 1 "${run_mpi[@]}" -- "${program[@]}"
+fi
 [[ -f "$ckpt/1/MANIFEST" ]] || fail "epoch 1 was not committed"
 if [[ $chain == 1 ]]; then
     # shellcheck disable=SC2086
     run_part part2 75 "${hold[@]}" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" --interval "$interval" --stop-after-epoch 2 "${restart_mpi[@]}" $restart_args
     [[ -f "$ckpt/2/MANIFEST" ]] || fail "epoch 2 (after the first restart) was not committed"
 fi
-# shellcheck disable=SC2086
-run_part "$last" 0 env YADOKARI_STATS="$work/stats-%r.json" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" "${restart_mpi[@]}" $restart_args
+if [[ $continue_with_run == 1 ]]; then
+    # The same command as the first part's (what a requeued batch script runs again), no options of
+    # restart: it finds epoch 1 in the directory and continues from it.
+    run_part "$last" 0 env YADOKARI_STATS="$work/stats-%r.json" "$yadokari" run -n "$np" --mpi "$flavour" \
+        --ckpt-dir "$ckpt" --interval 0 "${run_mpi[@]}" -- "${program[@]}"
+    grep -Eqx "yadokari: continuing from epoch 1 in $ckpt, committed [0-9T:Z-]+ by job yk-[0-9a-f]+ \(--fresh starts over\)" \
+        "$work/$last.err" || fail "no 'continuing from epoch 1' line: $(head -n 3 "$work/$last.err")"
+else
+    # shellcheck disable=SC2086
+    run_part "$last" 0 env YADOKARI_STATS="$work/stats-%r.json" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" "${restart_mpi[@]}" $restart_args
+fi
 restores=$((1 + chain))
 for ((r = 0; r < np; r++)); do
     f="$work/stats-$r.json"

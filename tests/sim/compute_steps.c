@@ -7,6 +7,8 @@
  * other examples spend most of their time communicating on a throttled node instead.
  * Output (rank 0): a line every 50 steps and `final <checksum>`; integer arithmetic whose inputs
  * depend only on the logical rank and the step, so it is the same for every placement.
+ * With YK_APP_PAUSE set the ranks wait half way at the pause point (tests/apps/pause_point.h): the
+ * requeue test's first run is checkpointed there, mid-work, whatever the machine's speed.
  *
  * usage: compute_steps STEPS ROUNDS
  */
@@ -14,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "../apps/pause_point.h"
 
 enum { WORDS = 512 };
 
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < WORDS; ++i) state[i] = (uint64_t)rank * 1000003u + (uint64_t)i;
   uint64_t total = 0;
   for (int step = 1; step <= steps; ++step) {
+    if (step == steps / 2 + 1) yk_app_pause_point(MPI_COMM_WORLD);
     uint64_t mine = work(rounds) ^ (uint64_t)step, sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     total = total * 31u + sum;
