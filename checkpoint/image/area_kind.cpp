@@ -30,6 +30,10 @@ std::string to_string(AreaKind kind) {
       return "mappings";
     case AreaKind::process_state:
       return "process-state";
+    case AreaKind::libraries:
+      return "libraries";
+    case AreaKind::library_tls:
+      return "library-tls";
   }
   return "kind-" + std::to_string(static_cast<unsigned>(kind));
 }

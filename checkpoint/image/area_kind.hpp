@@ -19,6 +19,8 @@ enum class AreaKind : std::uint16_t {
   library_state = 11,    // state kept inside a library, reconnected at a restart (Fortran units...)
   mappings = 12,         // the application's own mappings: their table (address 0) and contents
   process_state = 13,    // libc state the application set: cwd, umask, signals, timers, exit handlers...
+  libraries = 14,        // libraries the application loaded after start: their table (address 0) and data
+  library_tls = 15,      // the static TLS block of such a library
 };
 
 // Short names for listings ("heap-arena"); "kind-N" for values this build does not know.

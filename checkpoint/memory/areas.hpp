@@ -21,6 +21,9 @@ enum class AreaKind : std::uint32_t {
   fortran_units = 9,   // FortranState (src/fortran_units.hpp): Fortran units, RANDOM_NUMBER (after fds)
   mappings = 10,       // at address 0: MapRecord[] (src/app_mappings.hpp), after fds; elsewhere: a mapping's contents
   process_state = 11,  // ProcessState (src/process_state.hpp): libc state the application set, after mappings
+  libraries = 12,      // at address 0: LibTable (src/loaded_libraries.hpp), after process_state; elsewhere: the
+                       // writable data of a library the application loaded after start
+  library_tls = 13,    // the static TLS block of such a library in the application thread
 };
 
 const char* to_string(AreaKind kind);

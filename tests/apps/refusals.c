@@ -1,5 +1,6 @@
 /* Holds, at its pause point, state the memory layer cannot carry (argv[1] chooses: socket, pipe,
- * fifo, thread, dlopen, shm, several; kernel_objects: an eventfd, an epoll instance, a timerfd, a
+ * fifo, thread, dlopen_tls (a plugin whose thread-local variable glibc allocated inside an MPI
+ * call, refusal_plugin.c), shm, several; kernel_objects: an eventfd, an epoll instance, a timerfd, a
  * memfd and a directory opened with open(O_DIRECTORY); thread_exit: a thread that ended with
  * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
@@ -138,19 +139,28 @@ static void hold(const char* what, struct Held* h, int rank) {
              worker_tid, exe);
     expect(line);
   }
-  if (all || strcmp(what, "dlopen") == 0) {
-    /* A bare name: found only through the executable's RUNPATH (the shim must not change that). */
+  if (all || strcmp(what, "dlopen_tls") == 0) {
+    /* A bare name: found only through the executable's RUNPATH (the shim must not change that).
+     * Its MPI operation touches its thread-local variable first, inside MPI_Reduce_local. */
     h->plugin = dlopen("libyk_refusal_plugin.so", RTLD_NOW);
     if (!h->plugin) {
       fprintf(stderr, "refusals: dlopen: %s\n", dlerror());
       abort();
     }
     int (*answer)(void) = (int (*)(void))dlsym(h->plugin, "yk_refusal_plugin_answer");
-    if (!answer || answer() != 42) abort();
+    void* sum = dlsym(h->plugin, "yk_refusal_plugin_sum");
+    if (!answer || answer() != 42 || !sum) abort();
+    MPI_Op op;
+    int in = 1, inout = 2;
+    MPI_Op_create((MPI_User_function*)sum, 1, &op);
+    MPI_Reduce_local(&in, &inout, 1, MPI_INT, op);
+    MPI_Op_free(&op);
+    if (inout != 3) abort();
     struct link_map* map = NULL;
     dlinfo(h->plugin, RTLD_DI_LINKMAP, &map);
     char line[4400];
-    snprintf(line, sizeof line, "library %s was loaded by the application after start (dlopen), which is not carried",
+    snprintf(line, sizeof line,
+             "library %s has thread-local storage that glibc allocated inside a library call, which is not carried",
              map->l_name);
     expect(line);
   }

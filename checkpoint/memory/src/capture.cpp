@@ -15,6 +15,7 @@
 #include "fortran_units.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
+#include "loaded_libraries.hpp"
 #include "mapping_image.hpp"
 #include "meta.hpp"
 #include "openmp.hpp"
@@ -102,6 +103,8 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
     ok = sink.area(AreaKind::fortran_units, 0, fortran_state_bytes(g_fortran), 0, "Fortran units", &g_fortran);
   // Then what the restore checks before it modifies anything: mappings, process state.
   ok = ok && capture_mapping_table(sink) && capture_process_state(sink, g_errno_at_call);
+  // Then the libraries loaded after start: the restore loads them again before it overwrites anything.
+  ok = ok && capture_library_table(sink);
   // From here on only memory: a background sink hands it to a forked writer. fork() takes the
   // arena lock itself (the prefork handler of malloc_interpose.cpp), so it is let go for the call;
   // no application thread runs to allocate meanwhile (the refusal checks saw to that).
@@ -125,6 +128,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
   for (const Range& r : subtract(exe.writable, exe.excluded))
     if (ok) ok = put(AreaKind::exe_data, r.lo, r.hi, ".data/.bss");
   if (ok && tls_size) ok = put(AreaKind::exe_tls, tls_addr, tls_addr + tls_size, "executable TLS");
+  if (ok) ok = capture_library_contents(sink);
   if (ok) ok = put(AreaKind::arena, kArenaBase, arena()->used_end(), "application arena");
   if (ok) ok = capture_mapping_contents(sink);
   if (ok) ok = put(AreaKind::stack, ctx.rsp, kStackTop, "application stack");
@@ -187,6 +191,10 @@ const char* to_string(AreaKind kind) {
       return "mappings";
     case AreaKind::process_state:
       return "process-state";
+    case AreaKind::libraries:
+      return "libraries";
+    case AreaKind::library_tls:
+      return "library-tls";
   }
   return "unknown";
 }

@@ -1,26 +1,21 @@
-// Libraries the application loads after start (dlopen) are not carried: after a restart the
-// library is not there and the application's handle points nowhere. So a checkpoint is refused
-// while one is loaded (checkpoint/memory/README.md, "Refused, with the reason").
+// The application's dlopen requests: which libraries it loaded after start, so that the capture
+// can carry them (loaded_libraries.hpp).
 //
-// The application's requests are noted by an assembly stub (dlopen_stub_x86_64.S) that then
-// tail-jumps to glibc's dlopen, so glibc still sees the application as the caller (its RUNPATH,
-// its namespace). Only what was asked in application context is noted: what the MPI library
-// loads inside MPI calls (Open MPI's components) is never the application's. At the checkpoint
-// each noted name is looked up again without loading anything (RTLD_NOLOAD matches the names of
-// loaded objects): a library dlclose()d completely is gone and fine, one loaded before main
-// (already carried, identity.hpp) is fine, anything else is one line.
+// The requests are noted by an assembly stub (dlopen_stub_x86_64.S) that then tail-jumps to glibc's
+// dlopen, so glibc still sees the application as the caller (its RUNPATH, its namespace). Only
+// what was asked in application context is noted: what the MPI library loads inside MPI calls
+// (Open MPI's components) is never the application's. At the checkpoint each noted name is looked
+// up again without loading anything (library_table.cpp).
 #include <dlfcn.h>
-#include <link.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
-#include "spin_lock.hpp"
 #include "diag.hpp"
-#include "identity.hpp"
-#include "refusal.hpp"
+#include "loaded_libraries.hpp"
 #include "routing.hpp"
+#include "spin_lock.hpp"
 
 extern "C" {
 void* (*yk_real_dlopen)(const char*, int);  // glibc's dlopen, the stub's jump target
@@ -33,7 +28,7 @@ namespace {
 constexpr int kMaxRequests = 64;
 struct Request {
   bool used;
-  char name[512];
+  DlopenRequest request;
 };
 Request g_requests[kMaxRequests];
 SpinLock g_lock;
@@ -49,43 +44,51 @@ void resolve() {
   if (!yk_real_dlopen) fatal("cannot resolve libc's dlopen");
 }
 
-bool loaded_before_main(const link_map* map) {
-  const ObjectList& premain = premain_objects();
-  for (std::uint32_t i = 0; i < premain.count; ++i)
-    if (premain.objects[i].base == map->l_addr &&
-        std::strncmp(premain.objects[i].name, map->l_name, sizeof premain.objects[i].name - 1) == 0)
-      return true;
-  return false;
-}
+// The bits that change how the library is bound or shared; the others are the call's own.
+constexpr int kKeptModeBits = RTLD_GLOBAL | RTLD_NODELETE | RTLD_DEEPBIND;
 
-void check() {
-  Locked l;
+void note(const char* name, int mode) {
+  Request* free_slot = nullptr;
   for (Request& r : g_requests) {
-    if (!r.used) continue;
-    void* handle = yk_real_dlopen(r.name, RTLD_NOLOAD | RTLD_LAZY);
-    if (!handle) {
-      dlerror();  // our lookup's failure is not the application's to read
-      r.used = false;
-      continue;
+    if (r.used && std::strcmp(r.request.name, name) == 0) {
+      r.request.mode |= mode & kKeptModeBits;
+      return;
     }
-    link_map* map = nullptr;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0] &&
-        !loaded_before_main(map)) {
-      char line[700];
-      std::snprintf(line, sizeof line,
-                    "library %s was loaded by the application after start (dlopen), which is not carried", map->l_name);
-      refusal_add(line);
-    }
-    dlclose(handle);  // the reference RTLD_NOLOAD took
+    if (!r.used && !free_slot) free_slot = &r;
+  }
+  if (free_slot) {
+    std::snprintf(free_slot->request.name, sizeof free_slot->request.name, "%s", name);
+    free_slot->request.mode = mode & ~RTLD_NOLOAD;
+    free_slot->used = true;
+  } else if (!g_warned_full) {
+    g_warned_full = true;
+    say("more than 64 libraries loaded by the application: the others are not carried at a checkpoint");
   }
 }
 
-__attribute__((constructor(101))) void init() {
-  resolve();
-  register_refusal_check(check);
-}
+__attribute__((constructor(101))) void init() { resolve(); }
 
 }  // namespace
+
+void* real_dlopen(const char* name, int mode) {
+  resolve();
+  return yk_real_dlopen(name, mode);
+}
+
+int dlopen_requests(DlopenRequest* out, int max) {
+  Locked l;
+  int n = 0;
+  for (const Request& r : g_requests)
+    if (r.used && n < max) out[n++] = r.request;
+  return n;
+}
+
+void replace_dlopen_requests(const DlopenRequest* in, int n) {
+  Locked l;
+  for (Request& r : g_requests) r.used = false;
+  for (int i = 0; i < n && i < kMaxRequests; ++i) g_requests[i] = {true, in[i]};
+}
+
 }  // namespace yadokari::memory
 
 using namespace yadokari::memory;
@@ -97,19 +100,7 @@ extern "C" void yk_note_dlopen(const char* name, int mode) {
   const int saved_errno = errno;
   {
     Locked l;
-    Request* free_slot = nullptr;
-    bool known = false;
-    for (Request& r : g_requests) {
-      if (r.used && std::strcmp(r.name, name) == 0) known = true;
-      if (!r.used && !free_slot) free_slot = &r;
-    }
-    if (!known && free_slot) {
-      std::snprintf(free_slot->name, sizeof free_slot->name, "%s", name);
-      free_slot->used = true;
-    } else if (!known && !g_warned_full) {
-      g_warned_full = true;
-      say("more than 64 libraries loaded by the application: the others are not checked at a checkpoint");
-    }
+    note(name, mode);
   }
   errno = saved_errno;
 }

@@ -11,6 +11,8 @@
 namespace yadokari::memory {
 namespace {
 
+constexpr std::uintptr_t kPageMask = 4095;
+
 int first_object(struct dl_phdr_info* info, std::size_t, void* out) {
   *static_cast<std::uintptr_t*>(out) = info->dlpi_addr;
   return 1;  // the executable is always the first entry
@@ -90,6 +92,9 @@ void add_dynamic(const Elf& e, const Elf64_Phdr& dynph, std::uintptr_t bias, Exe
       case DT_PLTRELSZ:
         pltrelsz = dyn[i].d_un.d_val;
         break;
+      case DT_FLAGS:
+        out.static_tls = (dyn[i].d_un.d_val & DF_STATIC_TLS) != 0;
+        break;
       default:
         break;
     }
@@ -131,23 +136,32 @@ void exe_tls_block(std::uintptr_t& addr, std::size_t& size) {
 }
 
 bool read_exe_layout(ExeLayout& out, std::string& error) {
+  return read_object_layout("/proc/self/exe", exe_bias(), out, error);
+}
+
+bool read_object_layout(const char* path, std::uintptr_t bias, ExeLayout& out, std::string& error) {
   out = ExeLayout{};
-  MappedFile f("/proc/self/exe");
+  MappedFile f(path);
   auto* eh = static_cast<const Elf64_Ehdr*>(f.at(0, sizeof(Elf64_Ehdr)));
   if (!eh || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
       eh->e_machine != EM_X86_64) {
-    error = "cannot read /proc/self/exe as an x86-64 ELF file";
+    error = std::string("cannot read ") + path + " as an x86-64 ELF file";
     return false;
   }
   auto* ph = static_cast<const Elf64_Phdr*>(f.at(eh->e_phoff, sizeof(Elf64_Phdr) * eh->e_phnum));
   if (!ph) {
-    error = "/proc/self/exe has no program headers";
+    error = std::string(path) + " has no program headers";
     return false;
   }
   Elf e{f, eh, ph};
-  out.bias = exe_bias();
+  out.bias = bias;
   for (int i = 0; i < eh->e_phnum; ++i) {
     const Elf64_Phdr& p = ph[i];
+    if (p.p_type == PT_LOAD && p.p_memsz) {
+      const std::uintptr_t lo = out.bias + (p.p_vaddr & ~kPageMask);
+      const std::uintptr_t hi = out.bias + ((p.p_vaddr + p.p_memsz + kPageMask) & ~kPageMask);
+      out.span = out.span.hi ? Range{std::min(out.span.lo, lo), std::max(out.span.hi, hi)} : Range{lo, hi};
+    }
     if (p.p_type == PT_LOAD && (p.p_flags & PF_W) && p.p_memsz)
       out.writable.push_back({out.bias + p.p_vaddr, out.bias + p.p_vaddr + p.p_memsz});
     else if (p.p_type == PT_GNU_RELRO && p.p_memsz)
@@ -159,6 +173,34 @@ bool read_exe_layout(ExeLayout& out, std::string& error) {
   }
   add_sections(e, out.bias, out);
   return true;
+}
+
+std::vector<std::string> needed_libraries(const char* path) {
+  std::vector<std::string> names;
+  MappedFile f(path);
+  auto* eh = static_cast<const Elf64_Ehdr*>(f.at(0, sizeof(Elf64_Ehdr)));
+  if (!eh || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) return names;
+  auto* ph = static_cast<const Elf64_Phdr*>(f.at(eh->e_phoff, sizeof(Elf64_Phdr) * eh->e_phnum));
+  if (!ph) return names;
+  Elf e{f, eh, ph};
+  for (int i = 0; i < eh->e_phnum; ++i) {
+    if (ph[i].p_type != PT_DYNAMIC) continue;
+    auto* dyn = static_cast<const Elf64_Dyn*>(f.at(ph[i].p_offset, ph[i].p_filesz));
+    if (!dyn) return names;
+    const std::size_t n = ph[i].p_filesz / sizeof(Elf64_Dyn);
+    std::uint64_t strtab = 0, strsz = 0;
+    for (std::size_t j = 0; j < n && dyn[j].d_tag != DT_NULL; ++j) {
+      if (dyn[j].d_tag == DT_STRTAB) strtab = dyn[j].d_un.d_ptr;
+      if (dyn[j].d_tag == DT_STRSZ) strsz = dyn[j].d_un.d_val;
+    }
+    std::size_t str_off = 0;
+    if (!strtab || !e.offset_of(strtab, strsz, str_off)) return names;
+    auto* str = static_cast<const char*>(f.at(str_off, strsz));
+    for (std::size_t j = 0; j < n && dyn[j].d_tag != DT_NULL; ++j)
+      if (dyn[j].d_tag == DT_NEEDED && dyn[j].d_un.d_val < strsz)
+        names.emplace_back(str + dyn[j].d_un.d_val, strnlen(str + dyn[j].d_un.d_val, strsz - dyn[j].d_un.d_val));
+  }
+  return names;
 }
 
 std::vector<Range> subtract(const std::vector<Range>& from, const std::vector<NamedRange>& minus) {

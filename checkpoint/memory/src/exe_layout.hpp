@@ -28,10 +28,18 @@ struct ExeLayout {
   std::vector<Range> writable;
   std::vector<NamedRange> excluded;
   std::size_t tls_memsz = 0;  // PT_TLS size, 0 if none
+  Range span;                 // every PT_LOAD, page-aligned: the address range the object occupies
+  bool static_tls = false;    // DF_STATIC_TLS: its TLS block is in the static TLS area (initial-exec)
 };
 
 // false with `error` set if the executable cannot be read or is not x86-64 ELF.
 bool read_exe_layout(ExeLayout& out, std::string& error);
+
+// The same for the object in the ELF file `path` loaded at `bias` (a library loaded after start).
+bool read_object_layout(const char* path, std::uintptr_t bias, ExeLayout& out, std::string& error);
+
+// The DT_NEEDED names of the ELF file `path` (empty if it cannot be read).
+std::vector<std::string> needed_libraries(const char* path);
 
 // `from` minus every excluded range, sorted, empty pieces dropped.
 std::vector<Range> subtract(const std::vector<Range>& from, const std::vector<NamedRange>& minus);

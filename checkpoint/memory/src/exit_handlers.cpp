@@ -9,6 +9,7 @@
 
 #include "common/export.hpp"
 #include "diag.hpp"
+#include "loaded_libraries.hpp"
 #include "process_state.hpp"
 
 namespace yadokari::memory {
@@ -47,6 +48,8 @@ void record(ExitKind kind, const void* function, const void* argument, const voi
 void replay_exit_handlers(const ProcessState& s) {
   for (std::uint32_t i = 0; i < s.exit_count; ++i) {
     const ExitHandler& h = s.exits[i];
+    // A library loaded after start registered its handlers again when the restore loaded it.
+    if (h.kind == ExitKind::cxa_atexit && in_placed_library(h.dso)) continue;
     auto* argument = reinterpret_cast<void*>(h.argument);
     if (h.kind == ExitKind::on_exit)
       real().on_exit(reinterpret_cast<void (*)(int, void*)>(h.function), argument);

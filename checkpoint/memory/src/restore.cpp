@@ -21,6 +21,7 @@
 #include "fortran_units.hpp"
 #include "identity.hpp"
 #include "layout.hpp"
+#include "loaded_libraries.hpp"
 #include "meta.hpp"
 #include "process.hpp"
 #include "restore_prelude.hpp"
@@ -126,6 +127,9 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
     }
     case AreaKind::mappings:
       return mapping_destination(lo, h.len);
+    case AreaKind::libraries:
+    case AreaKind::library_tls:
+      return library_destination(h.kind, lo, h.len);
     case AreaKind::meta:
     case AreaKind::fds:
     case AreaKind::fortran_units:
@@ -195,6 +199,9 @@ int restore(AreaSource& src, const char* what) {
   // Without the area (nothing was connected at the checkpoint) this still closes the units that
   // the fresh process's code before the restore point connected.
   if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
+  // The libraries the application loaded after start, at their addresses (their constructors run
+  // again here, inside this library scope); a library that cannot be placed back is a refusal.
+  if (!place_restored_libraries(why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
 
   // Point of no return: from here on, memory of this process is overwritten.
   apply_mappings();

@@ -36,6 +36,10 @@ img::AreaKind to_image(mem::AreaKind k) {
       return img::AreaKind::mappings;
     case mem::AreaKind::process_state:
       return img::AreaKind::process_state;
+    case mem::AreaKind::libraries:
+      return img::AreaKind::libraries;
+    case mem::AreaKind::library_tls:
+      return img::AreaKind::library_tls;
   }
   return img::AreaKind::other;
 }
@@ -65,6 +69,10 @@ std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
       return mem::AreaKind::mappings;
     case img::AreaKind::process_state:
       return mem::AreaKind::process_state;
+    case img::AreaKind::libraries:
+      return mem::AreaKind::libraries;
+    case img::AreaKind::library_tls:
+      return mem::AreaKind::library_tls;
     default:
       return std::nullopt;
   }

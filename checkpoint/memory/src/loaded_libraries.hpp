@@ -1,0 +1,81 @@
+#pragma once
+// Libraries the application loads after start (dlopen): carried across a restart
+// (checkpoint/memory/README.md, "Libraries loaded after start").
+//
+// At the checkpoint every object the application's dlopen requests brought in (the requested one
+// and the dependencies loaded with it, in the link map's load order) is recorded: path (the link
+// map's l_name), load address, the pages it occupies, a hash of its file, the handle the
+// application got, its dlopen mode and its static TLS block. Their writable segments (minus
+// RELRO and the GOT, as for the executable) and their TLS blocks travel as areas.
+//
+// At the restore, before anything is overwritten, each is loaded again at its recorded address,
+// dependencies first (library_placement.hpp), or the restore is refused with one line naming it.
+// The application's old handles are translated to the new ones by the interposed dlsym, dlclose
+// and dlinfo (dl_handles.cpp): the link_map a handle points to is ld.so's, never at the same
+// address again.
+#include <cstddef>
+#include <cstdint>
+
+#include "../areas.hpp"
+
+namespace yadokari::memory {
+
+inline constexpr int kMaxLibraries = 48;
+inline constexpr std::size_t kLibPathMax = 512;
+inline constexpr char kLibrariesMagic[8] = {'Y', 'K', 'D', 'L', 'O', 'P', 'E', 'N'};
+
+// Where a library's TLS block of the application thread is. Static: in the static TLS area below
+// the thread pointer, at an offset the fresh process must give it again; the block travels as a
+// library_tls area. Dynamic: allocated by glibc on first use (__tls_get_addr) with malloc in
+// application context, so in the arena, which brings the bytes back; the restore points the
+// fresh thread's DTV entry at it again (library_restore.cpp).
+enum class LibTls : std::uint32_t { none = 0, static_block = 1, dynamic_in_arena = 2 };
+
+struct LibRecord {
+  char path[kLibPathMax];  // the link map's l_name: absolute
+  std::uint64_t base;      // l_addr
+  std::uint64_t lo, hi;    // the pages its PT_LOAD segments occupy
+  std::uint64_t hash;      // xxh3-64 of the file
+  std::uint64_t handle;    // what the application's dlopen returned; 0 if only loaded as a dependency
+  std::int32_t mode;       // the application's dlopen mode (RTLD_*) when handle != 0
+  LibTls tls_kind;
+  std::uint64_t tls_addr, tls_size;  // its TLS block in the application thread (0, 0: none)
+};
+
+struct LibTable {
+  char magic[8];
+  std::uint32_t size;  // sizeof(LibTable)
+  std::uint32_t count;
+  LibRecord libs[kMaxLibraries];  // in load order (dependencies after the object that needed them)
+};
+
+// The capture (inside a library scope): the table area at address 0 if the application has such
+// libraries, then each library's writable data and TLS. False if the sink refused an area.
+bool capture_library_table(AreaSink& sink);
+bool capture_library_contents(AreaSink& sink);
+
+// The restore, before anything is overwritten: checks the image's table and loads each library
+// at its address. False with one line in `why`: then nothing stays loaded.
+bool place_libraries(const void* data, std::size_t len, char* why, std::size_t why_len);
+// Where a `libraries` (address != 0) or `library_tls` area may be written, or nullptr.
+void* library_destination(AreaKind kind, std::uint64_t addr, std::uint64_t len);
+
+// For the exit handlers' replay: true if `dso` belongs to a library the restore loaded again (its
+// constructors registered their exit handlers again already).
+bool in_placed_library(std::uint64_t dso);
+
+// The application's handle as this process knows it (identity for anything else).
+void* translate_dl_handle(void* handle);
+
+// The application's dlopen requests (dlopen_tracking.cpp): name and mode of each, in order.
+struct DlopenRequest {
+  char name[kLibPathMax];
+  std::int32_t mode;
+};
+int dlopen_requests(DlopenRequest* out, int max);
+// After a restore: the image's requested libraries become the noted requests.
+void replace_dlopen_requests(const DlopenRequest* in, int n);
+// glibc's dlopen (resolved at load time).
+void* real_dlopen(const char* name, int mode);
+
+}  // namespace yadokari::memory

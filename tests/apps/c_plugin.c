@@ -1,0 +1,63 @@
+/* A plugin loaded with dlopen after MPI_Init and used before and after the pause point
+ * (tests/apps/README.md; checkpoint/memory/README.md, "Libraries loaded after start"). The plugin
+ * (plugin.c) and its dependency (plugin_dep.c) keep state in .data, .bss, the heap and static TLS;
+ * after a restart they must be back at the same addresses with that state: the handle kept from
+ * before the pause point still works with dlsym (a symbol never looked up before), function
+ * pointers fetched before it still work, dl_iterate_phdr still lists the plugin where dladdr puts
+ * it, and dlclose of the old handle succeeds. Rank 0 prints; every rank writes its own file. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pause_point.h"
+
+static int count_plugin(struct dl_phdr_info* info, size_t size, void* arg) {
+  (void)size;
+  const char* slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+  if (slash && strcmp(slash + 1, "libyk_plugin.so") == 0) *(ElfW(Addr)*)arg = info->dlpi_addr;
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* A bare name, found through the executable's RUNPATH. */
+  void* plugin = dlopen("libyk_plugin.so", RTLD_NOW);
+  if (!plugin) {
+    fprintf(stderr, "c_plugin: dlopen: %s\n", dlerror());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  long (*step)(long) = (long (*)(long))dlsym(plugin, "yk_plugin_step");
+  char name[64];
+  snprintf(name, sizeof name, "plugin.%d.txt", rank);
+  FILE* out = fopen(name, "w");
+  if (!step || !out) MPI_Abort(MPI_COMM_WORLD, 1);
+  long value = rank + 1;
+  for (int iteration = 0; iteration < 20; ++iteration) {
+    if (iteration == 10) yk_app_pause_point(MPI_COMM_WORLD);
+    long mine = step(value + iteration), sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    value = sum % 100003;
+    fprintf(out, "iteration %d: %ld %ld\n", iteration, mine, sum);
+    if (rank == 0) printf("iteration %d: sum %ld\n", iteration, sum);
+  }
+  long (*digest)(void) = (long (*)(void))dlsym(plugin, "yk_plugin_digest");
+  Dl_info where;
+  ElfW(Addr) listed = 0;
+  dl_iterate_phdr(count_plugin, &listed);
+  const int found =
+      digest && dladdr((void*)digest, &where) && where.dli_fbase && listed && (ElfW(Addr))where.dli_fbase == listed;
+  fprintf(out, "digest %ld, plugin listed where dladdr finds it: %s\n", digest ? digest() : -1L, found ? "yes" : "no");
+  const int closed = dlclose(plugin);
+  fprintf(out, "dlclose: %d\n", closed);
+  if (rank == 0) printf("plugin listed: %s, dlclose: %d\n", found ? "yes" : "no", closed);
+  fclose(out);
+  MPI_Finalize();
+  return 0;
+}
