@@ -6,7 +6,7 @@ s=$(cd "$(dirname "$0")/.." && pwd)/shim_overhead/run.sh
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$s" --via preload,bogus 2>&1); rc=$?
-[[ $rc == 2 && "$out" == "run.sh: error: unknown --via 'bogus' (preload, cli, minimal, both or a comma list of the first three)" ]] ||
+[[ $rc == 2 && "$out" == "run.sh: error: unknown --via 'bogus' (preload, cli, minimal, armed, both or a comma list of the first four)" ]] ||
   fail "bad --via: rc $rc '$out'"
 
 build=$(mktemp -d); trap 'rm -rf "$build"' EXIT

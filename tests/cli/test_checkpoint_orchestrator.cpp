@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "control/checkpoint_orchestrator.hpp"
+#include "image/image_writer.hpp"
 #include "storage/epoch_store.hpp"
 
 using namespace yadokari::control;
@@ -281,9 +282,24 @@ TEST_CASE("a refused checkpoint: one line per problem, the last committed epoch 
   CHECK(h.store().committed_epochs().empty());
 }
 
+// A real (empty) image in place of write_image's stand-in: retention reads the images' headers to
+// find the epochs an increment needs, and keeps everything older than an image it cannot read.
+static void make_real_image(ImageWritten& w) {
+  yadokari::image::ImageHeader header;
+  header.job_id = "yk-test";
+  header.rank = static_cast<std::uint32_t>(w.logical_rank);
+  header.world_size = 2;
+  header.epoch = w.epoch;
+  header.flavour = "openmpi";
+  fs::remove(w.path);
+  const auto written = yadokari::image::ImageWriter(w.path, header).finish();
+  w.size = written.size;
+  w.xxh64 = written.xxh64;
+}
+
 TEST_CASE("committing prunes to the last `keep` epochs", "[checkpoint]") {
   Harness h(2, 2);
-  for (int i = 0; i < 4; ++i) REQUIRE(run_simple_epoch(h, 2).ended->committed);
+  for (int i = 0; i < 4; ++i) REQUIRE(run_simple_epoch(h, 2, false, make_real_image).ended->committed);
   CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{3, 4});
   CHECK(h.store().all_epochs() == std::vector<std::uint64_t>{3, 4});
 }
