@@ -165,8 +165,13 @@ app_main() {
 
     local stop=(--stop-after-epoch 1)
     [[ $kill == 1 ]] && stop=()
+    # With --kill the ranks hold at MPI_Finalize (YADOKARI_FAULT_HOLD_FINALIZE): however fast the
+    # machine, they are still there to be killed once the run is far enough past the epoch.
+    local shared_env=("${APP_ENV[@]}")
+    [[ $kill == 1 ]] && APP_ENV+=(YADOKARI_FAULT_HOLD_FINALIZE="$work/never-created")
     app_run "$work/run" part1 run -n "$np" --mpi-args=--tag-output --ckpt-dir "$work/ckpt" --interval 0 "${stop[@]}" \
         -- "${APP_CMD[@]}" &
+    APP_ENV=("${shared_env[@]}")  # the background job has its copy; part2 must not hold
     local job=$!
     until app_progress "$work/run"; do
         kill -0 "$job" 2>/dev/null || { wait "$job"; app_fail "part1 ended (exit $?) before it was far enough in to ask for the checkpoint"; }
