@@ -18,8 +18,8 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    char name[] = "/tmp/yk-previous-run.XXXXXX";
-    path = mkdtemp(name);
+    std::string name = (fs::temp_directory_path() / "yk-previous-run.XXXXXX").string();
+    path = mkdtemp(name.data());
   }
   ~TempDir() { fs::remove_all(path); }
 };

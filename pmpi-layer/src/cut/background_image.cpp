@@ -91,13 +91,18 @@ bool read_result(int fd, WriterResult& result) {
   return true;
 }
 
-std::string death_of(pid_t pid) {
-  int status = 0;
+// Reaps the writer; false when the application's own wait() reaped it first (no status left).
+bool reap(pid_t pid, int& status) {
   pid_t r;
   do r = ::waitpid(pid, &status, 0);
   while (r < 0 && errno == EINTR);
+  return r == pid;
+}
+
+std::string death_of(pid_t pid) {
+  int status = 0;
   std::string text = "the image writer (pid " + std::to_string(pid) + ") ended before the image was complete";
-  if (r != pid) return text;  // reaped by the application's own wait(): no status left
+  if (!reap(pid, status)) return text;
   if (WIFSIGNALED(status)) return text + " (signal " + std::to_string(WTERMSIG(status)) + ")";
   return text + " (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
 }
@@ -108,8 +113,7 @@ void report(ctl::ImageWritten message, pid_t pid, int fd) {
   ::close(fd);
   if (complete) {
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    (void)reap(pid, status);
     message.ok = result.ok != 0;
     message.error = result.error;
     if (message.ok) {
