@@ -56,7 +56,7 @@ app_filter() {
     case "$1" in
         stdout | log.lammps)
             grep -Ev -e '^([0-9]+:)? +[a-z_]+ CPU = [0-9.]+ seconds$' \
-                -e '^([0-9]+:)?(Loop time of |Performance: |[0-9.]+% CPU use |Total wall time: )' \
+                -e '^([0-9]+:)?(Loop time of |Performance: |-?[0-9.]+% CPU use |Total wall time: )' \
                 -e '^([0-9]+:)?(Section|Pair|Neigh|Comm|Output|Modify|Other) +\|' "$2" ;;
         *) cat "$2" ;;
     esac
