@@ -87,6 +87,7 @@ struct RankStatus {
 //   rank -> coordinator         ImageCaptured, when a forked writer took the rank's snapshot and
 //                               writes the image in the background (the rank waits for release)
 //   coordinator -> every rank   CheckpointRelease, once every rank's state is captured: run on
+//                               (or stay, when the job ends at this epoch's commit)
 //   rank -> coordinator         ImageWritten (after drain + image write, in the background or not)
 //   coordinator -> every rank   CheckpointResume (after the MANIFEST, or when the epoch failed)
 // A rank reaching MPI_Finalize during a cut reports `finalizing`; the coordinator then abandons
@@ -213,13 +214,18 @@ struct ImageCaptured {
 
 // Every rank's state of `epoch` is captured: the ranks run on while their images are written.
 // The epoch's CheckpointResume still follows (commit or failure).
+// `run_on` false: the job ends as soon as this epoch commits (--stop-after-epoch, a checkpoint on
+// signal, a rebalance). The rank then only reports its image and stays where it is, so that
+// nothing it would compute or print after its checkpoint is done a second time by the restart;
+// no CheckpointResume follows a commit then, only a failed epoch's lets it run on.
 struct CheckpointRelease {
   static constexpr MessageType kType = MessageType::checkpoint_release;
   std::uint64_t epoch = 0;
+  bool run_on = true;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(epoch);
+    ar(epoch, run_on);
   }
 };
 

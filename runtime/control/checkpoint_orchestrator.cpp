@@ -65,6 +65,7 @@ OrchestratorStep CheckpointOrchestrator::start() {
   images_.clear();
   captured_.clear();
   released_ = false;
+  holding_ = false;
   replicas_.clear();
   try {
     store.create_epoch_dir(epoch_);
@@ -223,10 +224,15 @@ OrchestratorStep CheckpointOrchestrator::advance_cut() {
   return step;
 }
 
+bool CheckpointOrchestrator::job_ends_at_commit() const {
+  return config_.job_ends_at_commit && config_.job_ends_at_commit(epoch_);
+}
+
 std::vector<protocol::Message> CheckpointOrchestrator::release_if_all_captured() {
   if (released_ || static_cast<std::int32_t>(captured_.size()) != config_.world_size) return {};
   released_ = true;
-  return {protocol::CheckpointRelease{epoch_}};
+  holding_ = job_ends_at_commit();
+  return {protocol::CheckpointRelease{epoch_, !holding_}};
 }
 
 OrchestratorStep CheckpointOrchestrator::on_image_captured(const protocol::ImageCaptured& captured) {
@@ -301,7 +307,10 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   note_traffic();
   committed_compute_ = compute_ledger_.on_commit(epoch_, images_);
   phase_ = Phase::idle;
-  return {{protocol::CheckpointResume{epoch_, true}}, EpochEnd{epoch_, true, "epoch " + epoch_text + " committed"}};
+  EpochEnd end{epoch_, true, "epoch " + epoch_text + " committed"};
+  // Held ranks stay until the job stops them: resumed, they would run past their checkpoint.
+  if (holding_ || job_ends_at_commit()) return {{}, end};
+  return {{protocol::CheckpointResume{epoch_, true}}, end};
 }
 
 void CheckpointOrchestrator::note_traffic() {

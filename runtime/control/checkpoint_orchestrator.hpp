@@ -32,6 +32,10 @@ struct OrchestratorConfig {
   // <node_dir>/<job_id>/<epoch>/ on their own node, and the epoch commits only once each image
   // has a verified replica on another node. Empty: images go to ckpt_dir/<epoch>/.
   std::filesystem::path node_dir{};
+  // True when the job ends as soon as `epoch` commits (--stop-after-epoch, a checkpoint on signal,
+  // a rebalance): its ranks are then held from their capture until they are stopped, never run on
+  // (CheckpointRelease::run_on). Unset: never.
+  std::function<bool(std::uint64_t epoch)> job_ends_at_commit{};
 };
 
 // A rank's image that the coordinator must replicate before the epoch can commit.
@@ -144,6 +148,7 @@ class CheckpointOrchestrator {
   std::string cut_picture() const;  // "rank 0 parked; rank 1 at a gate on ..., behind on ..."
   OrchestratorStep finish_epoch();
   // CheckpointRelease once every rank is captured (and not yet released); else nothing.
+  bool job_ends_at_commit() const;
   std::vector<protocol::Message> release_if_all_captured();
   // Ends the epoch without a MANIFEST: removes its directory, logs `line`, resumes the ranks.
   OrchestratorStep give_up(const std::string& line);
@@ -163,6 +168,7 @@ class CheckpointOrchestrator {
   std::map<std::int32_t, protocol::ImageWritten> images_;
   std::set<std::int32_t> captured_;  // ranks whose state is captured (images_ ones included)
   bool released_ = false;
+  bool holding_ = false;  // the release told the ranks to stay: no CheckpointResume on commit
   std::map<std::int32_t, ReplicaResult> replicas_;
   TrafficCounts cumulative_at_commit_;  // as reported at the last commit
   TrafficCounts committed_traffic_;

@@ -78,7 +78,8 @@ void Coordinator::begin_incarnation() {
   if (config_.checkpoint)
     orchestrator_ = std::make_unique<CheckpointOrchestrator>(
         OrchestratorConfig{config_.checkpoint->dir, config_.job_id, config_.flavour, config_.world_size,
-                           config_.checkpoint->keep, config_.checkpoint->compression, config_.checkpoint->node_dir},
+                           config_.checkpoint->keep, config_.checkpoint->compression, config_.checkpoint->node_dir,
+                           config_.job_ends_at_commit},
         config_.log);
 }
 

@@ -51,6 +51,8 @@ struct CoordinatorConfig {
   std::optional<Checkpointing> checkpoint;
   // Called when an epoch ends, after the ranks were told to resume (e.g. --stop-after-epoch).
   std::function<void(const EpochEnd&)> on_epoch_end;
+  // Whether the job ends as soon as this epoch commits (OrchestratorConfig::job_ends_at_commit).
+  std::function<bool(std::uint64_t epoch)> job_ends_at_commit;
   // How long a `yadokari checkpoint` waits for its epoch before it is answered with a failure.
   std::chrono::milliseconds checkpoint_request_timeout{120000};
   // How long after CheckpointPrepare every rank must have reported once (CheckpointOrchestrator::

@@ -108,6 +108,12 @@ int launch_job(const LaunchRequest& request) {
     // Epochs are numbered by the directory, so "epoch K" may be passed over (a failed epoch
     // leaves no number behind, a restart continues the numbering): stop at the first commit
     // at or after K.
+    // Such an epoch holds its ranks from their capture until they are stopped: what they would do
+    // after the checkpoint would be done again by the restart (stdout printed twice).
+    config.job_ends_at_commit = [&ckpt, &rebalance, &signal_checkpoint](std::uint64_t epoch) {
+      return (ckpt.stop_after_epoch && epoch >= *ckpt.stop_after_epoch) || signal_checkpoint.waiting() ||
+             rebalance.wanted;
+    };
     config.on_epoch_end = [&stop, &ckpt, &rebalance, &coordinator_ptr, &signal_checkpoint,
                            &previous_run](const control::EpochEnd& end) {
       if (end.committed && previous_run) {

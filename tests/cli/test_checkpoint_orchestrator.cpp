@@ -36,8 +36,10 @@ struct Harness {
   TempDir dir;
   std::vector<std::string> log;
   CheckpointOrchestrator orchestrator;
-  explicit Harness(int world = 2, unsigned keep = 2, fs::path node_dir = {})
-      : orchestrator(OrchestratorConfig{dir.path, "yk-test", "openmpi", world, keep, 0, std::move(node_dir)},
+  explicit Harness(int world = 2, unsigned keep = 2, fs::path node_dir = {},
+                   std::function<bool(std::uint64_t)> job_ends_at_commit = {})
+      : orchestrator(OrchestratorConfig{dir.path, "yk-test", "openmpi", world, keep, 0, std::move(node_dir),
+                                        std::move(job_ends_at_commit)},
                      [this](const std::string& line) { log.push_back(line); }) {}
 
   yadokari::storage::EpochStore store() const { return yadokari::storage::EpochStore(dir.path); }
@@ -535,6 +537,53 @@ TEST_CASE("images written in the background: the ranks are released once all are
   REQUIRE(manifest);
   CHECK(manifest->images.at(0).pause_seconds == 0.125);
   CHECK(manifest->images.at(0).write_seconds == 2.5);
+}
+
+TEST_CASE("an epoch at which the job ends holds its ranks: no run-on release, no resume on commit", "[checkpoint]") {
+  // The job stops at epoch 2 (--stop-after-epoch 2): epoch 1 runs on as always.
+  Harness h(2, 2, {}, [](std::uint64_t epoch) { return epoch >= 2; });
+  auto through_capture = [&h](std::uint64_t epoch) {
+    const auto start = h.orchestrator.start();
+    const auto* prepare = only<CheckpointPrepare>(start);
+    REQUIRE(prepare);
+    for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(epoch, r, CutState::unreached, 0, 1, {{1, 2}}));
+    for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(epoch, r, CutState::parked, 1, 2, {{1, 2}}));
+    h.orchestrator.on_image_captured({epoch, 0, 0.01});
+    const auto released = h.orchestrator.on_image_captured({epoch, 1, 0.01});
+    REQUIRE(only<CheckpointRelease>(released));
+    const bool run_on = only<CheckpointRelease>(released)->run_on;
+    h.orchestrator.on_image_written(write_image(prepare->epoch_dir, epoch, 0));
+    return std::make_pair(run_on, h.orchestrator.on_image_written(write_image(prepare->epoch_dir, epoch, 1)));
+  };
+  const auto [first_runs_on, first] = through_capture(1);
+  CHECK(first_runs_on);
+  CHECK(only<CheckpointResume>(first));
+  const auto [last_runs_on, last] = through_capture(2);
+  CHECK_FALSE(last_runs_on);
+  CHECK(last.broadcast.empty());  // the held ranks stay until they are stopped
+  REQUIRE(last.ended);
+  CHECK(last.ended->committed);
+}
+
+TEST_CASE("a held epoch that fails lets its ranks run on", "[checkpoint]") {
+  Harness h(2, 2, {}, [](std::uint64_t) { return true; });
+  const auto start = h.orchestrator.start();
+  const auto* prepare = only<CheckpointPrepare>(start);
+  REQUIRE(prepare);
+  for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 2}}));
+  for (int r = 0; r < 2; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::parked, 1, 2, {{1, 2}}));
+  h.orchestrator.on_image_captured({1, 0, 0.01});
+  const auto released = h.orchestrator.on_image_captured({1, 1, 0.01});
+  REQUIRE(only<CheckpointRelease>(released));
+  CHECK_FALSE(only<CheckpointRelease>(released)->run_on);
+  CHECK(h.orchestrator.on_image_written(write_image(prepare->epoch_dir, 1, 0)).broadcast.empty());
+  ImageWritten died;
+  died.epoch = 1;
+  died.logical_rank = 1;
+  died.error = "the image writer (pid 42) ended before the image was complete (signal 9)";
+  const auto failed = h.orchestrator.on_image_written(died);
+  REQUIRE(only<CheckpointResume>(failed));
+  CHECK_FALSE(only<CheckpointResume>(failed)->committed);
 }
 
 TEST_CASE("a background writer that failed fails the epoch after the release", "[checkpoint]") {

@@ -134,10 +134,10 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 5 peers send ImageWritten without the pause: they must not be half-understood.
-  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 5);
-  CHECK(kProtocolVersion == 6);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 5, this build speaks version 6");
+  // Version 6 peers send CheckpointRelease without run_on: they must not be half-understood.
+  const std::string bytes = with_u16_at(encode(CheckpointRelease{}), 2, 6);
+  CHECK(kProtocolVersion == 7);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 6, this build speaks version 7");
 }
 
 TEST_CASE("images written in the background: ImageCaptured, CheckpointRelease, the pause and progress", "[protocol]") {
@@ -146,6 +146,8 @@ TEST_CASE("images written in the background: ImageCaptured, CheckpointRelease, t
   CHECK(captured.logical_rank == 3);
   CHECK(captured.capture_seconds == 0.0625);
   CHECK(decode_as<CheckpointRelease>(encode(CheckpointRelease{4})).epoch == 4);
+  CHECK(decode_as<CheckpointRelease>(encode(CheckpointRelease{4})).run_on);
+  CHECK_FALSE(decode_as<CheckpointRelease>(encode(CheckpointRelease{4, false})).run_on);
   ImageWritten written;
   written.pause_seconds = 0.125;
   CHECK(decode_as<ImageWritten>(encode(written)).pause_seconds == 0.125);

@@ -9,6 +9,7 @@
 #include "args_region.hpp"
 #include "carried.hpp"
 #include "context.hpp"
+#include "cpu_clocks.hpp"
 #include "diag.hpp"
 #include "exe_layout.hpp"
 #include "fd_table.hpp"
@@ -152,6 +153,7 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
     if (!refusal_run_checks()) return YK_MEM_ERROR;
   }
   flush_output();
+  note_cpu_clocks();
   int depth = t_depth;
   Context ctx;
   if (yk_ctx_save(&ctx) == 0) {
@@ -163,6 +165,7 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   // that memory is back, the library settings and the application's process state (timers last,
   // errno last of all).
   reapply_openmp_settings();
+  continue_cpu_clocks();
   replay_process_state();
   return YK_MEM_RESTARTED;
 }

@@ -125,6 +125,12 @@ void on_message(const ctl::Message& m) {
     if (g_view.active && r->epoch == g_view.epoch) g_view.resumed = true;
     if (r->epoch > g_view.resumed_epoch) g_view.resumed_epoch = r->epoch;
   } else if (const auto* r = std::get_if<ctl::CheckpointRelease>(&m)) {
+    if (!r->run_on) {
+      // The job ends at this epoch's commit: the image is reported, the rank stays where it is
+      // (the commit brings no resume; a failed epoch's resume lets it run on).
+      if (g_view.active && r->epoch == g_view.epoch) background_image::rank_released();
+      return;
+    }
     // Every rank is captured, images are still being written: for this rank the cut is over.
     if (g_view.active && r->epoch == g_view.epoch) g_view.resumed = true;
     if (r->epoch > g_view.resumed_epoch) g_view.resumed_epoch = r->epoch;
