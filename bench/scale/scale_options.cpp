@@ -68,6 +68,8 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.traffic = parse_pattern(value);
     else if (flag == "--partners")
       options.sparse_partners = positive(flag, value);
+    else if (flag == "--heartbeat-misses")
+      options.heartbeat_misses = positive(flag, value);
     else if (flag == "--workers")
       options.workers = positive(flag, value);
     else if (flag == "--dir")

@@ -15,8 +15,11 @@ struct ScaleOptions {
   int cut_rounds = 1;  // CutTargets rounds per epoch (each one more means every rank reports again)
   std::uint64_t image_bytes = 64;
   TrafficPattern traffic = TrafficPattern::halo;
-  int sparse_partners = 8;    // --traffic sparse: random partners per rank
-  int workers = 0;            // processes holding the fake ranks and agents; 0: one per ~6,000 sockets
+  int sparse_partners = 8;  // --traffic sparse: random partners per rank
+  int workers = 0;          // processes holding the fake ranks and agents; 0: one per ~6,000 sockets
+  // Heartbeats missed before a node is lost (the front end's default is 6 of 200 ms); more makes a
+  // run on a busy machine immune to late heartbeats, at the price of a later detection.
+  int heartbeat_misses = 6;
   bool lose_node = true;      // after the rounds: a node stops its heartbeats, then every policy plans
   std::filesystem::path dir;  // checkpoint directory; empty: a fresh one under TMPDIR, removed at the end
 
