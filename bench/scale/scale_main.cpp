@@ -157,6 +157,14 @@ int run(const scale::ScaleOptions& options) {
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a directory from " + pattern);
     dir = pattern;
   }
+  // Removed however the run ends (a failed run throws).
+  struct RemoveOnExit {
+    std::filesystem::path dir;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+    }
+  } remove_on_exit{own_dir ? dir : std::filesystem::path()};
   std::vector<Worker> workers = start_workers(options);
   const int nodes = options.nodes();
   std::printf("scale: %d ranks on %d nodes (%d per node), %zu worker processes, traffic %s, %d cut round(s)\n",
@@ -301,7 +309,6 @@ int run(const scale::ScaleOptions& options) {
     ::close(worker.commands);
     ::close(worker.answers);
   }
-  if (own_dir) std::filesystem::remove_all(dir);
   if (status != 0) std::fprintf(stderr, "scale harness: a worker process failed\n");
   return status;
 }
