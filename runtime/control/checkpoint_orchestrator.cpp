@@ -62,6 +62,9 @@ OrchestratorStep CheckpointOrchestrator::start() {
   told_waiting_ = false;
   targets_.clear();
   reports_.clear();
+  highest_entered_.clear();
+  gated_.clear();
+  parked_at_targets_ = 0;
   images_.clear();
   captured_.clear();
   released_ = false;
@@ -92,6 +95,15 @@ OrchestratorStep CheckpointOrchestrator::on_cut_report(const protocol::CutReport
   // Reports can overtake each other only across threads of the rank; the serial orders them.
   auto latest = reports_.find(report.logical_rank);
   if (latest != reports_.end() && latest->second.serial >= report.serial) return {};
+  if (latest != reports_.end() && parked_at_targets(latest->second)) --parked_at_targets_;
+  if (parked_at_targets(report)) ++parked_at_targets_;
+  // A rank's counts only grow, so the highest of every report is the highest of the latest ones.
+  for (const auto& count : report.counts)
+    highest_entered_[count.key] = std::max(highest_entered_[count.key], count.entered);
+  if (report.state == protocol::CutState::at_gate)
+    gated_.insert(report.logical_rank);
+  else
+    gated_.erase(report.logical_rank);
   reports_[report.logical_rank] = report;
   return advance_cut();
 }
@@ -175,9 +187,7 @@ std::string CheckpointOrchestrator::cut_picture() const {
 std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets() const {
   // Never below what was sent already: a rank may have acted on it.
   std::map<std::uint64_t, std::uint64_t> targets = targets_;
-  for (const auto& [rank, report] : reports_)
-    for (const auto& count : report.counts)
-      targets[count.key] = std::max(target_of(targets, count.key, 0), count.entered);
+  for (const auto& [key, entered] : highest_entered_) targets[key] = std::max(target_of(targets, key, 0), entered);
   // A rank stopped at the entry of a collective on its gate whose count already meets the
   // target, while it is behind on another communicator, can only catch up by entering that
   // collective: let it, and everyone on that communicator, go one further. Raising one target
@@ -185,8 +195,9 @@ std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets()
   // bounded by the reports).
   for (bool changed = true; changed;) {
     changed = false;
-    for (const auto& [rank, report] : reports_) {
-      if (report.state != protocol::CutState::at_gate || at_targets(report, targets)) continue;
+    for (const std::int32_t rank : gated_) {
+      const protocol::CutReport& report = reports_.at(rank);
+      if (at_targets(report, targets)) continue;
       const std::uint64_t wanted = entered_on(report, report.gate_key) + 1;
       if (target_of(targets, report.gate_key, 0) < wanted) {
         targets[report.gate_key] = wanted;
@@ -197,12 +208,12 @@ std::map<std::uint64_t, std::uint64_t> CheckpointOrchestrator::compute_targets()
   return targets;
 }
 
+bool CheckpointOrchestrator::parked_at_targets(const protocol::CutReport& report) const {
+  return report.state == protocol::CutState::parked && report.round == round_ && at_targets(report, targets_);
+}
+
 bool CheckpointOrchestrator::everyone_parked_at_targets() const {
-  if (static_cast<std::int32_t>(reports_.size()) != config_.world_size) return false;
-  return std::all_of(reports_.begin(), reports_.end(), [&](const auto& entry) {
-    const protocol::CutReport& report = entry.second;
-    return report.state == protocol::CutState::parked && report.round == round_ && at_targets(report, targets_);
-  });
+  return static_cast<std::int32_t>(reports_.size()) == config_.world_size && parked_at_targets_ == config_.world_size;
 }
 
 OrchestratorStep CheckpointOrchestrator::advance_cut() {
@@ -214,6 +225,7 @@ OrchestratorStep CheckpointOrchestrator::advance_cut() {
     targets_ = std::move(targets);
     targets_sent_ = true;
     ++round_;
+    parked_at_targets_ = 0;  // no report can be at the new round yet
     step.broadcast.push_back(protocol::CutTargets{epoch_, round_, as_counts(targets_)});
     return step;  // every rank must answer the new round before anyone can be parked at it
   }
@@ -306,6 +318,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   }
   note_traffic();
   committed_compute_ = compute_ledger_.on_commit(epoch_, images_);
+  for (auto& [rank, image] : images_) image.bytes_to = image.messages_to = {};  // note_traffic has them
   phase_ = Phase::idle;
   EpochEnd end{epoch_, true, "epoch " + epoch_text + " committed"};
   // Held ranks stay until the job stops them: resumed, they would run past their checkpoint.
@@ -315,13 +328,15 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
 
 void CheckpointOrchestrator::note_traffic() {
   const auto world = static_cast<std::size_t>(config_.world_size);
-  TrafficCounts cumulative{std::vector<std::uint64_t>(world * world), std::vector<std::uint64_t>(world * world)};
-  for (const auto& [rank, image] : images_) {
-    // A rank that sent no row (an older shim) leaves the matrix unknown.
+  // A rank that sent no row (an older shim) leaves the matrix unknown; checked before the W x W
+  // matrix is allocated (2 GiB each at 16,384 ranks).
+  for (const auto& [rank, image] : images_)
     if (image.bytes_to.size() != world || image.messages_to.size() != world) {
       committed_traffic_ = cumulative_at_commit_ = {};
       return;
     }
+  TrafficCounts cumulative{std::vector<std::uint64_t>(world * world), std::vector<std::uint64_t>(world * world)};
+  for (const auto& [rank, image] : images_) {
     for (std::size_t to = 0; to < world; ++to) {
       cumulative.bytes[static_cast<std::size_t>(rank) * world + to] = image.bytes_to[to];
       cumulative.messages[static_cast<std::size_t>(rank) * world + to] = image.messages_to[to];

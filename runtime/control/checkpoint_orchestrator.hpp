@@ -144,6 +144,7 @@ class CheckpointOrchestrator {
   OrchestratorStep advance_cut();
   std::map<std::uint64_t, std::uint64_t> compute_targets() const;
   bool everyone_parked_at_targets() const;
+  bool parked_at_targets(const protocol::CutReport& report) const;
   bool everyone_waiting() const;
   std::string cut_picture() const;  // "rank 0 parked; rank 1 at a gate on ..., behind on ..."
   OrchestratorStep finish_epoch();
@@ -165,6 +166,11 @@ class CheckpointOrchestrator {
   bool told_waiting_ = false;                            // waiting_for_running said it for this epoch
   std::map<std::uint64_t, std::uint64_t> targets_;       // communicator key -> collectives entered
   std::map<std::int32_t, protocol::CutReport> reports_;  // latest per rank
+  // Kept up to date report by report, so that a report costs O(its counts), not a pass over every
+  // rank's (a round would cost O(N^2) at N ranks; bench/scale/README.md):
+  std::map<std::uint64_t, std::uint64_t> highest_entered_;  // per communicator, over reports_
+  std::set<std::int32_t> gated_;                            // ranks whose report is at_gate
+  std::int32_t parked_at_targets_ = 0;                      // reports parked at round_ with every count at targets_
   std::map<std::int32_t, protocol::ImageWritten> images_;
   std::set<std::int32_t> captured_;  // ranks whose state is captured (images_ ones included)
   bool released_ = false;

@@ -70,6 +70,7 @@ Coordinator::Coordinator(CoordinatorConfig config) : config_(std::move(config)),
 
 void Coordinator::begin_incarnation() {
   ranks_.clear();
+  rank_routes_.clear();
   progress_ = {};
   checkpoint_wanted_ = false;
   interval_armed_ = false;
@@ -243,9 +244,7 @@ bool Coordinator::from_registered(const std::string& routing_id, std::int32_t lo
     const auto entry = ranks_.find(logical_rank);
     return entry != ranks_.end() && entry->second.routing_id == routing_id;
   }
-  for (const auto& [rank, entry] : ranks_)
-    if (entry.routing_id == routing_id) return true;
-  return false;
+  return rank_routes_.count(routing_id) > 0;
 }
 
 void Coordinator::serve_registration(const std::string& routing_id, const std::string& peer,
@@ -273,6 +272,7 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
   }
   if (reason.empty()) {
     ranks_[r.logical_rank] = RankEntry{routing_id, r};
+    rank_routes_.insert(routing_id);
     progress_.registered = ranks_.size();
     progress_.last_registered = std::chrono::steady_clock::now();
     progress_.max_init_seconds = std::max(progress_.max_init_seconds, r.init_seconds);

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -209,6 +210,9 @@ class Coordinator {
   std::string status_endpoint_;
   std::string credential_;
   std::map<std::int32_t, RankEntry> ranks_;
+  // The connections ranks_ registered on: every checkpoint message is checked against them, so
+  // the check must not cost a pass over every rank (bench/scale/README.md).
+  std::set<std::string> rank_routes_;
   std::uint64_t last_query_id_ = 0;
 
   std::unique_ptr<CheckpointOrchestrator> orchestrator_;  // null: checkpointing is off
@@ -233,6 +237,9 @@ class Coordinator {
     protocol::AgentHello hello;
   };
   std::map<std::string, AgentEntry> agents_;  // by node id
+  // The nodes each agent connection said hello for (a heartbeat is one lookup, not a pass over
+  // every agent).
+  std::map<std::string, std::set<std::string>> nodes_of_agent_route_;
 
   struct PendingOrder {
     std::chrono::steady_clock::time_point deadline;

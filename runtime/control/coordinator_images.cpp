@@ -26,9 +26,7 @@ bool node_usable(const std::optional<membership::NodeState>& state) {
 }  // namespace
 
 bool Coordinator::from_agent(const std::string& routing_id) const {
-  for (const auto& [node, agent] : agents_)
-    if (agent.routing_id == routing_id) return true;
-  return false;
+  return nodes_of_agent_route_.count(routing_id) > 0;
 }
 
 std::string Coordinator::node_of_host(const std::string& hostname) const {

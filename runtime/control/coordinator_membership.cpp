@@ -28,8 +28,8 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
   const auto now = membership::Clock::now();
   if (std::holds_alternative<protocol::Heartbeat>(message)) {
     // Only the connection a node's agent said hello on speaks for that node.
-    for (const auto& [node, agent] : agents_)
-      if (agent.routing_id == routing_id) tracker_->heard(node, now);
+    if (const auto nodes = nodes_of_agent_route_.find(routing_id); nodes != nodes_of_agent_route_.end())
+      for (const auto& node : nodes->second) tracker_->heard(node, now);
     return;
   }
   const auto& hello = std::get<protocol::AgentHello>(message);
@@ -54,7 +54,14 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
                 std::to_string(hello.pid) + " on " + hello.hostname + "); it is used at the next restart or rebalance");
   }
   if (reason.empty()) {
+    if (const auto earlier = agents_.find(hello.node); earlier != agents_.end()) {
+      // The node's new connection replaces its old one.
+      auto& nodes = nodes_of_agent_route_[earlier->second.routing_id];
+      nodes.erase(hello.node);
+      if (nodes.empty()) nodes_of_agent_route_.erase(earlier->second.routing_id);
+    }
     agents_[hello.node] = AgentEntry{routing_id, hello};
+    nodes_of_agent_route_[routing_id].insert(hello.node);
     tracker_->joined(hello.node, now);
   } else {
     config_.log("yadokari: refused node agent from " + peer + " (node " + hello.node + ", pid " +

@@ -198,6 +198,24 @@ TEST_CASE("parked at an older round is not enough for GO", "[checkpoint]") {
   CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 3, {{1, 2}}))));
 }
 
+// The orchestrator counts the ranks parked at the targets report by report (a pass over every
+// rank per report is O(N^2) per round at scale): a rank that parked and then reports something
+// else must leave that count.
+TEST_CASE("a rank parked at the targets that reports again no longer counts as parked", "[checkpoint]") {
+  Harness h(3);
+  h.orchestrator.start();
+  for (int rank = 0; rank < 2; ++rank) h.orchestrator.on_cut_report(report(1, rank, CutState::parked, 0, 1, {{1, 2}}));
+  REQUIRE(only<CutTargets>(h.orchestrator.on_cut_report(report(1, 2, CutState::parked, 0, 1, {{1, 2}}))));
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 2, {{1, 2}})).broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}})).broadcast.empty());
+  // A later report of rank 1 that is not parked (as if blocked inside the world's collective it
+  // already counted: no new target): rank 1 no longer counts as parked.
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::inside, 1, 3, {{1, 2}}, 1)).broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 2, CutState::parked, 1, 2, {{1, 2}})).broadcast.empty());
+  // Parked again: now every rank is.
+  CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 4, {{1, 2}}))));
+}
+
 TEST_CASE("reports are ordered by serial, other epochs are ignored", "[checkpoint]") {
   Harness h;
   h.orchestrator.start();

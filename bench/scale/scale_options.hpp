@@ -1,0 +1,34 @@
+#pragma once
+// The scale harness's command line (bench/scale/README.md).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace yadokari::bench::scale {
+
+enum class TrafficPattern { none, halo, all_to_all, sparse };
+
+struct ScaleOptions {
+  int ranks = 64;
+  int ranks_per_node = 16;
+  int rounds = 1;      // checkpoint epochs taken one after the other
+  int cut_rounds = 1;  // CutTargets rounds per epoch (each one more means every rank reports again)
+  std::uint64_t image_bytes = 64;
+  TrafficPattern traffic = TrafficPattern::halo;
+  int sparse_partners = 8;  // --traffic sparse: random partners per rank
+  int workers = 0;          // processes holding the fake ranks and agents; 0: one per ~6,000 sockets
+  // Heartbeats missed before a node is lost (the front end's default is 6 of 200 ms); more makes a
+  // run on a busy machine immune to late heartbeats, at the price of a later detection.
+  int heartbeat_misses = 6;
+  bool lose_node = true;      // after the rounds: a node stops its heartbeats, then every policy plans
+  std::filesystem::path dir;  // checkpoint directory; empty: a fresh one under TMPDIR, removed at the end
+
+  int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
+};
+
+// Throws std::invalid_argument with a one-line message for a bad command line.
+ScaleOptions parse_scale_options(int argc, char** argv);
+
+const char* pattern_name(TrafficPattern pattern);
+
+}  // namespace yadokari::bench::scale

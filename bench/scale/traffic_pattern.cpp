@@ -1,0 +1,51 @@
+#include "traffic_pattern.hpp"
+
+#include <cmath>
+
+namespace yadokari::bench::scale {
+namespace {
+
+// A fixed pseudo-random sequence per rank: the same partners in every run.
+std::uint64_t splitmix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+TrafficRow traffic_row(const ScaleOptions& options, int rank, std::uint64_t epochs) {
+  const int world = options.ranks;
+  TrafficRow row;
+  if (options.traffic == TrafficPattern::none) return row;
+  row.bytes_to.assign(static_cast<std::size_t>(world), 0);
+  row.messages_to.assign(static_cast<std::size_t>(world), 0);
+  auto add = [&](int to, std::uint64_t bytes, std::uint64_t messages) {
+    if (to == rank) return;
+    row.bytes_to[static_cast<std::size_t>(to)] += bytes * epochs;
+    row.messages_to[static_cast<std::size_t>(to)] += messages * epochs;
+  };
+  switch (options.traffic) {
+    case TrafficPattern::none:
+      break;
+    case TrafficPattern::halo: {
+      // A 2-D periodic grid of side ~sqrt(W): four neighbours, 1 MiB each per epoch.
+      const int side = std::max(1, static_cast<int>(std::sqrt(static_cast<double>(world))));
+      for (const int offset : {1, -1, side, -side}) add(((rank + offset) % world + world) % world, 1 << 20, 100);
+      break;
+    }
+    case TrafficPattern::all_to_all:
+      for (int to = 0; to < world; ++to) add(to, 4096, 10);
+      break;
+    case TrafficPattern::sparse: {
+      std::uint64_t state = static_cast<std::uint64_t>(rank) + 1;
+      for (int i = 0; i < options.sparse_partners; ++i)
+        add(static_cast<int>(splitmix(state) % static_cast<std::uint64_t>(world)), 64 << 10, 20);
+      break;
+    }
+  }
+  return row;
+}
+
+}  // namespace yadokari::bench::scale
