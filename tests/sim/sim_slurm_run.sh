@@ -91,7 +91,7 @@ grep -Eq "^slurm job $slurm_id: Slurm not reachable: scontrol show job -o $slurm
 # at MPI_Finalize (YADOKARI_FAULT_HOLD_FINALIZE) until wait_job, so the job is there to be asked.
 down() { shown=$(status_on_n1 env); grep -Eq "^$h-n2 +DOWN" <<<"$shown"; }
 for _ in $(seq 120); do down && break; sleep 1; done
-X \
+down && pass "status shows Slurm's $(grep -E "^$h-n2 +DOWN" <<<"$shown" | tr -s ' ')" \
     || fail "Slurm's view never showed $h-n2 DOWN: $shown"
 # The batch job ends once Slurm has ended its steps on the lost node (it marks it DOWN after about
 # 16 s, docs/platform.md §6) and sbatch --wait has polled its state: a grace of 120 s after the
