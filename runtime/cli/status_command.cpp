@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <iostream>
+#include <optional>
 
 #include "cli/cli_error.hpp"
 #include "cli/job_pick.hpp"
+#include "cli/slurm_view.hpp"
 #include "cli/status_format.hpp"
 #include "control/job_registry.hpp"
 #include "control/status_client.hpp"
@@ -15,6 +17,8 @@ namespace {
 
 // The front end gives the ranks 2 s to answer; allow for that plus a busy machine.
 constexpr std::chrono::milliseconds kAnswerTimeout{5000};
+// Each scontrol query; its own retries last far longer when the controller is away.
+constexpr std::chrono::milliseconds kSlurmTimeout{5000};
 
 }  // namespace
 
@@ -28,7 +32,17 @@ int show_status(const StatusOptions& options) {
   } catch (const control::StatusError& e) {
     throw CliError(exit_code::failure, e.what());
   }
-  std::cout << (options.json ? status_json(report).dump(2) + "\n" : status_table(report));
+  // Slurm's view of a job inside an allocation: asked from here, with this environment (the
+  // batch node or a login node of the cluster).
+  std::optional<SlurmView> slurm;
+  if (!job.slurm_job_id.empty()) slurm = ask_slurm(job.slurm_job_id, job.slurm_node_list, kSlurmTimeout);
+  if (options.json) {
+    nlohmann::json shown = status_json(report);
+    shown["slurm"] = slurm ? slurm_view_json(*slurm) : nlohmann::json();
+    std::cout << shown.dump(2) << "\n";
+  } else {
+    std::cout << status_table(report) << (slurm ? slurm_view_table(*slurm) : std::string());
+  }
   return 0;
 }
 

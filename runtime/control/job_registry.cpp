@@ -43,9 +43,17 @@ bool process_alive(std::int64_t pid) {
 }
 
 json to_json(const JobRecord& r) {
-  return json{{"job_id", r.job_id},         {"pid", r.pid},         {"status_endpoint", r.status_endpoint},
-              {"credential", r.credential}, {"app", r.app},         {"flavour", r.flavour},
-              {"ranks", r.ranks},           {"started", r.started}, {"netns_pid", r.netns_pid}};
+  return json{{"job_id", r.job_id},
+              {"pid", r.pid},
+              {"status_endpoint", r.status_endpoint},
+              {"credential", r.credential},
+              {"app", r.app},
+              {"flavour", r.flavour},
+              {"ranks", r.ranks},
+              {"started", r.started},
+              {"netns_pid", r.netns_pid},
+              {"slurm_job_id", r.slurm_job_id},
+              {"slurm_node_list", r.slurm_node_list}};
 }
 
 JobRecord from_json(const json& j) {
@@ -59,6 +67,8 @@ JobRecord from_json(const json& j) {
   r.ranks = json_whole<std::int32_t>(j, "ranks");
   j.at("started").get_to(r.started);
   r.netns_pid = j.contains("netns_pid") ? json_whole<std::int64_t>(j, "netns_pid") : 0;
+  if (j.contains("slurm_job_id")) j.at("slurm_job_id").get_to(r.slurm_job_id);
+  if (j.contains("slurm_node_list")) j.at("slurm_node_list").get_to(r.slurm_node_list);
   return r;
 }
 

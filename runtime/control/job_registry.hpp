@@ -24,6 +24,12 @@ struct JobRecord {
   // A process whose network namespace the status endpoint lives in (a job on a simulated
   // cluster listens inside the cluster's frontend); 0 = this host's.
   std::int64_t netns_pid = 0;
+  // The Slurm job the front end runs in (SLURM_JOB_ID, the slurm platform); empty outside Slurm.
+  // `yadokari status` asks Slurm about it.
+  std::string slurm_job_id{};
+  // Its nodes when the front end started (SLURM_JOB_NODELIST): Slurm drops a node that goes DOWN
+  // from a --no-kill job's node list, and status still shows that node's state.
+  std::string slurm_node_list{};
 };
 
 class RegistryError : public yadokari::Error {

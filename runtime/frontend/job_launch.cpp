@@ -180,10 +180,10 @@ int launch_job(const LaunchRequest& request) {
 
   std::optional<control::PublishedJob> published;
   try {
-    published.emplace(
-        control::state_dir(),
-        control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(), credential, request.shown_app,
-                           config.flavour, request.ranks, control::utc_now_iso8601(), platform->netns_pid()});
+    published.emplace(control::state_dir(),
+                      control::JobRecord{request.job_id, getpid(), coordinator.status_endpoint(), credential,
+                                         request.shown_app, config.flavour, request.ranks, control::utc_now_iso8601(),
+                                         platform->netns_pid(), platform->slurm_job_id(), platform->slurm_node_list()});
   } catch (const control::RegistryError& e) {
     throw FrontendError(ErrorKind::failure, std::string("cannot publish the job: ") + e.what());
   }

@@ -35,6 +35,10 @@ class Platform {
   virtual std::unique_ptr<control::Coordinator> start_coordinator(const control::CoordinatorConfig& config) const;
   // The process whose network namespace holds its endpoints (JobRecord::netns_pid); 0: this one's.
   virtual int netns_pid() const { return 0; }
+  // The Slurm job it runs in (JobRecord::slurm_job_id); "" outside Slurm.
+  virtual std::string slurm_job_id() const { return {}; }
+  // Its nodes as Slurm first gave them (JobRecord::slurm_node_list); "" outside Slurm.
+  virtual std::string slurm_node_list() const { return {}; }
 
   // --- nodes and their agents
   // Whether the job has node agents (heartbeats, the automatic restart loop, rebalance,

@@ -143,6 +143,8 @@ class SlurmPlatform : public Platform {
       : hosts_(allocation_hosts()), bind_address_(request.recovery.bind_address) {}
 
   std::string bind_host() const override { return coordinator_address(hosts_, bind_address_); }
+  std::string slurm_job_id() const override { return required_variable("SLURM_JOB_ID"); }
+  std::string slurm_node_list() const override { return required_variable("SLURM_JOB_NODELIST"); }
 
   bool has_agents() const override { return true; }
   std::vector<ClusterNode> nodes() const override { return host_nodes(hosts_); }

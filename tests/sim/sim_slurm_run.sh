@@ -8,7 +8,9 @@
 #   - the agents are srun steps with their credentials over stdin (the secret on no command line);
 #   - the loss is detected, the job restarts once on the survivors n1 and n3 and the batch job ends
 #     by itself with exit 0 (Slurm does not kill it: --no-kill, docs/platform.md §6);
-#   - the final line equals an uninterrupted run's on the survivors.
+#   - the final line equals an uninterrupted run's on the survivors;
+#   - `yadokari status` on n1 shows the Slurm job RUNNING, its nodes ALLOCATED, n2 DOWN after the
+#     kill, and a "Slurm not reachable" line when scontrol has no configuration.
 # usage: sim_slurm_run.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
 shift 2
@@ -66,7 +68,31 @@ else
     pass "the job credential is on no command line"
 fi
 
+# Slurm's view in `yadokari status`, asked where the job runs (the batch node n1): the job, its
+# allocation and every node's Slurm state; with a broken Slurm configuration, one line saying so.
+slurm_id=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' sbatch.out)
+status_on_n1() { timeout 60 "$Y" sim exec n1 --name "$NAME" -- "$@" "$Y" status 2>&1; }
+shown=$(status_on_n1 env)
+if grep -q "^slurm job $slurm_id  RUNNING  nodes $h-n\[1-3\]$" <<<"$shown" &&
+    [[ $(grep -Ec "^$h-n[123] +ALLOCATED$" <<<"$shown") == 3 ]]; then
+    pass "status shows Slurm job $slurm_id RUNNING on $h-n[1-3], every node ALLOCATED"
+else
+    fail "status's Slurm view: $shown"
+fi
+shown=$(status_on_n1 env SLURM_CONF=/nonexistent/slurm.conf)
+# (Without its configuration file scontrol looks for the controller elsewhere, and may wait.)
+grep -Eq "^slurm job $slurm_id: Slurm not reachable: scontrol show job -o $slurm_id (failed: .+|did not answer within 5 s)$" <<<"$shown" &&
+    grep -q "^automatic restarts: 0$" <<<"$shown" \
+    && pass "Slurm not reachable: $(grep '^slurm job' <<<"$shown")" || fail "status without Slurm: $shown"
+
 "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+# Slurm marks the lost node DOWN after its own timeout (docs/platform.md §6) and drops it from the
+# job's node list; status still shows it, as one of the nodes the job started with. The ranks wait
+# at MPI_Finalize (YADOKARI_FAULT_HOLD_FINALIZE) until wait_job, so the job is there to be asked.
+down() { shown=$(status_on_n1 env); grep -Eq "^$h-n2 +DOWN" <<<"$shown"; }
+for _ in $(seq 120); do down && break; sleep 1; done
+down && pass "status shows Slurm's $(grep -E "^$h-n2 +DOWN" <<<"$shown" | tr -s ' ')" \
+    || fail "Slurm's view never showed $h-n2 DOWN: $shown"
 # The batch job ends once Slurm has ended its steps on the lost node (it marks it DOWN after about
 # 16 s, docs/platform.md §6) and sbatch --wait has polled its state: a grace of 120 s after the
 # final line, not 20.

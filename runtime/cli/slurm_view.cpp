@@ -1,0 +1,114 @@
+#include "cli/slurm_view.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cli/bounded_command.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+// The first line of a command's complaint, for a one-line reason.
+std::string first_line(const std::string& text) {
+  const auto start = text.find_first_not_of(" \n");
+  if (start == std::string::npos) return {};
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+// The output of `scontrol ARGS...`, or SlurmViewError with why there is none.
+std::string scontrol(const std::vector<std::string>& args, std::chrono::milliseconds limit) {
+  std::vector<std::string> argv{"scontrol"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const std::string what = fmt::format("{}", fmt::join(argv, " "));
+  const CommandResult result = run_bounded(argv, limit);
+  if (!result.started) throw SlurmViewError("scontrol is not installed or not in PATH");
+  if (result.timed_out)
+    throw SlurmViewError(fmt::format("{} did not answer within {} s", what, std::max<long>(1, limit.count() / 1000)));
+  if (result.exit_code != 0) {
+    const std::string why = first_line(result.err);
+    throw SlurmViewError(fmt::format("{} failed{}", what, why.empty() ? std::string() : ": " + why));
+  }
+  return result.out;
+}
+
+}  // namespace
+
+std::string scontrol_field(std::string_view line, std::string_view key) {
+  for (std::size_t at = 0; (at = line.find(key, at)) != std::string_view::npos; at += key.size()) {
+    const bool starts_word = at == 0 || line[at - 1] == ' ';
+    const std::size_t equals = at + key.size();
+    if (!starts_word || equals >= line.size() || line[equals] != '=') continue;
+    const std::size_t end = line.find_first_of(" \n", equals + 1);
+    return std::string(line.substr(equals + 1, end == std::string_view::npos ? end : end - equals - 1));
+  }
+  return {};
+}
+
+void read_slurm_job(std::string_view text, SlurmView& view) {
+  const std::string_view line = text.substr(0, text.find('\n'));
+  if (scontrol_field(line, "JobId") != view.job_id)
+    throw SlurmViewError("scontrol did not describe job " + view.job_id + ": '" + std::string(line.substr(0, 80)) +
+                         "'");
+  view.job_state = scontrol_field(line, "JobState");
+  view.node_list = scontrol_field(line, "NodeList");
+  if (view.job_state.empty()) throw SlurmViewError("scontrol gave no JobState for job " + view.job_id);
+}
+
+std::vector<SlurmNodeState> read_slurm_nodes(std::string_view text) {
+  std::vector<SlurmNodeState> nodes;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (line.find_first_not_of(' ') == std::string_view::npos) continue;
+    SlurmNodeState node{scontrol_field(line, "NodeName"), scontrol_field(line, "State")};
+    if (node.node.empty() || node.state.empty())
+      throw SlurmViewError("cannot read scontrol's node line '" + std::string(line.substr(0, 80)) + "'");
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+SlurmView ask_slurm(const std::string& job_id, const std::string& started_node_list, std::chrono::milliseconds limit) {
+  SlurmView view;
+  view.job_id = job_id;
+  view.started_node_list = started_node_list;
+  try {
+    read_slurm_job(scontrol({"show", "job", "-o", job_id}, limit), view);
+    // A pending (requeued) job has no nodes: "(null)".
+    const std::string nodes = !started_node_list.empty() ? started_node_list : view.node_list;
+    if (!nodes.empty() && nodes != "(null)")
+      view.nodes = read_slurm_nodes(scontrol({"show", "node", "-o", nodes}, limit));
+  } catch (const SlurmViewError& e) {
+    view.unreachable = e.what();
+  }
+  return view;
+}
+
+std::string slurm_view_table(const SlurmView& view) {
+  if (!view.unreachable.empty())
+    return fmt::format("slurm job {}: Slurm not reachable: {}\n", view.job_id, view.unreachable);
+  std::string out = fmt::format("slurm job {}  {}  nodes {}", view.job_id, view.job_state, view.node_list);
+  if (!view.started_node_list.empty() && view.started_node_list != view.node_list)
+    out += fmt::format("  (started on {})", view.started_node_list);
+  out += "\n";
+  std::size_t width = 10;
+  for (const auto& node : view.nodes) width = std::max(width, node.node.size());
+  if (!view.nodes.empty()) out += fmt::format("{:<{}}  {}\n", "slurm node", width, "state");
+  for (const auto& node : view.nodes) out += fmt::format("{:<{}}  {}\n", node.node, width, node.state);
+  return out;
+}
+
+nlohmann::json slurm_view_json(const SlurmView& view) {
+  if (!view.unreachable.empty()) return {{"job_id", view.job_id}, {"unreachable", view.unreachable}};
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& node : view.nodes) nodes.push_back({{"node", node.node}, {"state", node.state}});
+  return {{"job_id", view.job_id},
+          {"state", view.job_state},
+          {"node_list", view.node_list},
+          {"started_node_list", view.started_node_list},
+          {"nodes", nodes}};
+}
+
+}  // namespace yadokari::cli
