@@ -4,7 +4,10 @@
  * after a restart they must be back at the same addresses with that state: the handle kept from
  * before the pause point still works with dlsym (a symbol never looked up before), function
  * pointers fetched before it still work, dl_iterate_phdr still lists the plugin where dladdr puts
- * it, and dlclose of the old handle succeeds. Rank 0 prints; every rank writes its own file. */
+ * it, and dlclose of the old handle succeeds. Rank 0 prints; every rank writes its own file.
+ * YK_APP_MAP_BEFORE_INIT=<MiB> maps that much (PROT_NONE) before MPI_Init: everything mapped later
+ * (the MPI library's memory) lands that much lower, as in a run with another layout; the
+ * .shifted tests give it to the restart only, where the plugin's first address must still be free. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pause_point.h"
 
@@ -23,6 +27,12 @@ static int count_plugin(struct dl_phdr_info* info, size_t size, void* arg) {
 }
 
 int main(int argc, char** argv) {
+  const char* shift = getenv("YK_APP_MAP_BEFORE_INIT");
+  if (shift && mmap(NULL, (size_t)atol(shift) << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) ==
+                   MAP_FAILED) {
+    perror("c_plugin: mmap");
+    return 1;
+  }
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -2,6 +2,8 @@
 // glibc's dlopen with the stack exactly as the caller left it. glibc takes the caller's address
 // (its own return address) to choose the namespace and the RUNPATH/RPATH to search, so a wrapper
 // that called the real dlopen would make every bare name be searched with the shim's paths.
+// A request the note says to steer into the library region (library_region.hpp) tail-jumps to
+// yk_steered_dlopen instead, which calls glibc's as the executable would.
     .text
     .globl  dlopen
     .type   dlopen, @function
@@ -15,6 +17,7 @@ dlopen:
     .cfi_adjust_cfa_offset 8
     sub     $8, %rsp                // 16-byte alignment at the call
     .cfi_adjust_cfa_offset 8
+    mov     24(%rsp), %rdx          // the caller's return address: who calls
     call    yk_note_dlopen
     add     $8, %rsp
     .cfi_adjust_cfa_offset -8
@@ -22,7 +25,11 @@ dlopen:
     .cfi_adjust_cfa_offset -8
     pop     %rdi
     .cfi_adjust_cfa_offset -8
+    test    %eax, %eax
+    jnz     1f
     jmp     *yk_real_dlopen(%rip)
+1:
+    jmp     yk_steered_dlopen
     .cfi_endproc
     .size   dlopen, .-dlopen
 

@@ -5,7 +5,9 @@
 // dlopen, so glibc still sees the application as the caller (its RUNPATH, its namespace). Only
 // what was asked in application context is noted: what the MPI library loads inside MPI calls
 // (Open MPI's components) is never the application's. At the checkpoint each noted name is looked
-// up again without loading anything (library_table.cpp).
+// up again without loading anything (library_table.cpp). Such a request coming from the executable
+// is also steered into the library region (library_region.hpp), so that the library's address is
+// free again in a restarted process.
 #include <dlfcn.h>
 
 #include <cerrno>
@@ -13,13 +15,15 @@
 #include <cstring>
 
 #include "diag.hpp"
+#include "library_region.hpp"
 #include "loaded_libraries.hpp"
 #include "routing.hpp"
 #include "spin_lock.hpp"
 
 extern "C" {
 void* (*yk_real_dlopen)(const char*, int);  // glibc's dlopen, the stub's jump target
-void yk_note_dlopen(const char* name, int mode);
+int yk_note_dlopen(const char* name, int mode, const void* caller);
+void* yk_steered_dlopen(const char* name, int mode);
 }
 
 namespace yadokari::memory {
@@ -93,14 +97,21 @@ void replace_dlopen_requests(const DlopenRequest* in, int n) {
 
 using namespace yadokari::memory;
 
-// Called by the stub before the jump: must leave errno and dlerror's state alone.
-extern "C" void yk_note_dlopen(const char* name, int mode) {
+// Called by the stub before the jump: must leave errno and dlerror's state alone. Nonzero: the
+// stub jumps to yk_steered_dlopen instead of glibc's dlopen.
+extern "C" int yk_note_dlopen(const char* name, int mode, const void* caller) {
   resolve();  // a library constructor may dlopen before ours ran
-  if (!name || (mode & RTLD_NOLOAD) || !use_arena()) return;
+  if (!name || (mode & RTLD_NOLOAD) || !app_context()) return 0;
   const int saved_errno = errno;
-  {
+  if (use_arena()) {
     Locked l;
     note(name, mode);
   }
+  // Steered also in a process that has yet to restore: code before the restore point loads what it
+  // loaded in the first run at the same place again, the top of the untouched region.
+  const bool steer = steers_dlopen(caller);
   errno = saved_errno;
+  return steer ? 1 : 0;
 }
+
+extern "C" void* yk_steered_dlopen(const char* name, int mode) { return steered_dlopen(name, mode); }

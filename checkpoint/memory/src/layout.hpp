@@ -31,6 +31,19 @@ inline constexpr std::size_t kArenaReserve = 256 * kGiB;
 inline constexpr std::uintptr_t kMapBase = 0x120000000000;
 inline constexpr std::size_t kMapReserve = 1024 * kGiB;
 
+// Libraries the application dlopens after start (src/library_region.hpp): reserved PROT_NONE at
+// load time; ld.so is steered into it at the application's dlopen, so that a restarted process
+// finds the same addresses free whatever the fresh MPI library mapped. Filled from the top down.
+inline constexpr std::uintptr_t kLibBase = 0x140000000000;
+inline constexpr std::size_t kLibReserve = 1024 * kGiB;
+// One page of code (not part of any object) from which the steered dlopen is called: glibc then
+// treats the call as the executable's (src/library_region.cpp). Below the library region.
+inline constexpr std::uintptr_t kDlopenTrampoline = 0x13fffff00000;
+
+inline bool in_lib_region(std::uintptr_t lo, std::uintptr_t hi) {
+  return lo >= kLibBase && hi <= kLibBase + kLibReserve && lo < hi;
+}
+
 inline bool in_map_region(std::uintptr_t lo, std::uintptr_t hi) {
   return lo >= kMapBase && hi <= kMapBase + kMapReserve;
 }

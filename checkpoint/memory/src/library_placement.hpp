@@ -2,7 +2,8 @@
 // Loads a library at a recorded address in a fresh process (checkpoint/memory/README.md, "Libraries
 // loaded after start"; measured in docs/platform.md): ld.so maps a library with one mmap(NULL, span), and the kernel gives that the highest free gap that fits.
 // So every free gap above the wanted range is filled with PROT_NONE placeholders for the time of
-// the dlopen; the library lands at the top of the gap that holds the wanted range, i.e. there.
+// the dlopen (address_gaps.hpp); the library lands at the top of the gap that holds the wanted
+// range, i.e. there. A range in the library region (library_region.hpp) is first given back by it.
 #include <cstddef>
 #include <cstdint>
 
