@@ -137,7 +137,7 @@ TEST_CASE("a peer of the previous protocol version is refused, saying both versi
   // Version 5 peers send ImageWritten without the pause: they must not be half-understood.
   const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 5);
   CHECK(kProtocolVersion == 6);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 5, this build speaks version 6");
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 5, this build speaks version 7");
 }
 
 TEST_CASE("images written in the background: ImageCaptured, CheckpointRelease, the pause and progress", "[protocol]") {
