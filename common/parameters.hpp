@@ -41,6 +41,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {"YADOKARI_CKPT_BACKGROUND", "on|off", "on", "rank",
      "`off`: each rank writes its image while the application waits, instead of in a forked writer after "
      "its state is captured"},
+    {"YADOKARI_CKPT_FULL_EVERY", "integer", "8", "rank",
+     "a full image every N checkpoints of a rank process, increments of the pages written since the previous "
+     "image in between; 1: full images only (`--full-every`, which the front end passes on)"},
     {"YADOKARI_ASLR_REEXEC", "internal", "", "memory layer",
      "guard against a re-exec loop while turning address randomisation off; removed after the re-exec"},
     // Tests and the demo.

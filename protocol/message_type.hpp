@@ -11,7 +11,8 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 5: ImageWritten carries the rank's compute seconds and node, RankStatus its compute seconds.
 // 6: ImageCaptured and CheckpointRelease (images written in the background), RankStatus says how
 //    much of a background image is written.
-// 7: CheckpointRelease says whether the ranks run on (not when the job ends at the commit).
+// 7: CheckpointRelease says whether the ranks run on (not when the job ends at the commit);
+//    ImageWritten carries an incremental image's parent epoch.
 inline constexpr std::uint16_t kProtocolVersion = 7;
 
 enum class MessageType : std::uint16_t {

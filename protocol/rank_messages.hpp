@@ -190,11 +190,13 @@ struct ImageWritten {
   // How long the application stood still for this epoch: from the cut's GO to running again. With
   // a background image that ends at CheckpointRelease, and write_seconds runs on after it.
   double pause_seconds = 0.0;
+  // The image is an increment of this epoch's image of the same rank; 0: a full image.
+  std::uint64_t parent_epoch = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, bytes_to,
-       messages_to, compute_seconds, hostname, pause_seconds);
+       messages_to, compute_seconds, hostname, pause_seconds, parent_epoch);
   }
 };
 

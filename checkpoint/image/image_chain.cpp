@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "image/file_hash.hpp"
@@ -112,6 +114,28 @@ std::vector<std::byte> ImageChain::read_area(std::size_t index) const {
   std::vector<std::byte> data(links_.back().areas().at(index).length);
   read_area(index, data);
   return data;
+}
+
+ImageChain open_image_chain(const std::string& newest) {
+  namespace fs = std::filesystem;
+  const fs::path epochs = fs::path(newest).parent_path().parent_path();
+  const std::string name = fs::path(newest).filename().string();
+  std::vector<std::string> paths{newest};  // newest first
+  for (;;) {
+    const ImageReader child(paths.back());
+    if (!child.header().increment()) break;
+    const std::uint64_t parent = child.header().parent->epoch;
+    const std::string link = "it is an increment of epoch " + std::to_string(parent);
+    if (parent >= child.header().epoch) throw broken(child, link + ", which is not older");
+    const std::string parent_path = (epochs / std::to_string(parent) / name).string();
+    std::error_code error;
+    if (!fs::exists(parent_path, error)) throw broken(child, link + ", but " + parent_path + " is missing");
+    paths.push_back(parent_path);
+  }
+  std::vector<ImageReader> links;
+  links.reserve(paths.size());
+  for (auto at = paths.rbegin(); at != paths.rend(); ++at) links.emplace_back(*at);
+  return ImageChain(std::move(links));
 }
 
 }  // namespace yadokari::image

@@ -4,6 +4,7 @@
 // place and applying every increment's changed pages in order, then checks the result against
 // the hash the newest increment recorded for the whole area.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,5 +42,12 @@ class ImageChain {
 
   std::vector<ImageReader> links_;
 };
+
+// The chain that ends with the image at `newest`: when it is an increment, its parent is the file
+// of the same name in the sibling directory named after the parent's epoch (the checkpoint
+// directory's layout, `<dir>/<epoch>/rank-<L>.img`), and so on back to a full image. Throws
+// ImageError (corrupt, "broken chain: ...", in the file of the link that names it) when a parent
+// is missing or not older; the links are then checked as the constructor above does.
+ImageChain open_image_chain(const std::string& newest);
 
 }  // namespace yadokari::image

@@ -63,6 +63,13 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
                      compress->name + " must be a zstd level from 0 (off) to 19, not '" + compress->value + "'");
     settings.compression = *level;
   }
+  if (auto full = pick_option(flags.full_every, "--full-every", "YADOKARI_CKPT_FULL_EVERY", env)) {
+    const auto count = whole_number<unsigned>(full->value);
+    if (!count || *count < 1)
+      throw CliError(exit_code::usage,
+                     full->name + " must be a whole number of epochs (1 or more), not '" + full->value + "'");
+    settings.full_every = *count;
+  }
 
   if (auto node_dir = pick_option(flags.node_dir, "--node-dir", "YADOKARI_NODE_DIR", env)) {
     // The ranks and agents of every node use this very path: relative would mean a different

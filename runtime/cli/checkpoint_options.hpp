@@ -20,6 +20,7 @@ struct CheckpointFlags {
   std::string stop_after_epoch;  // --stop-after-epoch YADOKARI_STOP_AFTER_EPOCH
   std::string keep;              // --keep            YADOKARI_KEEP (default 2)
   std::string compress;          // --compress        YADOKARI_CKPT_COMPRESS (zstd level, 0 = off)
+  std::string full_every{};      // --full-every      YADOKARI_CKPT_FULL_EVERY (full image every N epochs)
   std::string node_dir{};        // --node-dir        YADOKARI_NODE_DIR (node-local images + replicas)
   // --ckpt-dir was on the command line, even with an empty value ("$UNSET_VARIABLE"), which must
   // not mean "no checkpoints": the job would run unprotected.

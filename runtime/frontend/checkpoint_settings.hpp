@@ -13,6 +13,9 @@ struct CheckpointSettings {
   std::optional<std::uint64_t> stop_after_epoch;
   unsigned keep = 2;
   int compression = 0;
+  // A full image every N epochs of a rank process, increments in between (1: never); none: the
+  // ranks' default (YADOKARI_CKPT_FULL_EVERY, pmpi-layer/src/cut/incremental_image.hpp).
+  std::optional<unsigned> full_every;
   // Node-local image storage, the same absolute path on every node; empty: images in `dir`.
   std::filesystem::path node_dir;
 };

@@ -50,6 +50,8 @@ LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::p
   const std::string flavour(launch::flavour_name(request.flavour));
   JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, credential, incarnation.rank_env};
   if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
+  if (request.checkpoint.full_every)
+    settings.extra.emplace_back("YADOKARI_CKPT_FULL_EVERY", std::to_string(*request.checkpoint.full_every));
   JobEnvironment env = make_job_environment(current_environment(), settings);
   for (const auto& [name, value] : platform.launcher_environment()) env.launcher_env.push_back(name + "=" + value);
 

@@ -117,6 +117,7 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
   sent.messages_to = {1, 0, 0, 2};
   sent.compute_seconds = 12.375;
   sent.hostname = "yksim-n2";
+  sent.parent_epoch = 2;
   const auto got = decode_as<ImageWritten>(encode(sent));
   CHECK(got.epoch == 3);
   CHECK(got.logical_rank == 2);
@@ -129,12 +130,14 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
   CHECK(got.messages_to == sent.messages_to);
   CHECK(got.compute_seconds == 12.375);
   CHECK(got.hostname == "yksim-n2");
+  CHECK(got.parent_epoch == 2);
   // Unmeasured by default (an image written without a sampler).
   CHECK(decode_as<ImageWritten>(encode(ImageWritten{})).compute_seconds < 0);
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 6 peers send CheckpointRelease without run_on: they must not be half-understood.
+  // Version 6 peers send CheckpointRelease without run_on and ImageWritten without the parent
+  // epoch: they must not be half-understood.
   const std::string bytes = with_u16_at(encode(CheckpointRelease{}), 2, 6);
   CHECK(kProtocolVersion == 7);
   CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 6, this build speaks version 7");
@@ -206,10 +209,11 @@ TEST_CASE("decode refuses forged lengths before allocating", "[protocol]") {
 }
 
 TEST_CASE("decode refuses a forged vector count without allocating for it", "[protocol]") {
-  // ImageWritten ends with [bytes_to count][messages_to count][compute_seconds][hostname length]:
-  // a bytes_to count of 2^32 u64s (32 GiB) in a message of a few bytes (tests/fuzz/corpus).
+  // ImageWritten ends with [bytes_to count][messages_to count][compute_seconds][hostname length]
+  // [pause_seconds][parent_epoch]: a messages_to count of 2^32 u64s (32 GiB) in a message of a few
+  // bytes (tests/fuzz/corpus).
   std::string bytes = encode(ImageWritten{});
-  const std::size_t count_at = bytes.size() - 8 - 8 - 8 - 8;
+  const std::size_t count_at = bytes.size() - 8 - 8 - 8 - 8 - 8;
   bytes.replace(count_at, 8, std::string("\x00\x00\x00\x00\x01\x00\x00\x00", 8));
   CHECK_THROWS_AS(decode(bytes), ProtocolError);
 }

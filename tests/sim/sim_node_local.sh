@@ -9,9 +9,13 @@
 #             go, n1's come from n1 itself; an epoch taken after the restart is replicated between
 #             n1 and n3; the job finishes with the uninterrupted run's final line on the
 #             survivors' layout.
+#   chain     as loss, with a second epoch before the kill: an increment of the first on every rank
+#             (MANIFEST parent_epoch), replicated like it; the restart stages the images of n2's
+#             ranks of both epochs from n3, restores the increment from its chain on the node it is
+#             placed on and finishes with the uninterrupted run's final line.
 #   both      n2 and n3 are killed together: the images of n2's ranks are on no live node, so the
 #             job stops (exit 1) with the one-line reason, never restarting from a partial set.
-# usage: sim_node_local.sh YADOKARI openmpi|mpich loss|both PROGRAM [ARGS...]
+# usage: sim_node_local.sh YADOKARI openmpi|mpich loss|chain|both PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2" MODE="$3"
 shift 3
 source "$(dirname "$0")/sim_common.sh"
@@ -39,8 +43,24 @@ fi
 ls "$ckpt"/*/rank-*.img >/dev/null 2>&1 && fail "images in the checkpoint directory" \
     || pass "no image in the checkpoint directory"
 
+# parents_of EPOCH: every image's parent epoch in EPOCH's MANIFEST (0: a full image).
+parents_of() {
+    python3 -c 'import json,sys; print(" ".join(str(i.get("parent_epoch", 0)) for i in json.load(open(sys.argv[1]))["images"]))' \
+        "$ckpt/$1/MANIFEST"
+}
+if [[ $MODE == chain ]]; then
+    if second=$(ask_checkpoint); then
+        parents=$(parents_of "$second")
+        [[ "$parents" == "$epoch $epoch $epoch $epoch $epoch $epoch" && "$(nodes_of "$second")" == "$pairs" ]] &&
+            pass "epoch $second is an increment of epoch $epoch on every rank, replicated like it" ||
+            fail "epoch $second: parents '$parents', nodes '$(nodes_of "$second")'"
+    else
+        fail "no second epoch committed: $(tail -3 run.err)"
+    fi
+fi
+
 case "$MODE" in
-loss)
+loss | chain)
     "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
     wait_for 60 grep -q "^yadokari: restart 1 (" run.err && pass "restart 1" || fail "no restart 1: $(tail -3 run.err)"
     # An epoch of the restarted job is replicated between the survivors.
@@ -61,6 +81,12 @@ loss)
     bad=$(grep -v -E "^yadokari: staged rank [23]'s image of epoch [0-9]+ from n3 to n1$" <<<"$staged")
     [[ -n "$staged" && -z "$bad" ]] && pass "staged from the replicas: $(paste -sd';' <<<"$staged")" \
         || fail "staging: '$staged'"
+    if [[ $MODE == chain ]]; then
+        for e in "$epoch" "$second"; do
+            grep -q "^yadokari: staged rank [23]'s image of epoch $e from n3 to n1$" <<<"$staged" &&
+                pass "epoch $e of the chain staged" || fail "epoch $e of the chain was not staged: '$staged'"
+        done
+    fi
     expect_reference_final 6 "$@"
     ;;
 both)

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -220,4 +221,41 @@ TEST_CASE("increments: pages_touching maps address ranges to an area's pages", "
       {0x1000, 0x2000}, {0x5000, 0x7000}, {0x9000, 0xa000}};
   // 0x5000..0x61e8 (the area's end) is the area's offsets 0x3e18..0x4fff: its pages 3 and 4.
   CHECK(pages_touching(at, 5 * kPage, written) == std::vector<PageRun>{{0, 1}, {3, 2}});
+}
+
+TEST_CASE("increments: open_image_chain follows the parents through the epoch directories", "[image][increment]") {
+  namespace fs = std::filesystem;
+  Chain c;
+  TempDir ckpt;
+  auto placed = [&](int epoch) { return (ckpt.path() / std::to_string(epoch) / "rank-1.img").string(); };
+  int epoch = 1;
+  for (const auto& file : {c.base, c.inc1, c.inc2}) {
+    fs::create_directories(ckpt.path() / std::to_string(epoch));
+    fs::copy_file(file, placed(epoch++));
+  }
+  SECTION("the whole chain, base first") {
+    const ImageChain chain = open_image_chain(placed(3));
+    REQUIRE(chain.links().size() == 3);
+    CHECK(chain.links()[0].path() == placed(1));
+    CHECK(chain.links()[2].path() == placed(3));
+    CHECK(chain.read_area(1) == c.m.heap3);
+    CHECK(open_image_chain(placed(2)).read_area(1) == c.m.heap2);
+    CHECK(open_image_chain(placed(1)).links().size() == 1);
+  }
+  SECTION("a missing middle link names it") {
+    fs::remove(placed(2));
+    CHECK(error_of([&] { open_image_chain(placed(3)); }).what() ==
+          placed(3) + ": broken chain: it is an increment of epoch 2, but " + placed(2) + " is missing");
+  }
+  SECTION("a middle link written again for its epoch is not the parent") {
+    fs::remove(placed(2));
+    fs::copy_file(c.base, placed(2));  // a full image where the increment was
+    CHECK_THAT(error_of([&] { open_image_chain(placed(3)); }).what(),
+               Catch::StartsWith(placed(3) + ": broken chain: it is an increment of epoch 2 (header "));
+  }
+  SECTION("a damaged middle link is found when its pages are applied") {
+    flip_bit(placed(2), ImageReader(placed(2)).areas()[1].data_offset + 24 + 4 * 16 + 100, 2);
+    const ImageChain chain = open_image_chain(placed(3));
+    CHECK(error_of([&] { chain.read_area(1); }).what() == placed(2) + ": checksum mismatch in area 'arena'");
+  }
 }

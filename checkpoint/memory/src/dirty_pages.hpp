@@ -5,8 +5,8 @@
 // PAGEMAP_SCAN ioctl of /proc/self/pagemap, which lists the written pages and protects them again
 // in one atomic walk. Kernel facts and costs: checkpoint/memory/README.md "Dirty-page tracking".
 //
-// Not yet called by the capture: the image format's increments (docs/formats/image.md) are the
-// other half.
+// Used by the capture through written_pages.hpp, for the image format's increments
+// (docs/formats/image.md).
 #include <cstdint>
 #include <span>
 #include <string>

@@ -32,6 +32,7 @@ struct WriterResult {
   std::uint32_t ok = 0;
   std::uint64_t size = 0;
   std::uint64_t xxh64 = 0;
+  std::uint64_t parent_epoch = 0;
   double write_seconds = 0;
   char path[4096] = {};
   char error[2048] = {};
@@ -120,6 +121,7 @@ void report(ctl::ImageWritten message, pid_t pid, int fd) {
       message.path = result.path;
       message.size = result.size;
       message.xxh64 = result.xxh64;
+      message.parent_epoch = result.parent_epoch;
     }
     message.write_seconds = result.write_seconds;
   } else {
@@ -196,6 +198,7 @@ void finish_writer(bool ok, const yadokari::image::WrittenImage* written, const 
   if (written) {
     result.size = written->size;
     result.xxh64 = written->xxh64;
+    result.parent_epoch = written->parent_epoch;
     std::snprintf(result.path, sizeof result.path, "%s", written->path.c_str());
   }
   std::snprintf(result.error, sizeof result.error, "%s", error.c_str());

@@ -18,6 +18,7 @@
 #include "cut/drain.hpp"
 #include "cut/write_fault.hpp"
 #include "cut/image_areas.hpp"
+#include "cut/incremental_image.hpp"
 #include "telemetry/rank_totals.hpp"
 #include "cut/shim_state.hpp"
 #include "objects/world.hpp"
@@ -74,6 +75,7 @@ void tell_coordinator(ctl::ImageWritten w, bool ok, const std::string& error, co
     w.path = written->path;
     w.size = written->size;
     w.xxh64 = written->xxh64;
+    w.parent_epoch = written->parent_epoch;
   }
   w.write_seconds = write_s;
   w.pause_seconds = w.drain_seconds + write_s;  // until written; the wait for the commit comes on top
@@ -87,7 +89,7 @@ void tell_coordinator(ctl::ImageWritten w, bool ok, const std::string& error, co
 
 // Opens the image and writes the shim's own records; the memory areas follow through the sink.
 // Returns null (and says why in `error`) if this rank cannot be checkpointed.
-img::ImageWriter* open_image(const CheckpointTarget& target, std::string& error) {
+img::ImageWriter* open_image(const CheckpointTarget& target, const incremental_image::Plan& plan, std::string& error) {
   std::string why;
   if (!shim_state_checkpointable(&why)) {
     error = why;
@@ -118,6 +120,7 @@ img::ImageWriter* open_image(const CheckpointTarget& target, std::string& error)
     header.epoch = target.epoch;
     header.flavour = kFlavour;
     header.binaries = img::loaded_binaries();
+    header.parent = plan.parent;
     img::WriterOptions options;
     options.compression_level = target.compression;
     auto* writer = new img::ImageWriter(g_image_path, std::move(header), options);
@@ -162,13 +165,17 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
   ImageAreaSink* sink = nullptr;
   {
     std::string error;
-    writer = open_image(target, error);
+    char dir[4001];
+    incremental_image::Plan plan;
+    if (current_epoch_dir(dir, sizeof dir)) plan = incremental_image::plan(target.epoch, dir, identity().logical_rank);
+    writer = open_image(target, plan, error);
     if (!writer) {
       tell_coordinator(report_at_cut(target, drain_s), false, error, nullptr, seconds_since(t1));
       return CheckpointOutcome::failed;
     }
+    sink = new ImageAreaSink(*writer);
+    sink->set_plan(target.epoch, std::move(plan));
   }
-  sink = new ImageAreaSink(*writer);
   if (background_image::wanted()) sink->write_in_background(target.epoch);
   g_hooks.before_capture();
   const int rc = yadokari::memory::checkpoint(*sink);

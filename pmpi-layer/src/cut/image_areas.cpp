@@ -2,6 +2,7 @@
 
 #include "cut/background_image.hpp"
 #include "image/area_kind.hpp"
+#include "image/delta_area.hpp"
 
 #include <optional>
 #include <span>
@@ -80,10 +81,23 @@ std::optional<mem::AreaKind> to_memory(img::AreaKind k) {
 
 }  // namespace
 
+bool ImageAreaSink::write_delta(img::AreaInfo info, const void* data, std::uint64_t len) {
+  const std::uint64_t parent_length = plan_.parent_length(info.kind, info.name, info.address);
+  // Without a list (the tracking failed at this capture) every page counts as written: the
+  // increment is as large as a full image, but right.
+  const std::vector<mem::WrittenRange> all{{info.address, info.address + len}};
+  const auto runs = img::pages_touching(info.address, len, pages_listed_ ? written_ : all);
+  writer_.add_delta_area(info, data, static_cast<std::size_t>(len), runs, parent_length);
+  return true;
+}
+
 bool ImageAreaSink::area(mem::AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot,
                          const char* name, const void* data) {
   try {
-    writer_.add_area({to_image(kind), name, addr, prot}, data, static_cast<std::size_t>(len));
+    if (plan_.parent && mem::tracks_written_pages(kind))
+      write_delta({to_image(kind), name, addr, prot}, data, len);
+    else
+      writer_.add_area({to_image(kind), name, addr, prot}, data, static_cast<std::size_t>(len));
     if (side_ == Side::writer) background_image::add_progress(len);
     return true;
   } catch (const std::exception& e) {
@@ -92,7 +106,26 @@ bool ImageAreaSink::area(mem::AreaKind kind, std::uint64_t addr, std::uint64_t l
   }
 }
 
+// In the rank, before the writer forks: the tracking belongs to this process.
+void ImageAreaSink::collect_written_pages() {
+  if (epoch_ == 0 || incremental_image::full_every() <= 1) return;
+  std::string why;
+  switch (mem::collect_written_pages(written_, why)) {
+    case mem::WrittenPages::listed:
+      pages_listed_ = true;
+      incremental_image::collected(epoch_, plan_.parent.has_value());
+      break;
+    case mem::WrittenPages::baseline:
+      incremental_image::collected(epoch_, plan_.parent.has_value());
+      break;
+    case mem::WrittenPages::unavailable:
+      incremental_image::tracking_unavailable(why);
+      break;
+  }
+}
+
 ImageAreaSink::Split ImageAreaSink::split() {
+  collect_written_pages();
   if (background_epoch_ == 0) return Split::here;
   switch (background_image::fork_writer(background_epoch_, error_)) {
     case background_image::Side::writer:
@@ -109,7 +142,7 @@ ImageAreaSink::Split ImageAreaSink::split() {
 }
 
 bool ImageAreaSource::next(mem::AreaHeader& header) {
-  const auto& areas = reader_.areas();
+  const auto& areas = chain_.newest().areas();
   while (next_ < areas.size()) {
     const img::AreaRecord& a = areas[next_++];
     const auto kind = to_memory(a.kind);
@@ -126,8 +159,8 @@ bool ImageAreaSource::next(mem::AreaHeader& header) {
 
 bool ImageAreaSource::read(void* dst) {
   try {
-    const img::AreaRecord& a = reader_.areas()[current_];
-    reader_.read_area(current_, std::span<std::byte>(static_cast<std::byte*>(dst), a.length));
+    const img::AreaRecord& a = chain_.newest().areas()[current_];
+    chain_.read_area(current_, std::span<std::byte>(static_cast<std::byte*>(dst), a.length));
     return true;
   } catch (const std::exception& e) {
     error_ = e.what();

@@ -6,6 +6,7 @@
 
 #include "memory/areas.hpp"
 #include "memory/memory.h"
+#include "image/image_chain.hpp"
 #include "image/image_error.hpp"
 #include "image/image_reader.hpp"
 #include "shim/diagnostics.hpp"
@@ -56,19 +57,22 @@ void cut::restore_if_requested() {
   const std::string path = std::string(dir) + "/rank-" + std::to_string(identity().logical_rank) + ".img";
   // Heap objects on purpose, never freed: this function does not return on success, and the
   // memory restore overwrites the stack it runs on.
-  img::ImageReader* reader = nullptr;
+  img::ImageChain* chain = nullptr;
   try {
-    reader = new img::ImageReader(path);
-    check_header(reader->header(), path);
-    const img::AreaRecord* state = reader->find("shim-state");
+    // The front end chose the epoch after checking its whole chain (storage's newest_good_epoch);
+    // the links are checked again here, and every area read from the chain against the hash its
+    // newest image recorded, so a damaged link is refused, never restored in part.
+    chain = new img::ImageChain(img::open_image_chain(path));
+    check_header(chain->newest().header(), path);
+    const img::AreaRecord* state = chain->newest().find("shim-state");
     if (!state) refuse(path + " has no shim-state area");
-    const std::vector<std::byte> bytes = reader->read_area(state->index);
+    const std::vector<std::byte> bytes = chain->read_area(state->index);
     load_shim_state(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const std::exception& e) {
     refuse(e.what());
   }
   replay_creation_log();
-  auto* source = new ImageAreaSource(*reader);
+  auto* source = new ImageAreaSource(*chain);
   yadokari::memory::restore(*source, path.c_str());
   // Only on refusal (the memory layer printed why; nothing was modified).
   refuse(source->failed() ? source->error() : "the memory image does not fit this process (see above)");

@@ -1,0 +1,90 @@
+/* Memory that changes a little between checkpoints, for the incremental-image test
+ * (ckpt_incremental.sh): a heap array and a static (.bss) array, every page filled at the start;
+ * then 6 steps, each of which first waits at its pause point (with YK_INCR_PAUSE=<prefix>: rank 0
+ * creates <prefix>-<step>.reached and every rank loops until <prefix>-<step> exists, as
+ * tests/apps/pause_point.h) and then rewrites about 10 % of the pages of both arrays. Rank 0
+ * prints each step's checksum over every rank's memory and a final line; nothing printed depends
+ * on how often the pause loops ran.
+ * usage: incremental_steps HEAP_PAGES */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE_WORDS 512 /* 4 KiB of uint64_t */
+#define STATIC_PAGES 256
+#define STEPS 6
+
+static uint64_t g_static[STATIC_PAGES * PAGE_WORDS];
+
+static void pause_at(int step, int rank) {
+  const char* prefix = getenv("YK_INCR_PAUSE");
+  if (!prefix || !*prefix) return;
+  char go[4096], reached[4200];
+  snprintf(go, sizeof go, "%s-%d", prefix, step);
+  snprintf(reached, sizeof reached, "%s.reached", go);
+  if (rank == 0) {
+    FILE* f = fopen(reached, "w");
+    if (f) fclose(f);
+  }
+  for (;;) {
+    int here = rank == 0 && access(go, F_OK) == 0;
+    int everywhere = 0;
+    MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (everywhere) return;
+    struct timespec ten_ms = {0, 10 * 1000 * 1000};
+    nanosleep(&ten_ms, NULL);
+  }
+}
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+/* Rewrites the pages of `words` whose index falls on this step (every page when step is 0). */
+static void write_pages(uint64_t* words, long pages, int step, int rank, uint64_t salt) {
+  for (long p = 0; p < pages; ++p) {
+    if (step > 0 && (p * 7 + step) % 10 != 0) continue;
+    for (long w = 0; w < PAGE_WORDS; ++w) {
+      const long i = p * PAGE_WORDS + w;
+      words[i] = mix(words[i] + (uint64_t)i * 31 + (uint64_t)step * 1000003 + (uint64_t)rank * 7919 + salt) | 1;
+    }
+  }
+}
+
+static uint64_t checksum(const uint64_t* words, long count) {
+  uint64_t sum = 0;
+  for (long i = 0; i < count; ++i) sum = mix(sum ^ words[i]);
+  return sum;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const long heap_pages = argc > 1 ? atol(argv[1]) : 4096;
+  uint64_t* heap = malloc((size_t)heap_pages * PAGE_WORDS * sizeof *heap);
+  if (!heap) MPI_Abort(MPI_COMM_WORLD, 1);
+  for (long i = 0; i < heap_pages * PAGE_WORDS; ++i) heap[i] = (uint64_t)i;
+  write_pages(heap, heap_pages, 0, rank, 1);
+  write_pages(g_static, STATIC_PAGES, 0, rank, 2);
+  for (int step = 1; step <= STEPS; ++step) {
+    pause_at(step, rank);
+    write_pages(heap, heap_pages, step, rank, 1);
+    write_pages(g_static, STATIC_PAGES, step, rank, 2);
+    uint64_t mine = checksum(heap, heap_pages * PAGE_WORDS) ^ mix(checksum(g_static, STATIC_PAGES * PAGE_WORDS));
+    uint64_t all = 0;
+    MPI_Reduce(&mine, &all, 1, MPI_UINT64_T, MPI_BXOR, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("step %d checksum %016llx\n", step, (unsigned long long)all);
+    fflush(stdout);
+  }
+  free(heap);
+  if (rank == 0) printf("final: %d steps done\n", STEPS);
+  MPI_Finalize();
+  return 0;
+}
