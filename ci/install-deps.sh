@@ -11,6 +11,7 @@ packages=(
   slurmctld slurmd slurm-client munge
   clang-format
   lammps elk-lapw  # real applications of bench/apps (tests apps.real.*)
+  stress-ng  # CPU load for bench/heartbeat_load.sh
 )
 missing=()
 for p in "${packages[@]}"; do

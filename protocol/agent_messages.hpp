@@ -47,10 +47,13 @@ struct AgentAck {
 struct Heartbeat {
   static constexpr MessageType kType = MessageType::heartbeat;
   std::uint64_t sequence = 0;
+  // How much later than due the agent sent this beat (its own scheduling delay): a node whose
+  // agent waits for a CPU gets a longer grace before its silence counts as a loss.
+  std::int32_t late_ms = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(sequence);
+    ar(sequence, late_ms);
   }
 };
 

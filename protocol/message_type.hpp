@@ -12,7 +12,7 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 6: ImageCaptured and CheckpointRelease (images written in the background), RankStatus says how
 //    much of a background image is written.
 // 7: CheckpointRelease says whether the ranks run on (not when the job ends at the commit);
-//    ImageWritten carries an incremental image's parent epoch.
+//    ImageWritten carries an incremental image's parent epoch; Heartbeat how late it was sent.
 inline constexpr std::uint16_t kProtocolVersion = 7;
 
 enum class MessageType : std::uint16_t {

@@ -1,7 +1,13 @@
 #include "agent/job_processes.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <cstdio>
+#include <set>
 
 namespace yadokari::agent {
 
@@ -14,6 +20,43 @@ bool belongs_to_job(pid_t pid, const std::string& job_id) {
   while (std::getline(environ, entry, '\0'))
     if (entry == wanted) return true;
   return false;
+}
+
+namespace {
+
+std::string net_namespace(pid_t pid) {
+  std::error_code error;
+  const auto target = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/ns/net", error);
+  return error ? std::string() : target.string();
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto end_of_name = text.rfind(')');  // the name may hold spaces and parentheses
+  if (end_of_name == std::string::npos) return 0;
+  char state = 0;
+  int parent = 0;
+  if (std::sscanf(text.c_str() + end_of_name + 1, " %c %d", &state, &parent) != 2) return 0;
+  return static_cast<pid_t>(parent);
+}
+
+}  // namespace
+
+std::vector<pid_t> job_processes_here(const std::string& job_id) {
+  std::set<pid_t> ancestors;
+  for (pid_t pid = getpid(); pid > 1 && ancestors.insert(pid).second;) pid = parent_of(pid);
+  const std::string here = net_namespace(getpid());
+  std::vector<pid_t> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::atoi(name.c_str()));
+    if (ancestors.count(pid) || net_namespace(pid) != here || here.empty()) continue;
+    if (belongs_to_job(pid, job_id)) found.push_back(pid);
+  }
+  return found;
 }
 
 }  // namespace yadokari::agent

@@ -5,11 +5,18 @@
 #include <string>
 #include <sys/types.h>
 
+#include <vector>
+
 namespace yadokari::agent {
 
 // True when `pid` was started with YADOKARI_JOB_ID=<job_id> in its environment (every rank and
 // launcher process of a job is). Reads /proc/<pid>/environ, so it also answers false for a pid that
 // is gone or belongs to another user.
 bool belongs_to_job(pid_t pid, const std::string& job_id);
+
+// Every process of job `job_id` on this node: in this process's network namespace (a simulated
+// node shares the host's pid namespace with the others, never its network one), neither this
+// process nor one of its ancestors (the front end may run on this host).
+std::vector<pid_t> job_processes_here(const std::string& job_id);
 
 }  // namespace yadokari::agent

@@ -14,6 +14,7 @@
 #include <optional>
 #include <zmq.hpp>
 
+#include "agent/heartbeat_sender.hpp"
 #include "agent/job_processes.hpp"
 #include "agent/node_images.hpp"
 #include "protocol/codec.hpp"
@@ -50,18 +51,26 @@ bool at_end_of_file(int fd) {
 
 // Receives one message within `timeout`; nullopt on timeout, a signal, or an undecodable frame.
 // Also watches `eof_fd` (if >= 0) and sets g_front_end_gone when it closes.
-std::optional<protocol::Message> receive(zmq::socket_t& socket, std::chrono::milliseconds timeout, int eof_fd) {
-  std::array<zmq::pollitem_t, 2> items{{{socket.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, eof_fd, ZMQ_POLLIN, 0}}};
-  try {
-    zmq::poll(items.data(), eof_fd >= 0 ? 2 : 1, timeout);
-  } catch (const zmq::error_t& e) {
-    if (e.num() == EINTR) return std::nullopt;
-    throw;
-  }
-  if (eof_fd >= 0 && (items[1].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && at_end_of_file(eof_fd)) g_front_end_gone = true;
-  if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
+// The socket is held for at most kPollSlice at a time, so that a due heartbeat waits no longer.
+constexpr std::chrono::milliseconds kPollSlice{10};
+
+std::optional<protocol::Message> receive(SharedSocket& shared, std::chrono::milliseconds timeout, int eof_fd) {
   zmq::message_t frame;
-  if (!socket.recv(frame, zmq::recv_flags::dontwait)) return std::nullopt;
+  {
+    SharedSocket::Use use(shared, false);
+    zmq::socket_t& socket = use.socket();
+    std::array<zmq::pollitem_t, 2> items{{{socket.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, eof_fd, ZMQ_POLLIN, 0}}};
+    try {
+      zmq::poll(items.data(), eof_fd >= 0 ? 2 : 1, std::min(timeout, kPollSlice));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) return std::nullopt;
+      throw;
+    }
+    if (eof_fd >= 0 && (items[1].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && at_end_of_file(eof_fd))
+      g_front_end_gone = true;
+    if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
+    if (!socket.recv(frame, zmq::recv_flags::dontwait)) return std::nullopt;
+  }
   try {
     return protocol::decode(frame.to_string_view());
   } catch (const protocol::ProtocolError& e) {
@@ -70,13 +79,14 @@ std::optional<protocol::Message> receive(zmq::socket_t& socket, std::chrono::mil
   }
 }
 
-void send(zmq::socket_t& socket, const protocol::Message& message) {
+void send(SharedSocket& shared, const protocol::Message& message) {
   const std::string bytes = protocol::encode(message);
-  (void)socket.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  SharedSocket::Use use(shared, false);
+  (void)use.socket().send(zmq::buffer(bytes), zmq::send_flags::dontwait);
 }
 
 // Image orders, copies and pruning (--node-dir); a node without storage answers orders with why.
-void serve_images(zmq::socket_t& socket, const AgentOptions& options, NodeImages* images,
+void serve_images(SharedSocket& socket, const AgentOptions& options, NodeImages* images,
                   const protocol::Message& message) {
   if (const auto* order = std::get_if<protocol::ImageOrder>(&message)) {
     std::string problem = "node " + options.node + " keeps no images (its agent has no --node-dir)";
@@ -133,6 +143,15 @@ void stop_processes(const protocol::StopProcesses& stop, const AgentOptions& opt
   }
 }
 
+// The coordinator is unreachable (its host gone, or this node cut off): the job's processes here
+// cannot take part in it any more, and ranks blocked on lost peers inside the MPI library would
+// run on for minutes. The front end restarts the job elsewhere; what ran here must not run on.
+int stop_job_here(const AgentOptions& options) {
+  const auto pids = job_processes_here(options.job_id);
+  for (const pid_t pid : pids) (void)kill(pid, SIGKILL);
+  return static_cast<int>(pids.size());
+}
+
 }  // namespace
 
 int run_node_agent(const AgentOptions& options) {
@@ -173,6 +192,7 @@ int run_node_agent(const AgentOptions& options) {
   } catch (const zmq::error_t& e) {
     return fail(options, "cannot connect to " + options.coordinator + ": " + e.what());
   }
+  SharedSocket shared(socket);
   const std::string hello =
       protocol::encode(protocol::AgentHello{options.job_id, credential->secret, options.node, this_host(),
                                             static_cast<std::int64_t>(getpid()), options.join_slots});
@@ -183,8 +203,10 @@ int run_node_agent(const AgentOptions& options) {
     return down && Clock::now() - *down >= options.coordinator_lost_after;
   };
   const auto fail_lost = [&] {
+    const int stopped = stop_job_here(options);
     return fail(options, "lost the coordinator at " + options.coordinator + " (no connection for " +
-                             std::to_string(options.coordinator_lost_after.count()) + " ms)");
+                             std::to_string(options.coordinator_lost_after.count()) + " ms); stopped " +
+                             std::to_string(stopped) + " process(es) of the job on this node");
   };
 
   std::chrono::milliseconds interval{0};
@@ -196,7 +218,7 @@ int run_node_agent(const AgentOptions& options) {
     if (left.count() <= 0)
       return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
                                std::to_string(options.hello_timeout.count()) + " ms");
-    const auto message = receive(socket, std::min(left, std::chrono::milliseconds(100)), options.end_on_eof_fd);
+    const auto message = receive(shared, std::min(left, std::chrono::milliseconds(100)), options.end_on_eof_fd);
     if (!message) continue;
     if (const auto* ack = std::get_if<protocol::AgentAck>(&*message)) {
       if (!ack->accepted) return fail(options, "refused by the coordinator: " + ack->reason);
@@ -207,25 +229,17 @@ int run_node_agent(const AgentOptions& options) {
   std::optional<NodeImages> images;
   if (!options.node_dir.empty()) images.emplace(options.node_dir, options.job_id, options.node);
 
-  std::uint64_t sequence = 0;
-  auto next_beat = Clock::now();
+  const HeartbeatSender heartbeats(shared, interval);
   while (!stopping()) {
     if (coordinator_lost()) return fail_lost();
-    if (Clock::now() >= next_beat) {
-      const std::string beat = protocol::encode(protocol::Heartbeat{++sequence});
-      (void)socket.send(zmq::buffer(beat), zmq::send_flags::dontwait);
-      next_beat += interval;
-      if (next_beat < Clock::now()) next_beat = Clock::now() + interval;  // we were descheduled
-    }
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
-    const auto message = receive(socket, std::max(wait, std::chrono::milliseconds(0)), options.end_on_eof_fd);
+    const auto message = receive(shared, std::chrono::milliseconds(100), options.end_on_eof_fd);
     if (!message) continue;
     if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
       stop_processes(*stop, options);
     else if (std::holds_alternative<protocol::AgentBye>(*message))
       return 0;  // the job ended
     else
-      serve_images(socket, options, images ? &*images : nullptr, *message);
+      serve_images(shared, options, images ? &*images : nullptr, *message);
   }
   return 0;
 }

@@ -26,10 +26,11 @@ std::string seconds_text(membership::Clock::duration d) {
 void Coordinator::serve_agent_message(const std::string& routing_id, const std::string& peer,
                                       const protocol::Message& message) {
   const auto now = membership::Clock::now();
-  if (std::holds_alternative<protocol::Heartbeat>(message)) {
+  if (const auto* beat = std::get_if<protocol::Heartbeat>(&message)) {
     // Only the connection a node's agent said hello on speaks for that node.
+    const auto late = std::chrono::milliseconds(std::max(beat->late_ms, 0));
     if (const auto nodes = nodes_of_agent_route_.find(routing_id); nodes != nodes_of_agent_route_.end())
-      for (const auto& node : nodes->second) tracker_->heard(node, now);
+      for (const auto& node : nodes->second) tracker_->heard(node, now, late);
     return;
   }
   const auto& hello = std::get<protocol::AgentHello>(message);

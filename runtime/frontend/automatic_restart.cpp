@@ -14,6 +14,7 @@
 #include "frontend/platform.hpp"
 #include "frontend/restart_checks.hpp"
 #include "frontend/restart_plan.hpp"
+#include "membership/heartbeat_tracker.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -116,8 +117,13 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
     throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
   }
   std::vector<ClusterNode> nodes = context.platform->nodes_now(coordinator);
+  // Also the nodes lost before this restart: a node cut off from the network (link down) is still
+  // listed by its platform (`sim` sees its holder alive, a host list does not change).
+  std::set<std::string> ever_lost = lost_ids;
+  for (const auto& status : coordinator.nodes())
+    if (status.state == membership::state_name(membership::NodeState::lost)) ever_lost.insert(status.node);
   for (auto& node : nodes)
-    if (lost_ids.count(node.id)) node.alive = false;
+    if (ever_lost.count(node.id)) node.alive = false;
   std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));
   for (const auto& rank : registrations)
     if (rank.logical_rank >= 0 && rank.logical_rank < context.world_size)

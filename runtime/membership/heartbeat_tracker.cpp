@@ -24,10 +24,15 @@ void HeartbeatTracker::joined(const std::string& node, Clock::time_point now) {
   entry->second.state = NodeState::alive;
 }
 
-void HeartbeatTracker::heard(const std::string& node, Clock::time_point now) {
+void HeartbeatTracker::heard(const std::string& node, Clock::time_point now, Clock::duration sender_late) {
   const auto entry = nodes_.find(node);
   if (entry == nodes_.end() || entry->second.state == NodeState::lost) return;
   entry->second.last = now;
+  if (sender_late > Clock::duration::zero()) {
+    const Clock::duration grace = std::min<Clock::duration>(2 * sender_late, policy_.max_late_grace);
+    if (now >= entry->second.grace_until || grace > entry->second.grace) entry->second.grace = grace;
+    entry->second.grace_until = now + policy_.late_memory;
+  }
   if (entry->second.state == NodeState::suspect) {
     entry->second.state = NodeState::alive;
     entry->second.recovered = true;
@@ -47,7 +52,8 @@ std::vector<NodeEvent> HeartbeatTracker::advance(Clock::time_point now) {
     // "Missed" = a whole interval plus half of one for jitter went by without a heartbeat.
     const auto late = policy_.interval + policy_.interval / 2;
     NodeState next = NodeState::alive;
-    if (silence >= loss_after() && silence >= late)
+    const Clock::duration grace = now < entry.grace_until ? entry.grace : Clock::duration::zero();
+    if (silence >= loss_after() + grace && silence >= late)
       next = NodeState::lost;
     else if (silence >= late)
       next = NodeState::suspect;
@@ -61,6 +67,12 @@ std::vector<NodeEvent> HeartbeatTracker::advance(Clock::time_point now) {
     }
   }
   return events;
+}
+
+Clock::duration HeartbeatTracker::late_grace(const std::string& node, Clock::time_point now) const {
+  const auto entry = nodes_.find(node);
+  if (entry == nodes_.end() || now >= entry->second.grace_until) return Clock::duration::zero();
+  return entry->second.grace;
 }
 
 std::optional<NodeState> HeartbeatTracker::state(const std::string& node) const {

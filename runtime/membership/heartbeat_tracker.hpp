@@ -20,6 +20,12 @@ struct HeartbeatPolicy {
   // YADOKARI_HEARTBEAT_MISSES: lost after this many. 6 x 200 ms keeps detection near a second
   // while a node whose agent waits 1 s for a CPU (6 busy ranks on 2 cores) is not lost.
   int misses = 6;
+  // A node whose agent reported its own beats late (it waited for a CPU) gets twice that delay on
+  // top of interval x misses before it is lost, at most this much, for `late_memory` after the
+  // report: a loaded node is not declared lost for a scheduling hiccup, while a real loss is still
+  // caught within interval x misses + max_late_grace (1.6 s by default).
+  std::chrono::milliseconds max_late_grace{400};
+  std::chrono::milliseconds late_memory{10000};
 };
 
 enum class NodeState { alive, suspect, lost };
@@ -37,8 +43,9 @@ class HeartbeatTracker {
 
   // The node's agent said hello (counts as a heartbeat). A lost node stays lost.
   void joined(const std::string& node, Clock::time_point now);
-  // A heartbeat; ignored for unknown or lost nodes. A suspect node becomes alive again.
-  void heard(const std::string& node, Clock::time_point now);
+  // A heartbeat, sent `sender_late` later than due (the agent's own report); ignored for unknown
+  // or lost nodes. A suspect node becomes alive again.
+  void heard(const std::string& node, Clock::time_point now, Clock::duration sender_late = {});
   // State changes since the last call, in node order. When this observer itself did not run for
   // more than an interval (its process descheduled, a long step in its loop), the heartbeats that
   // arrived meanwhile may not have been read yet: that stretch is not held against the nodes.
@@ -48,14 +55,18 @@ class HeartbeatTracker {
   std::optional<Clock::time_point> last_heard(const std::string& node) const;
   std::vector<std::string> nodes() const;  // every node that joined, sorted
   const HeartbeatPolicy& policy() const { return policy_; }
-  // How long silence lasts before a node is lost.
+  // How long silence lasts before a node is lost (without a late report).
   Clock::duration loss_after() const { return policy_.interval * policy_.misses; }
+  // The extra grace `node` has now for the lateness its agent reported (0 if none, or unknown).
+  Clock::duration late_grace(const std::string& node, Clock::time_point now) const;
 
  private:
   struct Entry {
     NodeState state = NodeState::alive;
     Clock::time_point last;
-    bool recovered = false;  // suspect -> alive not yet reported by advance()
+    bool recovered = false;   // suspect -> alive not yet reported by advance()
+    Clock::duration grace{};  // for the agent's reported lateness
+    Clock::time_point grace_until;
   };
   HeartbeatPolicy policy_;
   std::map<std::string, Entry> nodes_;

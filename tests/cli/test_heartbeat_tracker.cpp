@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "membership/heartbeat_tracker.hpp"
 
 using namespace yadokari::membership;
@@ -98,4 +100,47 @@ TEST_CASE("the default policy tolerates a second of silence and still detects wi
   for (auto t = 1200ms; t <= 1500ms && !lost; t += 50ms)
     lost = tracker.advance(t0 + t).size() == 1 && tracker.state("n1") == NodeState::lost;
   CHECK(lost);
+}
+
+TEST_CASE("a node whose agent reported late beats gets a bounded grace for a while") {
+  HeartbeatPolicy policy{200ms, 3};
+  policy.max_late_grace = 400ms;
+  policy.late_memory = 5s;
+  HeartbeatTracker tracker(policy);
+  tracker.joined("n1", t0);
+  tracker.joined("n2", t0);
+  tracker.heard("n1", t0 + 100ms, 150ms);  // twice 150 ms of grace
+  tracker.heard("n2", t0 + 100ms, 2s);     // capped at 400 ms
+  CHECK(tracker.late_grace("n1", t0 + 100ms) == 300ms);
+  CHECK(tracker.late_grace("n2", t0 + 100ms) == 400ms);
+  // Silent from 100 ms on: lost at 600 ms + grace, not at 600 ms.
+  for (auto t = 110ms; t <= 1200ms; t += 10ms) {
+    const auto events = tracker.advance(t0 + t);
+    for (const auto& event : events) {
+      if (event.state != NodeState::lost) continue;
+      if (event.node == "n1") CHECK(t == 1000ms);
+      if (event.node == "n2") CHECK(t == 1100ms);
+    }
+  }
+  CHECK(tracker.state("n1") == NodeState::lost);
+  CHECK(tracker.state("n2") == NodeState::lost);
+}
+
+TEST_CASE("the grace for late beats is forgotten after late_memory") {
+  HeartbeatPolicy policy{200ms, 3};
+  policy.late_memory = 1s;
+  HeartbeatTracker tracker(policy);
+  tracker.joined("n1", t0);
+  tracker.heard("n1", t0 + 100ms, 100ms);
+  for (auto t = 200ms; t <= 1200ms; t += 100ms) {
+    tracker.heard("n1", t0 + t);  // on time from here
+    CHECK(events_text(tracker.advance(t0 + t)).empty());
+  }
+  CHECK(tracker.late_grace("n1", t0 + 1200ms) == 0ms);
+  // Silent from 1200 ms on: lost after interval x misses alone.
+  std::optional<Clock::duration> lost_at;
+  for (auto t = 1210ms; t <= 2000ms && !lost_at; t += 10ms)
+    for (const auto& event : tracker.advance(t0 + t))
+      if (event.state == NodeState::lost) lost_at = t;
+  CHECK(lost_at == 1800ms);
 }
