@@ -35,10 +35,10 @@ struct Real {
   clock_t (*times)(struct tms*);
 } g_real_clocks;
 
-CpuClocks g_at_checkpoint;  // carried (yk_mem_carry): what the application saw at the checkpoint
-CpuClocks g_offset;         // this process's correction; zero until a restart
-bool g_corrected;           // g_offset is not zero
-long g_ticks_per_second;    // times()' unit
+CpuClocks g_at_checkpoint;       // carried (yk_mem_carry): what the application saw at the checkpoint
+CpuClocks g_offset;              // this process's correction; zero until a restart
+bool g_corrected;                // g_offset is not zero
+long g_ticks_per_second;         // times()' unit
 YK_TLS bool t_thread_corrected;  // this thread is the application thread of a restarted process
 
 template <typename F>
@@ -58,7 +58,9 @@ __attribute__((constructor(101))) void resolve() {
   g_real_clocks = r;
 }
 
-__attribute__((constructor(102))) void carry() { yk_mem_carry(&g_at_checkpoint, sizeof g_at_checkpoint, "yadokari-cpu-clocks"); }
+__attribute__((constructor(102))) void carry() {
+  yk_mem_carry(&g_at_checkpoint, sizeof g_at_checkpoint, "yadokari-cpu-clocks");
+}
 
 const Real& real() {
   if (!g_real_clocks.times) resolve();
@@ -100,9 +102,8 @@ void note_cpu_clocks() {
 void continue_cpu_clocks() {
   CpuClocks raw = read_raw();
   const CpuClocks& c = g_at_checkpoint;
-  g_offset = {c.process - raw.process,         c.thread - raw.thread,
-              c.self_user - raw.self_user,     c.self_system - raw.self_system,
-              c.thread_user - raw.thread_user, c.thread_system - raw.thread_system};
+  g_offset = {c.process - raw.process,         c.thread - raw.thread,           c.self_user - raw.self_user,
+              c.self_system - raw.self_system, c.thread_user - raw.thread_user, c.thread_system - raw.thread_system};
   g_corrected = true;
   t_thread_corrected = true;
 }

@@ -15,9 +15,13 @@
 extern int yk_memtest_boundary(void) __attribute__((weak));
 
 enum { kClocks = 7 };
-static const char* const kNames[kClocks] = {
-    "clock()", "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID", "getrusage(RUSAGE_SELF)",
-    "getrusage(RUSAGE_THREAD)", "times() user", "times() system+user"};
+static const char* const kNames[kClocks] = {"clock()",
+                                            "CLOCK_PROCESS_CPUTIME_ID",
+                                            "CLOCK_THREAD_CPUTIME_ID",
+                                            "getrusage(RUSAGE_SELF)",
+                                            "getrusage(RUSAGE_THREAD)",
+                                            "times() user",
+                                            "times() system+user"};
 static double g_previous[kClocks]; /* seconds, carried with .bss */
 
 static double seconds(clockid_t id) {
