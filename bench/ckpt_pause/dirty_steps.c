@@ -8,26 +8,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
-static void pause_at(int step, int rank) {
+#include "../../tests/apps/pause_point.h"
+
+static void pause_at(int step) {
   const char* prefix = getenv("YK_BENCH_PAUSE");
   if (!prefix || !*prefix) return;
-  char go[4096], reached[4200];
+  char go[4096];
   snprintf(go, sizeof go, "%s-%d", prefix, step);
-  snprintf(reached, sizeof reached, "%s.reached", go);
-  if (rank == 0) {
-    FILE* f = fopen(reached, "w");
-    if (f) fclose(f);
-  }
-  for (;;) {
-    int here = rank == 0 && access(go, F_OK) == 0, everywhere = 0;
-    MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (everywhere) return;
-    struct timespec ten_ms = {0, 10 * 1000 * 1000};
-    nanosleep(&ten_ms, NULL);
-  }
+  yk_app_pause_at(MPI_COMM_WORLD, go);
 }
 
 int main(int argc, char** argv) {
@@ -47,7 +36,7 @@ int main(int argc, char** argv) {
   const size_t touched = pages * (size_t)percent / 100;
   uint64_t sum = 0;
   for (long step = 1; step <= steps; ++step) {
-    pause_at((int)step, rank);
+    pause_at((int)step);
     uint64_t local = 0;
     for (size_t p = 0; p < touched; ++p) {
       /* Consecutive pages from a different place each step: the set written is exactly `touched`. */

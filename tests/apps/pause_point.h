@@ -13,13 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static inline void yk_app_pause_point(MPI_Comm comm) {
-  const char* go = getenv("YK_APP_PAUSE");
-  if (!go || !*go) return;
+/* The same wait on the file `go` (programs with several pause points name one file per step). */
+static inline void yk_app_pause_at(MPI_Comm comm, const char* go) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) {
-    char reached[4096];
+    char reached[4200]; /* room for a step file name of up to 4 KiB plus the suffix */
     snprintf(reached, sizeof reached, "%s.reached", go);
     FILE* f = fopen(reached, "w");
     if (f) fclose(f);
@@ -32,6 +31,11 @@ static inline void yk_app_pause_point(MPI_Comm comm) {
     struct timespec ten_ms = {0, 10 * 1000 * 1000};
     nanosleep(&ten_ms, NULL);
   }
+}
+
+static inline void yk_app_pause_point(MPI_Comm comm) {
+  const char* go = getenv("YK_APP_PAUSE");
+  if (go && *go) yk_app_pause_at(comm, go);
 }
 
 #endif

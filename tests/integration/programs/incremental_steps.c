@@ -1,7 +1,7 @@
 /* Memory that changes a little between checkpoints, for the incremental-image test
  * (ckpt_incremental.sh): a heap array and a static (.bss) array, every page filled at the start;
  * then 6 steps, each of which first waits at its pause point (with YK_INCR_PAUSE=<prefix>: rank 0
- * creates <prefix>-<step>.reached and every rank loops until <prefix>-<step> exists, as
+ * creates <prefix>-<step>.reached and every rank loops until <prefix>-<step> exists:
  * tests/apps/pause_point.h) and then rewrites about 10 % of the pages of both arrays. Rank 0
  * prints each step's checksum over every rank's memory and a final line; nothing printed depends
  * on how often the pause loops ran.
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "../../apps/pause_point.h"
 
 #define PAGE_WORDS 512 /* 4 KiB of uint64_t */
 #define STATIC_PAGES 256
@@ -19,24 +19,12 @@
 
 static uint64_t g_static[STATIC_PAGES * PAGE_WORDS];
 
-static void pause_at(int step, int rank) {
+static void pause_at(int step) {
   const char* prefix = getenv("YK_INCR_PAUSE");
   if (!prefix || !*prefix) return;
-  char go[4096], reached[4200];
+  char go[4096];
   snprintf(go, sizeof go, "%s-%d", prefix, step);
-  snprintf(reached, sizeof reached, "%s.reached", go);
-  if (rank == 0) {
-    FILE* f = fopen(reached, "w");
-    if (f) fclose(f);
-  }
-  for (;;) {
-    int here = rank == 0 && access(go, F_OK) == 0;
-    int everywhere = 0;
-    MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (everywhere) return;
-    struct timespec ten_ms = {0, 10 * 1000 * 1000};
-    nanosleep(&ten_ms, NULL);
-  }
+  yk_app_pause_at(MPI_COMM_WORLD, go);
 }
 
 static uint64_t mix(uint64_t x) {
@@ -74,7 +62,7 @@ int main(int argc, char** argv) {
   write_pages(heap, heap_pages, 0, rank, 1);
   write_pages(g_static, STATIC_PAGES, 0, rank, 2);
   for (int step = 1; step <= STEPS; ++step) {
-    pause_at(step, rank);
+    pause_at(step);
     write_pages(heap, heap_pages, step, rank, 1);
     write_pages(g_static, STATIC_PAGES, step, rank, 2);
     uint64_t mine = checksum(heap, heap_pages * PAGE_WORDS) ^ mix(checksum(g_static, STATIC_PAGES * PAGE_WORDS));
