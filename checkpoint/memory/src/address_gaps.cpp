@@ -4,83 +4,161 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <string>
+#include <cerrno>
+#include <cstring>
 
 #include "mapping_live.hpp"
 
 namespace yadokari::memory {
+namespace {
 
-bool read_maps(std::vector<NamedRange>& out, std::uintptr_t& stack_lo) {
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::string text;
-  char buf[8192];
-  text.reserve(64 * 1024);
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-  close(fd);
-  stack_lo = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(at, end - at);
-    at = end + 1;
-    unsigned long long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx", &lo, &hi) != 2) continue;
-    std::size_t name = line.find('/');
-    if (name == std::string::npos) name = line.find('[');
-    out.push_back({static_cast<std::uintptr_t>(lo), static_cast<std::uintptr_t>(hi),
-                   name == std::string::npos ? "" : line.substr(name)});
-    if (line.find("[stack]") != std::string::npos) stack_lo = static_cast<std::uintptr_t>(lo);
+// A line is "lo-hi perms offset dev inode   name": a path is at most PATH_MAX, so 8 KiB holds any.
+constexpr std::size_t kLineBuffer = 8192;
+
+std::uintptr_t hex(const char*& p, const char* end) {
+  std::uintptr_t v = 0;
+  for (; p < end; ++p) {
+    const char c = *p;
+    if (c >= '0' && c <= '9')
+      v = v * 16 + static_cast<std::uintptr_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v = v * 16 + static_cast<std::uintptr_t>(c - 'a' + 10);
+    else
+      break;
   }
-  return !out.empty();
+  return v;
 }
 
-std::uintptr_t mmap_ceiling(const std::vector<NamedRange>& maps, std::uintptr_t stack_lo) {
-  std::uintptr_t ceiling = 0;
-  for (const NamedRange& m : maps)
-    if (m.hi <= stack_lo && m.hi > ceiling) ceiling = m.hi;
-  return ceiling;
+bool parse_line(const char* p, const char* end, MapLine& line) {
+  const char* q = p;
+  line.lo = hex(q, end);
+  if (q == p || q == end || *q != '-') return false;
+  const char* r = ++q;
+  line.hi = hex(q, end);
+  if (q == r) return false;
+  // The name starts at the first '/' or '[' after the five fixed fields (none of which has either).
+  const char* name = q;
+  while (name < end && *name != '/' && *name != '[') ++name;
+  line.name = name;
+  line.name_len = static_cast<std::size_t>(end - name);
+  return true;
+}
+
+ssize_t read_some(int fd, char* to, std::size_t len) {
+  for (;;) {
+    const ssize_t n = read(fd, to, len);
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
+
+}  // namespace
+
+bool scan_maps(MapVisitor visit, void* context) {
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[kLineBuffer];
+  std::size_t have = 0;  // bytes in buf not yet consumed, from buf[0]
+  bool ok = true, seen = false, skipping = false;
+  for (;;) {
+    const ssize_t n = read_some(fd, buf + have, sizeof buf - have);
+    if (n < 0) {
+      ok = false;
+      break;
+    }
+    have += static_cast<std::size_t>(n);
+    const bool eof = n == 0;
+    std::size_t at = 0;
+    for (;;) {
+      const char* nl = static_cast<const char*>(std::memchr(buf + at, '\n', have - at));
+      if (!nl && !(eof && at < have)) break;
+      const char* end = nl ? nl : buf + have;
+      MapLine line;
+      if (!skipping && parse_line(buf + at, end, line)) {
+        seen = true;
+        if (!visit(line, context)) {
+          close(fd);
+          return true;
+        }
+      }
+      skipping = false;
+      at = static_cast<std::size_t>(end - buf) + (nl ? 1 : 0);
+    }
+    if (eof) break;
+    if (at == 0 && have == sizeof buf) {
+      // A line longer than the buffer: hand it on cut, skip the rest of it.
+      MapLine line;
+      if (!skipping && parse_line(buf, buf + have, line)) {
+        seen = true;
+        if (!visit(line, context)) break;
+      }
+      skipping = true;
+      have = 0;
+      continue;
+    }
+    std::memmove(buf, buf + at, have - at);
+    have -= at;
+  }
+  close(fd);
+  return ok && seen;
 }
 
 bool GapPlaceholders::hold_pass(std::uintptr_t from, bool& raced) {
-  std::vector<NamedRange> maps;
-  std::uintptr_t stack_lo = 0;
-  if (!read_maps(maps, stack_lo)) return false;
-  const std::uintptr_t ceiling = mmap_ceiling(maps, stack_lo);
-  bool all = true;
-  std::uintptr_t prev = 0;
-  for (const NamedRange& m : maps) {
-    const std::uintptr_t gap_lo = prev > from ? prev : from;
-    const std::uintptr_t gap_hi = m.lo < ceiling ? m.lo : ceiling;
-    prev = m.hi;
-    if (gap_lo >= gap_hi) continue;
-    if (count_ == kMaxHeld) {
-      all = false;
-      continue;
+  // The gaps first, the placeholders after the file is closed: holding one changes the maps.
+  struct Pass {
+    GapPlaceholders* self;
+    std::uintptr_t from;
+    std::uintptr_t prev = 0;
+    int gaps = 0;
+    bool all = true, stack = false;
+  } pass{this, from};
+  const bool read = for_each_mapping([&pass](const MapLine& m) {
+    if (m.name_len >= 7 && std::memcmp(m.name, "[stack]", 7) == 0) {
+      pass.stack = true;  // the top of the mmap area: the gaps below it are all found
+      return false;
     }
-    void* want = reinterpret_cast<void*>(gap_lo);
-    void* p = map_real().mmap(want, gap_hi - gap_lo, PROT_NONE,
+    const std::uintptr_t gap_lo = pass.prev > pass.from ? pass.prev : pass.from;
+    pass.prev = m.hi;
+    if (gap_lo >= m.lo) return true;
+    if (pass.self->count_ + pass.gaps == kMaxHeld) {
+      pass.all = false;
+      return true;
+    }
+    pass.self->gaps_[pass.gaps++] = {gap_lo, m.lo};
+    return true;
+  });
+  if (!read) return false;
+  if (!pass.stack) return true;  // no main stack to bound the area: nothing is held, as before
+  for (int i = 0; i < pass.gaps; ++i) {
+    const Range g = gaps_[i];
+    void* want = reinterpret_cast<void*>(g.lo);
+    void* p = map_real().mmap(want, g.hi - g.lo, PROT_NONE,
                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p == want) {
-      held_[count_++] = {gap_lo, gap_hi};
+      held_[count_++] = g;
     } else {
-      if (p != MAP_FAILED) map_real().munmap(p, gap_hi - gap_lo);  // a kernel without MAP_FIXED_NOREPLACE
+      if (p != MAP_FAILED) map_real().munmap(p, g.hi - g.lo);  // a kernel without MAP_FIXED_NOREPLACE
       raced = true;
     }
   }
-  return all;
+  return pass.all;
 }
 
 bool GapPlaceholders::hold_above(std::uintptr_t from) {
-  // Reading the maps allocates, and glibc's heap may grow with brk into the gap above it before the
-  // placeholder is made: then that gap is read again.
+  // Another thread (or glibc's heap growing with brk) may take part of a gap between the reading and
+  // the placeholder: then the maps are read again, the held placeholders staying.
   for (int pass = 0; pass < 4; ++pass) {
     bool raced = false;
     if (!hold_pass(from, raced)) return false;
     if (!raced) return true;
   }
   return false;
+}
+
+bool GapPlaceholders::top_gap_is(std::uintptr_t at, std::size_t len) {
+  void* p = map_real().mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return false;
+  map_real().munmap(p, len);
+  return reinterpret_cast<std::uintptr_t>(p) == at;
 }
 
 void GapPlaceholders::release() {

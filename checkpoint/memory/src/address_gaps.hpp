@@ -5,26 +5,41 @@
 // every free gap above an address with PROT_NONE placeholders makes the highest free gap the one
 // just below it. Used to load libraries into their reserved region (library_region.cpp) and back
 // at their recorded address (library_placement.cpp).
+//
+// Nothing here allocates: a reader that allocated would change the very address space it reads. A
+// buffer of /proc/self/maps' text that outgrows malloc's mmap threshold is mapped at the top of the
+// mmap area and unmapped again once read, leaving there a gap the maps just read showed as taken:
+// no placeholder held it, and ld.so put the library into it (MPICH's ranks have that many mappings).
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "exe_layout.hpp"
 
 namespace yadokari::memory {
 
-// The process's mappings, sorted, named (the file, "[...]", or "" for anonymous memory); `stack_lo`
-// the main stack's start. Allocates: call inside a library scope.
-bool read_maps(std::vector<NamedRange>& out, std::uintptr_t& stack_lo);
+// One line of /proc/self/maps: the range and its name (the file, "[...]", or empty for anonymous
+// memory; not terminated, cut if longer than the reader's line buffer).
+struct MapLine {
+  std::uintptr_t lo = 0, hi = 0;
+  const char* name = nullptr;
+  std::size_t name_len = 0;
+};
 
-// The top of the area mmap hands out: the end of the highest mapping below the main stack (ld.so's,
-// with randomisation off). Nothing above it is filled: that is the stack's room to grow.
-std::uintptr_t mmap_ceiling(const std::vector<NamedRange>& maps, std::uintptr_t stack_lo);
+// Calls visit for every mapping in address order, reading with read(2) into a buffer on the stack;
+// visit returns false to stop early. False if the maps cannot be read.
+using MapVisitor = bool (*)(const MapLine& line, void* context);
+bool scan_maps(MapVisitor visit, void* context);
 
-// PROT_NONE, MAP_NORESERVE, MAP_FIXED_NOREPLACE placeholders over the free gaps of [from, ceiling),
-// from the maps as they are now. Released by release(), explicitly: no destructor, so a global one
-// registers no exit handler. The table needs no allocation: it may be held while other code runs
-// in application context. Call inside a library scope (the maps are read with allocations).
+template <class Visit>
+bool for_each_mapping(Visit&& visit) {
+  return scan_maps([](const MapLine& line, void* c) { return (*static_cast<Visit*>(c))(line); }, &visit);
+}
+
+// PROT_NONE, MAP_NORESERVE, MAP_FIXED_NOREPLACE placeholders over the free gaps between `from` and
+// the top of the area mmap hands out (the end of the highest mapping below the main stack; above it
+// is the stack's room to grow), from the maps as they are now. Released by release(), explicitly:
+// no destructor, so a global one registers no exit handler. Needs no allocation: it may be held
+// while other code runs in application context.
 class GapPlaceholders {
  public:
   GapPlaceholders() = default;
@@ -33,12 +48,15 @@ class GapPlaceholders {
 
   // False if some gap could not be held (more gaps than the table holds, the maps unreadable).
   bool hold_above(std::uintptr_t from);
+  // Whether mmap(NULL, len) would land at `at` now: probed with a mapping that is removed again.
+  static bool top_gap_is(std::uintptr_t at, std::size_t len);
   void release();
 
  private:
   bool hold_pass(std::uintptr_t from, bool& raced);
   static constexpr int kMaxHeld = 1024;
   Range held_[kMaxHeld];
+  Range gaps_[kMaxHeld];  // one pass's free gaps, found before any is held
   int count_ = 0;
 };
 

@@ -4,7 +4,6 @@
 #include <link.h>
 
 #include <cstdio>
-#include <vector>
 
 #include "address_gaps.hpp"
 #include "library_region.hpp"
@@ -16,26 +15,35 @@ namespace {
 unsigned long long ull(std::uintptr_t v) { return static_cast<unsigned long long>(v); }
 
 // [lo, hi) free (given back by the library region if it is in it), every free gap above it held,
-// then dlopen: ld.so's mmap(NULL, span) lands at the top of the highest free gap, i.e. at lo.
+// then dlopen: ld.so's mmap(NULL, span) lands at the top of the highest free gap, i.e. at lo. If it
+// does not after all, place_library refuses.
 void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi, std::uintptr_t base, char* why,
                 std::size_t why_len) {
-  std::vector<NamedRange> maps;
-  std::uintptr_t stack_lo = 0;
-  if (!read_maps(maps, stack_lo)) {
+  bool taken = false;
+  const bool read = for_each_mapping([&](const MapLine& m) {
+    if (m.lo >= hi || m.hi <= lo) return true;
+    const int name_len = static_cast<int>(m.name_len);
+    std::snprintf(
+        why, why_len,
+        "library %s cannot be loaded at %#llx again: the address range is in use in this process (%#llx-%#llx "
+        "%.*s)",
+        path, ull(base), ull(m.lo), ull(m.hi), name_len ? name_len : 16, name_len ? m.name : "anonymous memory");
+    taken = true;
+    return false;
+  });
+  if (!read) {
     std::snprintf(why, why_len, "cannot read /proc/self/maps to place library %s", path);
     return nullptr;
   }
-  for (const NamedRange& m : maps)
-    if (m.lo < hi && m.hi > lo) {
-      std::snprintf(
-          why, why_len,
-          "library %s cannot be loaded at %#llx again: the address range is in use in this process (%#llx-%#llx "
-          "%s)",
-          path, ull(base), ull(m.lo), ull(m.hi), m.name.empty() ? "anonymous memory" : m.name.c_str());
-      return nullptr;
-    }
-  static GapPlaceholders placeholders;  // 16 KiB: not on the stack; the restore runs on one thread
-  placeholders.hold_above(hi);
+  if (taken) return nullptr;
+  static GapPlaceholders placeholders;  // 32 KiB: not on the stack; the restore runs on one thread
+  // Other threads map and unmap meanwhile (UCX's, under MPICH: its peers' shared-memory segments sit
+  // at the top of the mmap area), and a gap that opens above the held ones takes the library. So
+  // the gaps are held until a probe of the library's span lands at lo, and ld.so maps right after.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (!placeholders.hold_above(hi)) continue;
+    if (placeholders.top_gap_is(lo, hi - lo)) break;
+  }
   void* handle = real_dlopen(path, (mode & (RTLD_LAZY | RTLD_NOW)) ? mode : mode | RTLD_LAZY);
   placeholders.release();
   if (!handle) {

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
 #include "address_gaps.hpp"
 #include "diag.hpp"
@@ -93,7 +92,7 @@ void unreserve() {
 
 // The first steered dlopen in progress: the reservation goes, the gaps above the region are held.
 void begin() {
-  LibraryScope scope;  // read_maps allocates and opens a file: never the application's
+  LibraryScope scope;  // the maps reader opens a file: never the application's
   SpinGuard l(g_lock);
   if (g_active++ > 0) return;
   unreserve();
@@ -106,11 +105,12 @@ void end() {
   SpinGuard l(g_lock);
   if (--g_active > 0) return;
   g_placeholders.release();
-  std::vector<NamedRange> maps;
-  std::uintptr_t stack_lo = 0, lowest = kLibTop;
-  if (!read_maps(maps, stack_lo)) lowest = kLibBase;
-  for (const NamedRange& m : maps)
+  std::uintptr_t lowest = kLibTop;
+  const bool read = for_each_mapping([&lowest](const MapLine& m) {
     if (m.lo < kLibTop && m.hi > kLibBase && m.lo < lowest) lowest = m.lo < kLibBase ? kLibBase : m.lo;
+    return m.lo < kLibTop;
+  });
+  if (!read) lowest = kLibBase;
   g_floor = lowest > kLibBase && reserve(kLibBase, lowest) ? lowest : kLibBase;
 }
 
