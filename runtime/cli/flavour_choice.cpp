@@ -1,6 +1,7 @@
 #include "cli/flavour_choice.hpp"
 
 #include "cli/cli_error.hpp"
+#include "cli/python_mpi_module.hpp"
 
 namespace yadokari::cli {
 
@@ -9,6 +10,23 @@ std::optional<launch::MpiFlavour> requested_flavour(const std::string& option) {
   if (auto flavour = launch::parse_flavour(option)) return flavour;
   throw CliError(exit_code::usage, "--mpi must be openmpi, mpich or auto, not '" + option + "'");
 }
+
+namespace {
+
+// An interpreter's MPI is the one its MPI binding module links.
+launch::MpiFlavour python_flavour(const std::filesystem::path& app, const std::string& shown_name) {
+  const PythonMpiModule module = find_python_mpi_module(app);
+  if (!module.path)
+    throw CliError(exit_code::usage, shown_name + " is a Python interpreter and mpi4py's MPI module was not found (" +
+                                         module.why_not + "): give --mpi openmpi or --mpi mpich");
+  const launch::FlavourDetection detected = launch::detect_flavour(*module.path);
+  if (detected.outcome != launch::FlavourDetection::Outcome::detected)
+    throw CliError(exit_code::usage, shown_name + ": the MPI of mpi4py's module " + module.path->string() +
+                                         " cannot be told from its libraries: give --mpi openmpi or --mpi mpich");
+  return *detected.flavour;
+}
+
+}  // namespace
 
 launch::MpiFlavour choose_flavour(const std::filesystem::path& app, const std::string& shown_name,
                                   std::optional<launch::MpiFlavour> wanted) {
@@ -33,6 +51,7 @@ launch::MpiFlavour choose_flavour(const std::filesystem::path& app, const std::s
                                            "give --mpi openmpi or --mpi mpich)");
     case Outcome::not_mpi:
       if (wanted) return *wanted;
+      if (is_python_interpreter(app)) return python_flavour(app, shown_name);
       throw CliError(exit_code::usage, shown_name +
                                            " is not an MPI program (no libmpi or libmpich among "
                                            "its dynamic dependencies)");

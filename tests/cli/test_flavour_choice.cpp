@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "cli/cli_error.hpp"
 #include "cli/flavour_choice.hpp"
+#include "cli/python_mpi_module.hpp"
 
 using namespace yadokari::cli;
 using yadokari::launch::MpiFlavour;
@@ -29,4 +32,16 @@ TEST_CASE("an explicit --mpi is trusted only where detection cannot tell", "[fla
   } catch (const CliError& e) {
     CHECK(e.exit_code() == exit_code::usage);
   }
+}
+
+TEST_CASE("a Python interpreter's MPI is the one its mpi4py module links", "[flavour-choice]") {
+  CHECK(is_python_interpreter("/usr/bin/python3"));
+  CHECK(is_python_interpreter("python3.11"));
+  CHECK_FALSE(is_python_interpreter("/usr/bin/mypython"));
+  // Debian's python3-mpi4py is built against Open MPI (ci/ installs it).
+  if (!std::filesystem::exists("/usr/lib/python3/dist-packages/mpi4py/__init__.py")) return;
+  const PythonMpiModule module = find_python_mpi_module("/usr/bin/python3");
+  REQUIRE(module.path);
+  CHECK(module.path->filename().string().rfind("MPI.", 0) == 0);
+  CHECK(choose_flavour("/usr/bin/python3", "python3", std::nullopt) == MpiFlavour::openmpi);
 }
