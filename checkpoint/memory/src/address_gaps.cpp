@@ -102,28 +102,44 @@ bool scan_maps(MapVisitor visit, void* context) {
   return ok && seen;
 }
 
-bool GapPlaceholders::hold_pass(std::uintptr_t from, bool& raced) {
+bool GapPlaceholders::hold_pass(std::uintptr_t from, Range keep, bool& raced) {
   // The gaps first, the placeholders after the file is closed: holding one changes the maps.
   struct Pass {
     GapPlaceholders* self;
     std::uintptr_t from;
+    Range keep;
     std::uintptr_t prev = 0;
     int gaps = 0;
     bool all = true, stack = false;
-  } pass{this, from};
+    void add(std::uintptr_t lo, std::uintptr_t hi) {
+      if (lo >= hi) return;
+      if (self->count_ + gaps == kMaxHeld) {
+        all = false;
+        return;
+      }
+      self->gaps_[gaps++] = {lo, hi};
+    }
+  } pass{this, from, keep};
   const bool read = for_each_mapping([&pass](const MapLine& m) {
     if (m.name_len >= 7 && std::memcmp(m.name, "[stack]", 7) == 0) {
       pass.stack = true;  // the top of the mmap area: the gaps below it are all found
+      // Above the mmap area, below the stack: where the kernel's search goes when the top-down one
+      // fails (its bottom-up fallback). Held too when only one gap is to stay free, but for the
+      // kernel's guard gap below the stack, which is too small for a library.
+      if (pass.keep.hi > pass.keep.lo && m.lo > kStackGuard && pass.prev < m.lo - kStackGuard)
+        pass.add(pass.prev, m.lo - kStackGuard);
       return false;
     }
     const std::uintptr_t gap_lo = pass.prev > pass.from ? pass.prev : pass.from;
     pass.prev = m.hi;
     if (gap_lo >= m.lo) return true;
-    if (pass.self->count_ + pass.gaps == kMaxHeld) {
-      pass.all = false;
-      return true;
+    const Range k = pass.keep;
+    if (k.lo < m.lo && k.hi > gap_lo) {  // the kept range stays free: the parts around it are held
+      pass.add(gap_lo, k.lo);
+      pass.add(k.hi, m.lo);
+    } else {
+      pass.add(gap_lo, m.lo);
     }
-    pass.self->gaps_[pass.gaps++] = {gap_lo, m.lo};
     return true;
   });
   if (!read) return false;
@@ -143,16 +159,20 @@ bool GapPlaceholders::hold_pass(std::uintptr_t from, bool& raced) {
   return pass.all;
 }
 
-bool GapPlaceholders::hold_above(std::uintptr_t from) {
+bool GapPlaceholders::hold(std::uintptr_t from, Range keep) {
   // Another thread (or glibc's heap growing with brk) may take part of a gap between the reading and
   // the placeholder: then the maps are read again, the held placeholders staying.
   for (int pass = 0; pass < 4; ++pass) {
     bool raced = false;
-    if (!hold_pass(from, raced)) return false;
+    if (!hold_pass(from, keep, raced)) return false;
     if (!raced) return true;
   }
   return false;
 }
+
+bool GapPlaceholders::hold_above(std::uintptr_t from) { return hold(from, Range{}); }
+
+bool GapPlaceholders::hold_all_but(std::uintptr_t lo, std::uintptr_t hi) { return hold(kLowestHeld, Range{lo, hi}); }
 
 bool GapPlaceholders::top_gap_is(std::uintptr_t at, std::size_t len) {
   void* p = map_real().mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -48,12 +48,20 @@ class GapPlaceholders {
 
   // False if some gap could not be held (more gaps than the table holds, the maps unreadable).
   bool hold_above(std::uintptr_t from);
+  // Every free gap but [lo, hi), below it and above the mmap area too: a file mapping of 2 MiB or more is
+  // placed by the kernel (THP alignment) in a gap of its length plus 2 MiB if there is one, and at
+  // a 2 MiB boundary, so an exact gap above other free ones would not get it. With no other gap it
+  // falls back to the plain top-down search, which finds [lo, hi).
+  bool hold_all_but(std::uintptr_t lo, std::uintptr_t hi);
   // Whether mmap(NULL, len) would land at `at` now: probed with a mapping that is removed again.
   static bool top_gap_is(std::uintptr_t at, std::size_t len);
   void release();
 
  private:
-  bool hold_pass(std::uintptr_t from, bool& raced);
+  bool hold(std::uintptr_t from, Range keep);
+  bool hold_pass(std::uintptr_t from, Range keep, bool& raced);
+  static constexpr std::uintptr_t kLowestHeld = 0x10000;  // vm.mmap_min_addr's default (below it, mmap fails)
+  static constexpr std::uintptr_t kStackGuard = 0x100000;  // the kernel's stack_guard_gap (256 pages)
   static constexpr int kMaxHeld = 1024;
   Range held_[kMaxHeld];
   Range gaps_[kMaxHeld];  // one pass's free gaps, found before any is held

@@ -14,8 +14,8 @@ namespace {
 
 unsigned long long ull(std::uintptr_t v) { return static_cast<unsigned long long>(v); }
 
-// [lo, hi) free (given back by the library region if it is in it), every free gap above it held,
-// then dlopen: ld.so's mmap(NULL, span) lands at the top of the highest free gap, i.e. at lo. If it
+// [lo, hi) free (given back by the library region if it is in it), every other free gap held, then
+// dlopen: ld.so's mmap(NULL, span) lands in the only free gap, at lo. If it
 // does not after all, place_library refuses.
 void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi, std::uintptr_t base, char* why,
                 std::size_t why_len) {
@@ -38,10 +38,10 @@ void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi
   if (taken) return nullptr;
   static GapPlaceholders placeholders;  // 32 KiB: not on the stack; the restore runs on one thread
   // Other threads map and unmap meanwhile (UCX's, under MPICH: its peers' shared-memory segments sit
-  // at the top of the mmap area), and a gap that opens above the held ones takes the library. So
+  // at the top of the mmap area), and a gap that opens takes the library. So
   // the gaps are held until a probe of the library's span lands at lo, and ld.so maps right after.
   for (int attempt = 0; attempt < 8; ++attempt) {
-    if (!placeholders.hold_above(hi)) continue;
+    if (!placeholders.hold_all_but(lo, hi)) continue;
     if (placeholders.top_gap_is(lo, hi - lo)) break;
   }
   void* handle = real_dlopen(path, (mode & (RTLD_LAZY | RTLD_NOW)) ? mode : mode | RTLD_LAZY);

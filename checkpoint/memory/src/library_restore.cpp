@@ -140,7 +140,7 @@ bool place_libraries(const void* data, std::size_t len, char* why, std::size_t w
   for (std::uint32_t i = 0; i < g_incoming.count; ++i)
     if (!well_formed(g_incoming.libs[i]))
       return std::snprintf(why, why_len, "the image's library table is malformed"), false;
-  // Dependencies first: the table is in load order, which puts them after what needed them.
+  // Dependencies first: the table puts every library before the ones it needs (library_table.cpp).
   // g_placed is filled from its end so that undo() releases in the reverse order of loading.
   for (std::uint32_t n = g_incoming.count; n-- > 0;) {
     Placed& p = g_placed[kMaxLibraries - 1 - g_placed_count];

@@ -122,6 +122,35 @@ void add_line(bool report, const char* fmt, const char* path) {
   refusal_add(line);
 }
 
+// Reorders g_table so that every library comes before the ones it needs: the restore places the
+// table from its end, so each library's dependencies are in place before ld.so loads it (else ld.so
+// maps them wherever the placement left room, or nowhere). Load order is not enough: ld.so loads a
+// module's dependencies breadth first, so a dependency of a dependency can come before the library
+// that needs it (numpy: libblas.so.3 before liblapack.so.3, which needs it).
+void order_dependencies_last() {
+  const std::uint32_t n = g_table.count;
+  static LibRecord sorted[kMaxLibraries];
+  static int state[kMaxLibraries];  // 0 new, 1 in progress, 2 done
+  std::uint32_t done = 0;
+  std::memset(state, 0, sizeof state);
+  // Post-order: dependencies first; a cycle (not possible between ELF objects' DT_NEEDED in
+  // practice) just stops the descent.
+  auto visit = [&](auto& self, std::uint32_t i) -> void {
+    if (state[i]) return;
+    state[i] = 1;
+    for (const std::string& name : needed_libraries(g_table.libs[i].path)) {
+      const link_map* dep = loaded(name.c_str());
+      if (!dep || !dep->l_name) continue;
+      for (std::uint32_t j = 0; j < n; ++j)
+        if (j != i && std::strcmp(g_table.libs[j].path, dep->l_name) == 0) self(self, j);
+    }
+    state[i] = 2;
+    sorted[done++] = g_table.libs[i];
+  };
+  for (std::uint32_t i = 0; i < n; ++i) visit(visit, i);
+  for (std::uint32_t k = 0; k < n; ++k) g_table.libs[k] = sorted[n - 1 - k];
+}
+
 // Fills g_table; with `report`, every problem is a refusal line. False if there is one.
 bool collect(bool report) {
   std::memset(&g_table, 0, sizeof g_table);
@@ -207,6 +236,7 @@ bool collect(bool report) {
       r.tls_size = q.size;
     }
   }
+  order_dependencies_last();
   return ok;
 }
 

@@ -37,6 +37,10 @@
 #                                           uninterrupted run's
 #   run_restart.sh staterefused PROG N K    a shared mapping of a deleted file: the checkpoint is
 #                                           refused with one line naming it, the program stops (71)
+#   run_restart.sh python SCRIPT N K        a Python program (numpy_steps.py: numpy imported after the
+#                                           restore point) checkpointed at K and restarted, both
+#                                           restoring at the first boundary: stdout and its file
+#                                           equal an uninterrupted run's
 #   run_restart.sh statetaken PROG N K      the address of a mapping taken in the fresh process before
 #                                           the (late) restore: refused with one line, nothing changed
 set -euo pipefail
@@ -87,6 +91,25 @@ tag="YK_TEST_TAG=alpha"
 newtag="YK_TEST_TAG=beta"
 
 case $mode in
+  python)
+    script=$1 n=$2 k=$3
+    py=${YK_PYTHON:-/usr/bin/python3}
+    mkdir -p "$work/ref" "$work/run"
+    rc=0; (cd "$work/ref" && run ref "$pre" YK_MEMTEST_RESTORE_LATE=1 -- "$py" "$script" "$n") || rc=$?
+    expect_ok ref $rc
+    rc=0; (cd "$work/run" && run part1 "$pre" YK_MEMTEST_RESTORE_LATE=1 YK_MEMTEST_CKPT_AT="$k" \
+      YK_MEMTEST_CKPT_FILE="$work/img" -- "$py" "$script" "$n") || rc=$?
+    expect_ok part1 $rc
+    [[ -s $work/img ]] || fail "no image written"
+    # Another hash secret in the environment: the restarted interpreter must use the image's.
+    rc=0; (cd "$work/run" && run part2 "$pre" YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" \
+      PYTHONHASHSEED=12345 -- "$py" "$script" "$n") || rc=$?
+    expect_ok part2 $rc
+    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + restarted Python output differs from the uninterrupted run"
+    same "$work/ref/steps.txt" "$work/run/steps.txt" "the file the Python program wrote differs"
+    echo "ok: $(wc -l <"$work/part1.out") lines before the checkpoint at boundary $k, $(wc -l <"$work/part2.out") after the restart"
+    ;;
   restart)
     prog=$1 k=$2 n=$3
     # The restore point is the first boundary in every incarnation, as MPI_Init is in the product.
