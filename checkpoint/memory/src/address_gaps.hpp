@@ -60,7 +60,7 @@ class GapPlaceholders {
  private:
   bool hold(std::uintptr_t from, Range keep);
   bool hold_pass(std::uintptr_t from, Range keep, bool& raced);
-  static constexpr std::uintptr_t kLowestHeld = 0x10000;  // vm.mmap_min_addr's default (below it, mmap fails)
+  static constexpr std::uintptr_t kLowestHeld = 0x10000;   // vm.mmap_min_addr's default (below it, mmap fails)
   static constexpr std::uintptr_t kStackGuard = 0x100000;  // the kernel's stack_guard_gap (256 pages)
   static constexpr int kMaxHeld = 1024;
   Range held_[kMaxHeld];
