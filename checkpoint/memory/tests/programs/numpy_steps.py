@@ -26,4 +26,7 @@ with open("steps.txt", "w") as out:
         out.write("%d %r %r\n" % (step, float(values.sum()), float(np.linalg.det(matrix[:4, :4]))))
         # A string key looked up in a dict built before the checkpoint: the hash secret the image's
         # objects were built with must be the one the restarted interpreter uses (KeyError if not).
-        print(step, float(values.sum()), seen["step0"], sorted(seen)[-1], flush=True)
+        # 1 when the interpreter's thread-specific slot (pthread_setspecific, set at startup) holds
+        # this thread's state, which C extensions rely on through PyGILState_Ensure.
+        gil = ctypes.pythonapi.PyGILState_Check()
+        print(step, float(values.sum()), seen["step0"], sorted(seen)[-1], gil, flush=True)
