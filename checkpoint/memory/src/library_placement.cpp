@@ -14,9 +14,25 @@ namespace {
 
 unsigned long long ull(std::uintptr_t v) { return static_cast<unsigned long long>(v); }
 
-// [lo, hi) free (given back by the library region if it is in it), every other free gap held, then
-// dlopen: ld.so's mmap(NULL, span) lands in the only free gap, at lo. If it
-// does not after all, place_library refuses.
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+
+bool range_free(std::uintptr_t lo, std::uintptr_t hi) {
+  bool free = true;
+  const bool read = for_each_mapping([&](const MapLine& m) {
+    if (m.lo < hi && m.hi > lo) free = false;
+    return free && m.lo < hi;
+  });
+  return read && free;
+}
+
+// [lo, hi) free (given back by the library region if it is in it), the gaps around it held, then
+// dlopen: ld.so's mmap(NULL, span) lands at lo. If it does not after all, place_library refuses.
+//
+// A library of 2 MiB or more is mapped differently by this kernel (THP alignment): it searches a
+// gap of span + 2 MiB and takes its top 2 MiB-aligned address below, falling back to the plain
+// search only if there is no such gap anywhere. In the first run it got a 2 MiB-aligned lo that
+// way. So if [lo - 2 MiB, lo) is free too, the gaps above are held and that search gives lo again;
+// otherwise every other gap is held (for the moment of the dlopen, another thread's mmap fails).
 void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi, std::uintptr_t base, char* why,
                 std::size_t why_len) {
   bool taken = false;
@@ -36,16 +52,23 @@ void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi
     return nullptr;
   }
   if (taken) return nullptr;
+  const bool large = hi - lo >= kHugePage;
+  bool below_released = false, room_below = false;
+  if (large && lo % kHugePage == 0 && lo >= kHugePage) {
+    below_released = release_for_library(lo - kHugePage, lo);
+    room_below = range_free(lo - kHugePage, lo);
+  }
   static GapPlaceholders placeholders;  // 32 KiB: not on the stack; the restore runs on one thread
   // Other threads map and unmap meanwhile (UCX's, under MPICH: its peers' shared-memory segments sit
-  // at the top of the mmap area), and a gap that opens takes the library. So
-  // the gaps are held until a probe of the library's span lands at lo, and ld.so maps right after.
+  // at the top of the mmap area), and a gap that opens takes the library. So the gaps are held until
+  // a probe of the library's span lands at lo, and ld.so maps right after.
   for (int attempt = 0; attempt < 8; ++attempt) {
-    if (!placeholders.hold_all_but(lo, hi)) continue;
-    if (placeholders.top_gap_is(lo, hi - lo)) break;
+    const bool held = !large || room_below ? placeholders.hold_above(hi) : placeholders.hold_all_but(lo, hi);
+    if (held && placeholders.top_gap_is(lo, hi - lo)) break;
   }
   void* handle = real_dlopen(path, (mode & (RTLD_LAZY | RTLD_NOW)) ? mode : mode | RTLD_LAZY);
   placeholders.release();
+  if (below_released) reserve_again(lo - kHugePage, lo);
   if (!handle) {
     const char* error = dlerror();
     std::snprintf(why, why_len, "library %s cannot be loaded again: %s", path, error ? error : "dlopen failed");
