@@ -20,20 +20,25 @@
 # one rank for 1-4 s, then SIGCONT), link-down (`ip link set eth0 down` inside a node), disk-full (the
 # checkpoint directory on a small tmpfs filled up before an epoch), frontend-kill (SIGKILL of `yadokari
 # run`, then `yadokari restart`).
-# Output: one JSON line per run (--out), then a faults x outcome table and the time to recover (fault to
+# Output: one JSON line per run (--out), every run's stderr in <out>-logs/run-N.err, then a faults x outcome table and the time to recover (fault to
 # the restarted job's ranks restored; frontend-kill: the duration of `yadokari restart`, apart).
 #
 # usage: bench/fault_campaign.sh [--faults N] [--seed S] [--mpi openmpi|mpich|both] [--build DIR]
-#                                [--out FILE] [--kinds LIST] [--limit SECONDS]
+#                                [--out FILE] [--kinds LIST] [--programs LIST] [--limit SECONDS]
+#   --limit (default 300) is above the front end's bound on a stalled restart (180 s without a rank
+#   coming up), so such a restart ends as a clean stop, not a hang.
+#   --kinds/--programs narrow the draw (comma lists), e.g. to repeat one case:
+#   --mpi mpich --kinds node-kill-write --programs nqueens
 #   YADOKARI_CAMPAIGN_LOCK=FILE   take this lock (flock) around each run, not around the campaign
 #   NPB_DIR=DIR                   NPB built by bench/npb/build_npb.sh: DIR/<mpi>/bin/<kernel>.A.4
 # Needs root (the simulated cluster).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
-faults=50 seed=1 mpis="openmpi mpich" build="$repo/build" out="" limit=240
+faults=50 seed=1 mpis="openmpi mpich" build="$repo/build" out="" limit=300
 all_kinds="node-kill node-kill-cut node-kill-write node-kill-replica node-kill-restart rank-kill rank-stop link-down disk-full frontend-kill"
 kinds=$all_kinds
+wanted_programs=""
 usage() { sed -n '/^# usage:/,/^# Needs root/p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while (($#)); do
     case "$1" in
@@ -43,6 +48,7 @@ while (($#)); do
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --kinds) kinds=${2//,/ }; shift 2 ;;
+        --programs) wanted_programs=${2//,/ }; shift 2 ;;
         --limit) limit=$2; shift 2 ;;
         -h | --help) usage ;;
         *) echo "fault_campaign.sh: unknown option $1" >&2; usage ;;
@@ -79,6 +85,18 @@ else
         done
         ((found)) || echo "NPB kernels skipped for $mpi: no $NPB_DIR/$mpi/bin/*.A.4"
     done
+fi
+if [[ -n "$wanted_programs" ]]; then
+    kept=()
+    for spec in "${programs[@]}"; do
+        IFS='|' read -r _ label _ <<<"$spec"
+        [[ " $wanted_programs " == *" $label "* ]] && kept+=("$spec")
+    done
+    for label in $wanted_programs; do
+        printf '%s\n' "${programs[@]}" | cut -d'|' -f2 | grep -qx -- "$label" ||
+            { echo "fault_campaign.sh: unknown program $label (ring, stencil, nqueens, npb-<kernel> with NPB_DIR)" >&2; exit 2; }
+    done
+    programs=("${kept[@]}")
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/yk-campaign.XXXXXX")
@@ -339,6 +357,8 @@ with open(sys.argv[1], "a") as f:
     f.write(json.dumps(record) + "\n")
 print(json.dumps(record))
 PY
+    mkdir -p "${out%.jsonl}-logs"
+    cp "$run/run.err" "${out%.jsonl}-logs/run-$index.err" 2>/dev/null
     if [[ $outcome != correct && $outcome != clean-stop ]]; then
         mkdir -p "$work/kept"
         cp -r "$run" "$work/kept/run-$index" 2>/dev/null

@@ -17,8 +17,14 @@ enum class Durability {
   process_lifetime,
 };
 
-// Throws IoError naming the file.
+// Throws IoError naming the file. The parent directory is opened once and every step after that
+// (create, rename, fsync) is relative to it: nothing resolves the path again.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text, Durability durability,
                            mode_t mode = 0644);
+
+// The same inside a directory the caller opened (posix::open_directory); `name` is a plain file
+// name in it, `path` names the file in errors.
+void write_file_atomically_at(int directory_fd, const std::string& name, const std::filesystem::path& path,
+                              const std::string& text, Durability durability, mode_t mode = 0644);
 
 }  // namespace yadokari

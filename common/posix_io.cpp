@@ -65,6 +65,23 @@ int sync_directory(const std::string& directory) {
   return rc == 0 ? 0 : saved;
 }
 
+int open_directory(const std::string& path, LastLink last, std::string& why) {
+  const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (last == LastLink::refuse ? O_NOFOLLOW : 0);
+  const int fd = ::open(path.c_str(), flags);
+  if (fd >= 0) return fd;
+  int saved = errno;
+  // O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR or ELOOP: say what it is.
+  struct stat st {};
+  if (last == LastLink::refuse && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    why = "it is a symlink";
+    saved = ELOOP;
+  } else {
+    why = std::strerror(saved);
+  }
+  errno = saved;
+  return -1;
+}
+
 std::string parent_directory(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";

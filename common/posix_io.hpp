@@ -23,6 +23,16 @@ int write_all_at(int fd, std::uint64_t offset, const void* data, std::size_t siz
 // fsync of a directory, so that a rename or an unlink in it is durable. Returns 0 or errno.
 int sync_directory(const std::string& directory);
 
+// Whether the last component of a directory's path may be a symlink when it is opened.
+enum class LastLink { follow, refuse };
+
+// Opens a directory for the *at() calls (openat, renameat, unlinkat, fstatat): what is written
+// relative to it stays in that directory even if its path is changed (the directory renamed, a
+// symlink put in its place) between a check and a write, because the path is never resolved
+// again. LastLink::refuse for directories yadokari made itself (an epoch's): a symlink there was
+// planted. Returns -1 with `why` (and errno; ELOOP for a refused symlink) on failure.
+int open_directory(const std::string& path, LastLink last, std::string& why);
+
 // The directory part of a path ("." if there is none).
 std::string parent_directory(const std::string& path);
 

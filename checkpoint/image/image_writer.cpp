@@ -31,6 +31,9 @@ std::int64_t now_unix_ns() {
 
 ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions options)
     : path_(std::move(path)), tmp_path_(path_ + ".tmp"), options_(options) {
+  const auto slash = path_.find_last_of('/');
+  name_ = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+  tmp_name_ = name_ + ".tmp";
   if (header.created_unix_ns == 0) header.created_unix_ns = now_unix_ns();
   const auto bytes = codec::encode_header(header, path_);
   header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
@@ -39,9 +42,18 @@ ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions opt
   // O_RDWR: finish() reads the file back to hash it. A temporary left by an earlier attempt goes
   // first; then the name must be new and never a symlink (O_EXCL|O_NOFOLLOW), so a rank (root,
   // often) cannot be made to write its image over another file.
-  ::unlink(tmp_path_.c_str());
-  fd_ = ::open(tmp_path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw io_error(path_, "creating " + tmp_path_, errno);
+  std::string why;
+  directory_fd_ = posix::open_directory(posix::parent_directory(path_), posix::LastLink::refuse, why);
+  if (directory_fd_ < 0 && errno == ELOOP)
+    throw ImageError(ImageErrorKind::io, path_, "its directory " + posix::parent_directory(path_) + " is a symlink");
+  if (directory_fd_ < 0) throw io_error(path_, "creating " + tmp_path_, errno);
+  ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
+  fd_ = ::openat(directory_fd_, tmp_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    const int saved = errno;
+    close_directory();
+    throw io_error(path_, "creating " + tmp_path_, saved);
+  }
   try {
     out_ = std::make_unique<io::BufferedOutput>(fd_, path_);
     payload_ = std::make_unique<PayloadWriter>(options_.compression_level, path_);
@@ -57,15 +69,22 @@ ImageWriter::~ImageWriter() { abandon(); }
 void ImageWriter::abandon() noexcept {
   if (fd_ >= 0) {
     ::close(fd_);
-    ::unlink(tmp_path_.c_str());
+    ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
     fd_ = -1;
   }
+  close_directory();
   done_ = true;
+}
+
+void ImageWriter::close_directory() noexcept {
+  if (directory_fd_ >= 0) ::close(directory_fd_);
+  directory_fd_ = -1;
 }
 
 void ImageWriter::hand_over() noexcept {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  close_directory();
   done_ = true;
 }
 
@@ -185,16 +204,17 @@ WrittenImage ImageWriter::finish() {
     fd_ = -1;  // close() releases it even when it fails
     if (::close(fd) != 0) {
       const int saved = errno;
-      ::unlink(tmp_path_.c_str());
+      ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
       throw io_error(path_, "closing " + tmp_path_, saved);
     }
-    if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    if (::renameat(directory_fd_, tmp_name_.c_str(), directory_fd_, name_.c_str()) != 0) {
       const int saved = errno;
-      ::unlink(tmp_path_.c_str());
+      ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
       throw io_error(path_, "renaming " + tmp_path_ + " to it", saved);
     }
     done_ = true;
-    io::sync_directory(posix::parent_directory(path_));
+    if (::fsync(directory_fd_) != 0) throw io_error(path_, "syncing its directory", errno);
+    close_directory();
   } catch (...) {
     abandon();
     throw;

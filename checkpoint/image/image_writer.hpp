@@ -2,7 +2,10 @@
 // Writes one rank's image. Only a complete image ever carries the final name: everything goes to
 // `<path>.tmp`, which finish() syncs and renames (then syncs the directory). A writer destroyed
 // before finish(), or one that failed, removes its .tmp, so a crash or a full disk leaves no
-// partial file under the final name.
+// partial file under the final name. The image's directory is opened once, as the writer is made,
+// and the .tmp is created, renamed and synced relative to it (openat, renameat): a directory
+// swapped for a symlink after that cannot redirect the image, and one that is a symlink already is
+// refused (yadokari makes epoch directories itself).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,7 +35,8 @@ struct WrittenImage {
 
 class ImageWriter {
  public:
-  // Creates `<path>.tmp` (mode 0600: images hold application memory) and writes the header.
+  // Opens the directory of `path` (never through a symlink), creates `<path>.tmp` in it (mode 0600:
+  // images hold application memory) and writes the header.
   ImageWriter(std::string path, ImageHeader header, WriterOptions options = {});
   ~ImageWriter();
   ImageWriter(const ImageWriter&) = delete;
@@ -67,9 +71,13 @@ class ImageWriter {
   void check_area(const AreaInfo& info, const void* data, std::size_t length) const;
   void check_usable() const;
   void abandon() noexcept;
+  void close_directory() noexcept;
 
   std::string path_;
   std::string tmp_path_;
+  std::string name_;      // path_'s file name, inside directory_fd_
+  std::string tmp_name_;  // tmp_path_'s
+  int directory_fd_ = -1;
   WriterOptions options_;
   int fd_ = -1;
   std::unique_ptr<io::BufferedOutput> out_;

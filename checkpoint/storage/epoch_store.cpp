@@ -1,6 +1,8 @@
 #include "storage/epoch_store.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +14,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/posix_io.hpp"
 #include "image/fd_io.hpp"
 #include "image/image_chain.hpp"
 #include "image/image_error.hpp"
@@ -55,9 +58,10 @@ std::string EpochStore::rank_image_name(std::uint32_t rank) { return "rank-" + s
 fs::path EpochStore::manifest_path(std::uint64_t epoch) const { return epoch_dir(epoch) / kManifestName; }
 
 void EpochStore::create_epoch_dir(std::uint64_t epoch) const {
-  std::error_code error;
-  fs::create_directories(dir_, error);
-  if (error) throw StorageError("cannot create " + dir_.string() + ": " + error.message());
+  // The checkpoint directory itself may be made here, never its parents: a typo in a parent must
+  // not grow a tree somewhere (runtime/README.md, checkpoint directory errors).
+  if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST)
+    throw StorageError("cannot create " + dir_.string() + ": " + std::strerror(errno));
   // A new epoch's directory is new: one that exists already (or a symlink planted under its
   // name) is not this epoch's to write into.
   const std::string path = epoch_dir(epoch).string();
@@ -70,16 +74,26 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
   const auto committed = committed_epochs();
   if (!committed.empty() && committed.back() >= epoch)
     throw StorageError(what + "epoch " + std::to_string(committed.back()) + " is already committed");
+  // The images are checked and the MANIFEST written relative to the epoch's directory opened once
+  // (never through a symlink): what was checked is what gets committed.
+  std::string why;
+  const int directory_fd = posix::open_directory(epoch_dir(epoch).string(), posix::LastLink::refuse, why);
+  if (directory_fd < 0) throw StorageError(what + "cannot open " + epoch_dir(epoch).string() + ": " + why);
+  struct DirectoryCloser {
+    int fd;
+    ~DirectoryCloser() { ::close(fd); }
+  } closer{directory_fd};
   std::set<std::uint32_t> ranks;
   for (const auto& image : manifest.images) {
     if (image.rank >= manifest.world_size || !ranks.insert(image.rank).second)
       throw StorageError(what + "rank " + std::to_string(image.rank) + " is listed twice or out of range");
     if (!image.nodes.empty()) continue;  // node-local storage: its agents verified the copies
-    std::error_code error;
-    const auto size = fs::file_size(epoch_dir(epoch) / image.file, error);
-    if (error) throw StorageError(what + image.file + " is missing");
-    if (size != image.size)
-      throw StorageError(what + image.file + " has " + std::to_string(size) + " bytes, not " +
+    struct stat st {};
+    if (image.file.find('/') != std::string::npos ||
+        ::fstatat(directory_fd, image.file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+      throw StorageError(what + image.file + " is missing");
+    if (static_cast<std::uint64_t>(st.st_size) != image.size)
+      throw StorageError(what + image.file + " has " + std::to_string(st.st_size) + " bytes, not " +
                          std::to_string(image.size));
   }
   if (ranks.size() != manifest.world_size)
@@ -87,7 +101,8 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
                        " ranks");
   if (manifest.commit_time.empty()) manifest.commit_time = utc_now_iso8601();
   try {
-    write_file_atomically(manifest_path(epoch), to_json_text(manifest), Durability::survives_crash);
+    write_file_atomically_at(directory_fd, kManifestName, manifest_path(epoch), to_json_text(manifest),
+                             Durability::survives_crash);
   } catch (const IoError& e) {
     throw StorageError(e.what());
   }

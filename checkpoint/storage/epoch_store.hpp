@@ -37,7 +37,9 @@ class EpochStore {
   std::filesystem::path rank_image_path(std::uint64_t epoch, std::uint32_t rank) const;
   static std::string rank_image_name(std::uint32_t rank);  // "rank-<L>.img"
 
-  // Creates <dir>/<epoch> (ranks call it before writing; it is fine if it exists).
+  // Creates <dir>/<epoch> before its images are written, and <dir> itself when it is missing
+  // (never its parents); an epoch directory that exists already (or a symlink in its place) is
+  // refused: StorageError.
   void create_epoch_dir(std::uint64_t epoch) const;
 
   // Commits an epoch: checks that the MANIFEST lists one image per rank, each present with the

@@ -43,8 +43,13 @@ void check_writable(const std::filesystem::path& directory, std::uint64_t min_fr
   if (std::filesystem::exists(directory, error) && !std::filesystem::is_directory(directory, error))
     throw StorageError(name + " is not a directory");
   const bool existed = std::filesystem::exists(directory, error);
-  std::filesystem::create_directories(directory, error);
-  if (error) throw StorageError(name + " cannot be created: " + error.message());
+  // Only the directory itself is made: a typo in a parent must not grow a tree somewhere.
+  if (!existed && ::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
+    const std::filesystem::path parent = directory.parent_path();
+    if (errno == ENOENT && !parent.empty())
+      throw StorageError(name + " cannot be created: " + parent.string() + " does not exist");
+    throw StorageError(name + " cannot be created: " + std::strerror(errno));
+  }
   // One we create is private whatever the umask (a umask of 002 would make it group-writable).
   if (!existed) std::filesystem::permissions(directory, std::filesystem::perms::owner_all, error);
   check_private(directory);

@@ -1,5 +1,6 @@
 #include "agent/job_processes.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,6 +21,14 @@ bool belongs_to_job(pid_t pid, const std::string& job_id) {
   while (std::getline(environ, entry, '\0'))
     if (entry == wanted) return true;
   return false;
+}
+
+bool still_running(pid_t pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto end_of_name = text.rfind(')');  // the name may hold spaces and parentheses
+  return end_of_name == std::string::npos || end_of_name + 2 >= text.size() || text[end_of_name + 2] != 'Z';
 }
 
 namespace {

@@ -14,6 +14,9 @@ namespace yadokari::agent {
 // is gone or belongs to another user.
 bool belongs_to_job(pid_t pid, const std::string& job_id);
 
+// False for a pid that has ended: gone, or a zombie waiting for its parent (it runs no code).
+bool still_running(pid_t pid);
+
 // Every process of job `job_id` on this node: in this process's network namespace (a simulated
 // node shares the host's pid namespace with the others, never its network one), neither this
 // process nor one of its ancestors (the front end may run on this host).

@@ -257,8 +257,15 @@ int launch_job(const LaunchRequest& request) {
     };
     const Outcome outcome =
         supervise(child, signals, coordinator, stop, loss_after, rebalance, take_over_signal, restart_failures, [&] {
-          if (!timelines.empty())
-            follow_restart(timelines.back(), coordinator, launched, static_cast<std::size_t>(request.ranks), logged);
+          if (!timelines.empty()) {
+            const auto world = static_cast<std::size_t>(request.ranks);
+            follow_restart(timelines.back(), coordinator, launched, world, logged);
+            // A stalled restart ends the job with its reason instead of holding it for ever.
+            if (auto line =
+                    restart_stalled(timelines.back(), coordinator, launched, world, std::chrono::steady_clock::now());
+                line && !stop)
+              stop = PlannedStop{1, *line};
+          }
           watch_for_joins();
         });
     if (outcome.exit_code) return *outcome.exit_code;

@@ -116,6 +116,20 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
   }
 }
 
+std::optional<std::string> restart_stalled(const RestartTimeline& timeline, const control::Coordinator& coordinator,
+                                           std::chrono::steady_clock::time_point launched, std::size_t world,
+                                           std::chrono::steady_clock::time_point now) {
+  const control::IncarnationProgress& progress = coordinator.progress();
+  if (progress.restored >= world) return std::nullopt;
+  const auto last = std::max({launched, progress.last_registered, progress.last_restored});
+  if (now - last < kRestartStall) return std::nullopt;
+  return "restart " + std::to_string(timeline.number) + " (" + timeline.cause +
+         ") stalled: " + std::to_string(progress.registered) + " of " + std::to_string(world) +
+         " ranks registered and " + std::to_string(progress.restored) + " restored, none for " +
+         std::to_string(kRestartStall.count()) + " s; stopping the job (epoch " + std::to_string(timeline.epoch) +
+         " is left as it is: yadokari restart tries again from it)";
+}
+
 void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,
                     std::chrono::steady_clock::time_point launched, std::size_t world, bool& logged) {
   const control::IncarnationProgress& progress = coordinator.progress();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "control/coordinator.hpp"
@@ -53,6 +54,17 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
                   const std::optional<PlannedStop>& stop, std::chrono::milliseconds loss_after,
                   const RebalanceState& rebalance, const std::function<bool(const ReceivedSignal&)>& take_over_signal,
                   const std::function<bool()>& restart_failures, const std::function<void()>& each_turn);
+
+// A restarted job whose ranks have stopped coming up: none registered or restored for this long
+// (counted from the launch). A restart that is still reading large images keeps reporting ranks;
+// one that waits for a node it will never reach does not, and must not hold the job for ever.
+inline constexpr std::chrono::seconds kRestartStall{180};
+
+// The line to stop the job with when the current restart has stalled (kRestartStall without a
+// rank registering or restoring before all are restored), else nullopt.
+std::optional<std::string> restart_stalled(const RestartTimeline& timeline, const control::Coordinator& coordinator,
+                                           std::chrono::steady_clock::time_point launched, std::size_t world,
+                                           std::chrono::steady_clock::time_point now);
 
 // Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,
 // and logs the timeline once it is complete (sets `logged`).

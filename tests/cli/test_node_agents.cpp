@@ -199,3 +199,17 @@ TEST_CASE("a node that joins with the job's secret becomes part of the job", "[a
   CHECK(n3.result.wait_for(30s) == std::future_status::ready);
   CHECK(n3.result.get() == 0);
 }
+
+// A StopProcesses order may name ranks the front end has just killed itself: the agent skips them
+// (no "not a process of job" refusal) because they have ended, a zombie included.
+TEST_CASE("a pid that has ended is not running, a zombie included", "[agents]") {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT) == 0);  // left a zombie
+  CHECK_FALSE(agent::still_running(child));
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK_FALSE(agent::still_running(child));
+  CHECK(agent::still_running(getpid()));
+}

@@ -126,3 +126,38 @@ TEST_CASE("a symlink planted as the temporary image is not followed", "[image][w
   CHECK_FALSE(fs::is_symlink(path));
   CHECK_NOTHROW(ImageReader(path));
 }
+
+// The audit's attack (issue 18): a user who can write the checkpoint directory swaps an epoch
+// directory for a symlink while a rank writes its image. The writer opened the directory once and
+// names everything relative to it, so the image still lands in the directory it opened.
+TEST_CASE("an epoch directory swapped for a symlink mid-write does not redirect the image", "[image][writer]") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "5");
+  fs::create_directories(dir.path() / "victim");
+  const std::string path = dir.file("5/rank-0.img");
+  const auto area = sample_areas()[1];
+  ImageWriter writer(path, sample_header());
+  writer.add_area(area.info, area.data);
+  fs::rename(dir.path() / "5", dir.path() / "moved");
+  fs::create_directory_symlink(dir.path() / "victim", dir.path() / "5");
+  writer.finish();
+  CHECK(fs::is_empty(dir.path() / "victim"));
+  CHECK(fs::exists(dir.path() / "moved" / "rank-0.img"));
+  CHECK_FALSE(fs::exists(dir.path() / "moved" / "rank-0.img.tmp"));
+  CHECK_NOTHROW(ImageReader(dir.file("moved/rank-0.img")));
+}
+
+TEST_CASE("an image is not written into a directory that is a symlink", "[image][writer]") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "victim");
+  fs::create_directory_symlink(dir.path() / "victim", dir.path() / "5");
+  const std::string path = dir.file("5/rank-0.img");
+  try {
+    ImageWriter writer(path, sample_header());
+    FAIL("created");
+  } catch (const ImageError& e) {
+    CHECK(e.kind() == ImageErrorKind::io);
+    CHECK(std::string(e.what()) == path + ": its directory " + dir.file("5") + " is a symlink");
+  }
+  CHECK(fs::is_empty(dir.path() / "victim"));
+}

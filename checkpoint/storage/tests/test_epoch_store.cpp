@@ -106,10 +106,19 @@ TEST_CASE("commit refuses an incomplete or stale epoch", "[storage]") {
 TEST_CASE("check_writable explains what is wrong in one line", "[storage]") {
   TempDir dir;
   SECTION("a missing directory is created") {
-    const EpochStore store(dir.path() / "a" / "b");
+    const EpochStore store(dir.path() / "a");
     CHECK_NOTHROW(store.check_writable(0));
-    CHECK(fs::is_directory(dir.path() / "a" / "b"));
-    CHECK(fs::is_empty(dir.path() / "a" / "b"));  // the probe file is gone
+    CHECK(fs::is_directory(dir.path() / "a"));
+    CHECK(fs::is_empty(dir.path() / "a"));  // the probe file is gone
+  }
+  SECTION("but not its missing parents (a typo must not grow a tree)") {
+    const auto path = dir.path() / "typo" / "ckpt";
+    CHECK_THROWS_WITH(EpochStore(path).check_writable(0), "checkpoint directory " + path.string() +
+                                                              " cannot be created: " + (dir.path() / "typo").string() +
+                                                              " does not exist");
+    CHECK_THROWS_WITH(EpochStore(path).create_epoch_dir(1),
+                      "cannot create " + path.string() + ": No such file or directory");
+    CHECK_FALSE(fs::exists(dir.path() / "typo"));
   }
   SECTION("a file in the way") {
     std::ofstream(dir.path() / "file") << "x";
@@ -164,6 +173,21 @@ TEST_CASE("an epoch directory that exists already is not written into", "[storag
   fs::create_directories(dir.path() / "victim");
   fs::create_directory_symlink(dir.path() / "victim", dir.path() / "5");
   CHECK_THROWS_WITH(store.create_epoch_dir(5), "cannot create " + (dir.path() / "5").string() + ": File exists");
+}
+
+// The images are checked and the MANIFEST written in the epoch directory opened once: one swapped
+// for a symlink before the commit is refused, and nothing is written where the symlink points.
+TEST_CASE("an epoch directory swapped for a symlink is not committed through it", "[storage]") {
+  TempDir dir;
+  const EpochStore store(dir.path());
+  const auto manifest = write_sample_epoch(store, 5);
+  fs::rename(dir.path() / "5", dir.path() / "victim");
+  fs::create_directory_symlink(dir.path() / "victim", dir.path() / "5");
+  CHECK_THROWS_WITH(store.commit(5, manifest),
+                    "cannot commit epoch 5: cannot open " + (dir.path() / "5").string() + ": it is a symlink");
+  CHECK_FALSE(fs::exists(dir.path() / "victim" / "MANIFEST"));
+  CHECK_FALSE(fs::exists(dir.path() / "victim" / "MANIFEST.tmp"));
+  CHECK(store.committed_epochs().empty());
 }
 
 TEST_CASE("a checkpoint directory made by the check is private whatever the umask", "[storage]") {
