@@ -181,8 +181,7 @@ TEST_CASE("dirty pages: a mapping replaced inside a tracked range", "[dirty]") {
   CHECK(collect(tracker, m.pages(0, 40)) == std::vector<PageRange>{m.pages(34, 35)});
 }
 
-TEST_CASE("dirty pages: registered() sees a mapping made again at the same address, consuming nothing",
-          "[dirty]") {
+TEST_CASE("dirty pages: registered() sees a mapping made again at the same address, consuming nothing", "[dirty]") {
   Mapping m(16, PROT_READ | PROT_WRITE);
   DirtyTracker tracker;
   const PageRange range = m.pages(4, 12);
