@@ -90,8 +90,10 @@ PY
         tail -n 1 "$out" | /usr/bin/python3 -c '
 import json, sys
 r = json.load(sys.stdin)
-print(f"{r[\"mpi\"]:8} {r[\"benchmark\"]:6} full {r[\"full_bytes\"] / 1e6:8.1f} MB  increment {r[\"mean_increment_over_full\"] * r[\"full_bytes\"] / 1e6:8.1f} MB"
-      f"  ratio {r[\"mean_increment_over_full\"]:.3f}  chain {r[\"chain_images\"]} images  restart: {r[\"restart_verification\"]}")'
+ratio = r["mean_increment_over_full"]
+print("%-8s %-6s full %8.1f MB  increment %8.1f MB  ratio %.3f  chain %d images  restart: %s" % (
+    r["mpi"], r["benchmark"], r["full_bytes"] / 1e6, ratio * r["full_bytes"] / 1e6, ratio, r["chain_images"],
+    r["restart_verification"]))'
     done
 done
 exit $status
