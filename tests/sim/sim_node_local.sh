@@ -15,11 +15,13 @@
 #             placed on and finishes with the uninterrupted run's final line.
 #   both      n2 and n3 are killed together: the images of n2's ranks are on no live node, so the
 #             job stops (exit 1) with the one-line reason, never restarting from a partial set.
-#   manual    as chain, but the job stops after the increment (--stop-after-epoch 2, exit 75); n2
-#             is killed; `yadokari restart` without --node-dir is refused with the reason (exit 2);
-#             with it, the restart (the same job id, its own agents) stages the images of both
-#             epochs that the placement on n1 and n3 needs, restores the increment from its chain
-#             and finishes with the uninterrupted run's final line.
+#   manual    as chain, with PROGRAM waiting at its pause point (YK_APP_PAUSE, pause_then_crash.c)
+#             while both epochs are taken, and the job stopped after the increment
+#             (--stop-after-epoch 2, exit 75); n2 is killed; `yadokari restart` without --node-dir
+#             is refused with the reason (exit 2); with it, the restart (the same job id, its own
+#             agents) stages the images of both epochs that the placement on n1 and n3 needs,
+#             restores the increment from its chain and prints the uninterrupted run's final line
+#             (the first run stopped before printing it).
 # usage: sim_node_local.sh YADOKARI openmpi|mpich loss|chain|both|manual PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2" MODE="$3"
 shift 3
@@ -29,10 +31,14 @@ source "$(dirname "$0")/sim_common.sh"
 cd "$WORK"
 ckpt="$WORK/ckpt"
 disk=/run/yadokari/node-disk
-stop_after=()
-[[ $MODE == manual ]] && stop_after=(--stop-after-epoch 2)
-timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --node-dir "$disk" "${stop_after[@]}" \
-    -- "$@" >run.out 2>run.err </dev/null &
+extra=() pause=""
+if [[ $MODE == manual ]]; then
+    pause="$WORK/go"
+    extra=(--stop-after-epoch 2)
+    [[ "$FLAVOUR" == openmpi ]] && extra+=(--mpi-args "-x YK_APP_PAUSE")
+fi
+YK_APP_PAUSE="$pause" timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" \
+    --node-dir "$disk" "${extra[@]}" -- "$@" >run.out 2>run.err </dev/null &
 job=$!
 # nodes_of EPOCH: the nodes each image of EPOCH's MANIFEST names, "a,b" per rank.
 nodes_of() {
@@ -106,10 +112,13 @@ manual)
     want="yadokari: epoch $second in $ckpt is kept on node-local storage of n1, n2, n3 (--node-dir): restart it with --node-dir (the job's) on the cluster whose nodes hold it (--sim, --hosts or --hostfile)"
     [[ $code == 2 && "$(cat refused.err)" == "$want" ]] && pass "without --node-dir: refused with the reason" ||
         fail "without --node-dir: exit $code, '$(cat refused.err)'"
+    grep -q '^final' run.out && fail "the first run printed its final line before it stopped"
     mv run.out first.out
     mv run.err first.err
-    rm -f "$RELEASE"
-    timeout -k 5 400 "$Y" restart --ckpt-dir "$ckpt" --sim "$NAME" --node-dir "$disk" >run.out 2>run.err </dev/null &
+    touch "$pause"  # the restarted ranks go on past the pause point
+    # job.json keeps the run's --mpi-args (-x YK_APP_PAUSE): the variable is set for the restart too.
+    YK_APP_PAUSE="$pause" timeout -k 5 400 "$Y" restart --ckpt-dir "$ckpt" --sim "$NAME" --node-dir "$disk" \
+        >run.out 2>run.err </dev/null &
     job=$!
     wait_job "$job" run.out
     code=$?
