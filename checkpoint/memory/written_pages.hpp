@@ -1,8 +1,9 @@
 #pragma once
 // Which pages of the application's memory were written between two captures, for incremental
-// images (checkpoint/memory/README.md, "Incremental images"). Tracked: the arena and the
-// executable's writable data, which hold nearly all of an application's memory; every other area
-// goes into an increment whole (tracks_written_pages() says which).
+// images (checkpoint/memory/README.md, "Incremental images"). Tracked: the arena, the
+// executable's writable data and the application's anonymous private mappings in their reserved
+// region, which hold nearly all of an application's memory; every other area goes into an
+// increment whole (tracks_written_pages() says which).
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -15,8 +16,9 @@ namespace yadokari::memory {
 // Byte addresses [first, second), page-aligned.
 using WrittenRange = std::pair<std::uint64_t, std::uint64_t>;
 
-// Whether the capture's areas of this kind are covered by collect_written_pages().
-bool tracks_written_pages(AreaKind kind);
+// Whether the capture's area of this kind at [addr, addr + len) is covered by the list of the last
+// collect_written_pages() (in a forked writer: the rank's last one before the fork).
+bool tracks_written_pages(AreaKind kind, std::uint64_t addr, std::uint64_t len);
 
 enum class WrittenPages {
   listed,       // `pages` holds every page of the tracked areas written since the previous collect

@@ -130,7 +130,7 @@ nlohmann::json inspect_json(const image::ImageReader& image, const bool verified
                         {"id", image::hex_bytes(binary.id)},
                         {"size", binary.size}});
   nlohmann::json areas = nlohmann::json::array();
-  for (const auto& area : image.areas())
+  for (const auto& area : image.areas()) {
     areas.push_back({{"index", area.index},
                      {"address", fmt::format("{:#x}", area.address)},
                      {"length", area.length},
@@ -143,6 +143,8 @@ nlohmann::json inspect_json(const image::ImageReader& image, const bool verified
                      {"zero_pages", area.zero_pages},
                      {"delta", area.delta()},
                      {"checksum", image::hex64(area.checksum)}});
+    if (area.delta()) areas.back()["delta_pages"] = stored_pages(image, area);
+  }
   nlohmann::json json = {{"path", image.path()},
                          {"format_version", header.version},
                          {"file_size", image.file_size()},

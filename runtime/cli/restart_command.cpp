@@ -9,6 +9,7 @@
 #include "cli/app_resolver.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/run_command.hpp"
+#include "control/job_registry.hpp"
 #include "frontend/job_file.hpp"
 #include "frontend/job_launch.hpp"
 #include "frontend/platform_slurm.hpp"
@@ -36,6 +37,33 @@ void check_rank_map(const std::string& map, int world_size) {
                                          std::to_string(world_size - 1) + " once, not '" + map + "'");
 }
 
+// Images on the nodes (--node-dir): only the agents of a job on those nodes can verify and stage
+// them, so the restart runs as that job (its id names the images' directories and is in their
+// headers) and chooses the epoch once its agents are up, as an automatic restart does.
+int restart_node_local(const RestartOptions& options, frontend::LaunchRequest& request,
+                       const frontend::NodeLocalCheckpoint& node_local, const fs::path& typed, const fs::path& dir) {
+  const std::string where = "epoch " + std::to_string(node_local.newest) + " in " + typed.string() +
+                            " is kept on node-local storage of " + node_local.nodes + " (--node-dir)";
+  if (request.checkpoint.node_dir.empty())
+    throw CliError(exit_code::usage, where +
+                                         ": restart it with --node-dir (the job's) on the cluster whose nodes hold "
+                                         "it (--sim, --hosts or --hostfile)");
+  if (!options.rank_map.empty())
+    throw CliError(exit_code::usage, where +
+                                         ": --rank-map cannot be used, the placement decides which node each "
+                                         "rank's images are staged to");
+  for (const auto& running : control::running_jobs(control::state_dir()))
+    if (running.job_id == node_local.job_id)
+      throw CliError(exit_code::failure, where + ": its job " + node_local.job_id +
+                                             " is still running (front end pid " + std::to_string(running.pid) +
+                                             "); stop it first");
+  request.checkpoint.dir = prepare_checkpoint_dir(dir);
+  request.job_id = node_local.job_id;
+  request.flavour = node_local.flavour;
+  request.restore_node_local = true;
+  return frontend::launch_job(request);
+}
+
 }  // namespace
 
 int restart_job(const RestartOptions& options) {
@@ -60,15 +88,17 @@ int restart_job(const RestartOptions& options) {
 
   const char* path = std::getenv("PATH");
   request.app = resolve_app(job.app, path ? path : "");
+  request.shown_app = job.app;
+  request.args = job.args;
+  request.ranks = job.world_size;
+  if (const auto node_local = frontend::node_local_checkpoint(dir, job, request.app, options.ranks))
+    return restart_node_local(options, request, *node_local, typed, dir);
   const frontend::RestartChoice choice = frontend::choose_restart(dir, job, request.app, options.ranks);
   // Only now, when nothing more can refuse the restart: keep checkpointing into D.
   request.checkpoint.dir = prepare_checkpoint_dir(dir);
 
   request.job_id = frontend::new_job_id();
-  request.shown_app = job.app;
-  request.args = job.args;
   request.flavour = choice.flavour;
-  request.ranks = job.world_size;
   request.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
                       {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)}};
   if (!options.rank_map.empty()) request.rank_env.emplace_back("YADOKARI_RANK_MAP", options.rank_map);

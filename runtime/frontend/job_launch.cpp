@@ -20,6 +20,7 @@
 #include "frontend/job_environment.hpp"
 #include "frontend/job_supervision.hpp"
 #include "frontend/node_agents.hpp"
+#include "frontend/node_local_restart.hpp"
 #include "frontend/platform.hpp"
 #include "frontend/previous_run.hpp"
 #include "frontend/restart_timeline.hpp"
@@ -235,6 +236,7 @@ int launch_job(const LaunchRequest& request) {
   // committed by this front end, or the one `yadokari restart` launched from. Before that, the
   // failure is the application's and ends the job with its exit code, as without checkpoints.
   const bool launched_from_epoch =
+      request.restore_node_local ||
       std::any_of(request.rank_env.begin(), request.rank_env.end(),
                   [](const auto& variable) { return variable.first == "YADOKARI_RESTORE"; });
   const std::function<bool()> restart_failures = [&] {
@@ -242,6 +244,11 @@ int launch_job(const LaunchRequest& request) {
   };
 
   Incarnation incarnation{hosts, request.rank_env};
+  if (request.restore_node_local) {
+    if (!agents || ckpt.node_dir.empty() || !ckpt.dir)
+      throw FrontendError(ErrorKind::failure, "cannot restart node-local images without node agents and --node-dir");
+    incarnation = restore_node_local(restart_context, coordinator);
+  }
   for (;;) {
     const LaunchCommand command =
         command_for(request, *launcher, shim, coordinator.control_endpoint(), credential, *platform, incarnation, path);

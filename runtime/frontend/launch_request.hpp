@@ -37,6 +37,9 @@ struct LaunchRequest {
   CheckpointSettings checkpoint;  // dir, when set, is absolute and writable
   // More YADOKARI_* variables for the ranks (restart: YADOKARI_RESTORE, ...).
   std::vector<std::pair<std::string, std::string>> rank_env;
+  // `restart` of images kept on the nodes (--node-dir, under job_id, the job that wrote them): the
+  // first launch restores the epoch the agents choose and stage (node_local_restart.hpp).
+  bool restore_node_local = false;
   // The simulated cluster to run on (`yadokari sim`): its hostfile, launch agent and frontend.
   std::optional<std::string> sim;
   // The automatic restart loop (jobs with node agents: --sim, --hosts/--hostfile) and --port.

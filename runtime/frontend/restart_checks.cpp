@@ -1,5 +1,7 @@
 #include "frontend/restart_checks.hpp"
 
+#include <set>
+
 #include "frontend/frontend_error.hpp"
 #include "image/binary_identity.hpp"
 #include "image/image_error.hpp"
@@ -92,6 +94,36 @@ RestartChoice choose_restart(const fs::path& dir, const JobFile& job, const fs::
     const auto [epoch, problem] = split_skipped(line);
     result.notes.push_back("epoch " + epoch + " is not usable (" + problem + "); using " + epoch_text);
   }
+  return result;
+}
+
+std::optional<NodeLocalCheckpoint> node_local_checkpoint(const fs::path& dir, const JobFile& job, const fs::path& app,
+                                                         std::optional<int> ranks) {
+  const storage::EpochStore store(dir);
+  std::optional<storage::Manifest> manifest;
+  try {
+    const auto committed = store.committed_epochs();
+    if (committed.empty()) return std::nullopt;
+    manifest = store.read_manifest(committed.back());
+  } catch (const storage::StorageError& e) {
+    throw FrontendError(ErrorKind::failure, e.what());
+  }
+  if (!manifest) return std::nullopt;
+  std::set<std::string> nodes;
+  for (const auto& image : manifest->images) nodes.insert(image.nodes.begin(), image.nodes.end());
+  if (nodes.empty()) return std::nullopt;
+  NodeLocalCheckpoint result;
+  result.newest = manifest->epoch;
+  result.job_id = manifest->job_id;
+  for (const auto& node : nodes) result.nodes += (result.nodes.empty() ? "" : ", ") + node;
+  const std::string epoch_text = "epoch " + std::to_string(manifest->epoch);
+  if (manifest->world_size != static_cast<std::uint32_t>(job.world_size))
+    throw FrontendError(ErrorKind::failure, epoch_text + " has " + std::to_string(manifest->world_size) +
+                                                " images but the job has " + std::to_string(job.world_size) + " ranks");
+  if (ranks && *ranks != job.world_size)
+    throw FrontendError(ErrorKind::failure, "the checkpoint is of a " + std::to_string(job.world_size) +
+                                                "-rank job; -n " + std::to_string(*ranks) + " cannot restore it");
+  result.flavour = app_flavour(app, job, manifest->flavour);
   return result;
 }
 

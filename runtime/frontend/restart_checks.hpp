@@ -28,4 +28,20 @@ struct RestartChoice {
 RestartChoice choose_restart(const std::filesystem::path& dir, const JobFile& job, const std::filesystem::path& app,
                              std::optional<int> ranks);
 
+// The newest committed epoch of `dir` when its images are kept on the nodes (--node-dir): the front
+// end cannot read them, so the epoch to restore is chosen and staged by the nodes' agents once the
+// job's agents run (node_local_restart.hpp), like an automatic restart's.
+struct NodeLocalCheckpoint {
+  std::uint64_t newest = 0;  // the newest committed epoch
+  std::string job_id;        // of the job that wrote it: its images are in <node dir>/<job id>/
+  std::string nodes;         // "n1, n2, n3": the nodes its MANIFEST names
+  launch::MpiFlavour flavour = launch::MpiFlavour::openmpi;
+};
+
+// nullopt when the newest committed epoch's images are in `dir` (or nothing is committed:
+// choose_restart() says why). Otherwise checks what can be checked without the images (ranks, MPI
+// flavour) and throws FrontendError(failure) like choose_restart().
+std::optional<NodeLocalCheckpoint> node_local_checkpoint(const std::filesystem::path& dir, const JobFile& job,
+                                                         const std::filesystem::path& app, std::optional<int> ranks);
+
 }  // namespace yadokari::frontend

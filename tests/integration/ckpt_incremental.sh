@@ -4,17 +4,23 @@
 # points; the harness asks for one checkpoint at each of the first five (`yadokari checkpoint`
 # returns once the epoch is committed), and the job stops after epoch 5 (exit 75).
 #   chain    --full-every 3: epochs 1 and 4 are full images, 2, 3 and 5 increments of the epoch
-#            before (yadokari inspect), every increment smaller than half its rank's full image;
+#            before (yadokari inspect), every increment smaller than a seventh of its rank's full
+#            image (the pages rewritten are a tenth of it, plus the areas written whole);
 #            the restart from epoch 5 (base 4 + increment 5) finishes with the uninterrupted
 #            run's output, byte for byte.
 #   damage   --full-every 8 (one chain 1..5): one byte of epoch 3's rank-1 image is flipped; the
 #            restart says why epochs 5, 4 and 3 are not usable, restarts from epoch 2 and finishes
 #            with the uninterrupted run's output.
-# usage: ckpt_incremental.sh chain|damage YADOKARI openmpi|mpich PROGRAM [ARGS...]
+#   mapped   --full-every 8, the program given a large mmap'ed buffer of which it rewrites 4 pages
+#            per step (ARGS: a small heap, many mapped pages): every increment smaller than an
+#            eighth of its rank's full image, its mapping stored as a delta area of a few pages;
+#            the restart from epoch 5 (base 1 + 4 increments) finishes with the uninterrupted run's
+#            output, byte for byte.
+# usage: ckpt_incremental.sh chain|damage|mapped YADOKARI openmpi|mpich PROGRAM [ARGS...]
 set -u
 case="$1" yadokari="$2" flavour="$3"
 shift 3
-[[ $case == chain || $case == damage ]] || { sed -n '13p' "$0" >&2; exit 2; }
+[[ $case == chain || $case == damage || $case == mapped ]] || { sed -n '18p' "$0" >&2; exit 2; }
 program=("$@")
 work=$(mktemp -d "${TMPDIR:-/tmp}/yk-incr.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -33,7 +39,7 @@ YK_INCR_PAUSE="$work/ref" timeout -k 10 300 "$yadokari" run -n $ranks --mpi "$fl
     >"$work/reference.out" 2>"$work/reference.err" || fail "the reference run failed"
 
 full_every=3
-[[ $case == damage ]] && full_every=8
+[[ $case == chain ]] || full_every=8
 YK_INCR_PAUSE="$work/go" timeout -k 10 300 "$yadokari" run -n $ranks --mpi "$flavour" --ckpt-dir "$ckpt" \
     --interval 0 --keep 5 --full-every $full_every --stop-after-epoch 5 -- "${program[@]}" \
     >"$work/part1.out" 2>"$work/part1.err" &
@@ -67,6 +73,13 @@ image = json.load(sys.stdin)
 parent = image.get("parent")
 print(("increment.%d" % parent["epoch"]) if parent else "full", image["file_size"])'
 }
+# Pages stored by the delta area of the application's mapping (fails if it is not a delta area).
+mapped_delta_pages() {
+    "$yadokari" inspect --json "$1" | /usr/bin/python3 -c '
+import json, sys
+areas = [a for a in json.load(sys.stdin)["areas"] if a["name"] == "application mapping"]
+sys.exit(1) if len(areas) != 1 or "delta_pages" not in areas[0] else print(areas[0]["delta_pages"])'
+}
 for ((rank = 0; rank < ranks; ++rank)); do
     for epoch in 1 2 3 4 5; do
         read -r kind size < <(describe "$ckpt/$epoch/rank-$rank.img") || fail "cannot inspect epoch $epoch rank $rank"
@@ -80,6 +93,16 @@ for ((rank = 0; rank < ranks; ++rank)); do
         [[ $epoch == 1 ]] && full_size=$size
         if [[ $kind == increment.* ]] && ((size * 2 >= full_size)); then
             fail "epoch $epoch rank $rank: the increment has $size bytes, the full image $full_size"
+        fi
+        if [[ $case == chain && $kind == increment.* ]] && ((size * 7 >= full_size)); then
+            fail "epoch $epoch rank $rank: the increment has $size bytes, a seventh of the full image or more ($full_size)"
+        fi
+        if [[ $case == mapped && $kind == increment.* ]]; then
+            ((size * 8 < full_size)) ||
+                fail "epoch $epoch rank $rank: the increment has $size bytes, more than an eighth of the full image's $full_size"
+            # The mapping's area: a delta of the few pages written (4 per step), not the whole buffer.
+            pages=$(mapped_delta_pages "$ckpt/$epoch/rank-$rank.img") || fail "epoch $epoch rank $rank: no delta area for the mapping"
+            ((pages >= 4 && pages <= 8)) || fail "epoch $epoch rank $rank: the mapping's delta stores $pages pages, expected 4 to 8"
         fi
         sizes+="$epoch/$rank:$kind:$size "
     done

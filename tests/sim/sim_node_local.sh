@@ -15,7 +15,14 @@
 #             placed on and finishes with the uninterrupted run's final line.
 #   both      n2 and n3 are killed together: the images of n2's ranks are on no live node, so the
 #             job stops (exit 1) with the one-line reason, never restarting from a partial set.
-# usage: sim_node_local.sh YADOKARI openmpi|mpich loss|chain|both PROGRAM [ARGS...]
+#   manual    as chain, with PROGRAM waiting at its pause point (YK_APP_PAUSE, pause_then_crash.c)
+#             while both epochs are taken, and the job stopped after the increment
+#             (--stop-after-epoch 2, exit 75); n2 is killed; `yadokari restart` without --node-dir
+#             is refused with the reason (exit 2); with it, the restart (the same job id, its own
+#             agents) stages the images of both epochs that the placement on n1 and n3 needs,
+#             restores the increment from its chain and prints the uninterrupted run's final line
+#             (the first run stopped before printing it).
+# usage: sim_node_local.sh YADOKARI openmpi|mpich loss|chain|both|manual PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2" MODE="$3"
 shift 3
 source "$(dirname "$0")/sim_common.sh"
@@ -24,8 +31,14 @@ source "$(dirname "$0")/sim_common.sh"
 cd "$WORK"
 ckpt="$WORK/ckpt"
 disk=/run/yadokari/node-disk
-timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" --node-dir "$disk" \
-    -- "$@" >run.out 2>run.err </dev/null &
+extra=() pause=""
+if [[ $MODE == manual ]]; then
+    pause="$WORK/go"
+    extra=(--stop-after-epoch 2)
+    [[ "$FLAVOUR" == openmpi ]] && extra+=(--mpi-args "-x YK_APP_PAUSE")
+fi
+YK_APP_PAUSE="$pause" timeout -k 5 400 "$Y" run --sim "$NAME" -n 6 --mpi "$FLAVOUR" --ckpt-dir "$ckpt" \
+    --node-dir "$disk" "${extra[@]}" -- "$@" >run.out 2>run.err </dev/null &
 job=$!
 # nodes_of EPOCH: the nodes each image of EPOCH's MANIFEST names, "a,b" per rank.
 nodes_of() {
@@ -48,7 +61,7 @@ parents_of() {
     python3 -c 'import json,sys; print(" ".join(str(i.get("parent_epoch", 0)) for i in json.load(open(sys.argv[1]))["images"]))' \
         "$ckpt/$1/MANIFEST"
 }
-if [[ $MODE == chain ]]; then
+if [[ $MODE == chain || $MODE == manual ]]; then
     if second=$(ask_checkpoint); then
         parents=$(parents_of "$second")
         [[ "$parents" == "$epoch $epoch $epoch $epoch $epoch $epoch" && "$(nodes_of "$second")" == "$pairs" ]] &&
@@ -87,6 +100,38 @@ loss | chain)
                 pass "epoch $e of the chain staged" || fail "epoch $e of the chain was not staged: '$staged'"
         done
     fi
+    expect_reference_final 6 "$@"
+    ;;
+manual)
+    wait "$job"
+    code=$?
+    [[ $code == 75 ]] && pass "the job stopped after epoch $second (exit 75)" || fail "the job exited $code, expected 75"
+    "$Y" sim kill --name "$NAME" n2 >/dev/null || fail "sim kill n2"
+    "$Y" restart --ckpt-dir "$ckpt" --sim "$NAME" >refused.out 2>refused.err </dev/null
+    code=$?
+    want="yadokari: epoch $second in $ckpt is kept on node-local storage of n1, n2, n3 (--node-dir): restart it with --node-dir (the job's) on the cluster whose nodes hold it (--sim, --hosts or --hostfile)"
+    [[ $code == 2 && "$(cat refused.err)" == "$want" ]] && pass "without --node-dir: refused with the reason" ||
+        fail "without --node-dir: exit $code, '$(cat refused.err)'"
+    grep -q '^final' run.out && fail "the first run printed its final line before it stopped"
+    mv run.out first.out
+    mv run.err first.err
+    touch "$pause"  # the restarted ranks go on past the pause point
+    # job.json keeps the run's --mpi-args (-x YK_APP_PAUSE): the variable is set for the restart too.
+    YK_APP_PAUSE="$pause" timeout -k 5 400 "$Y" restart --ckpt-dir "$ckpt" --sim "$NAME" --node-dir "$disk" \
+        >run.out 2>run.err </dev/null &
+    job=$!
+    wait_job "$job" run.out
+    code=$?
+    expect_finished "$code"
+    grep -q "^yadokari: restarting from epoch $second (node-local images) on " run.err &&
+        pass "restarted from epoch $second" || fail "no restart from epoch $second: $(head -5 run.err)"
+    staged=$(grep "^yadokari: staged rank" run.err)
+    bad=$(grep -v -E "^yadokari: staged rank [0-5]'s image of epoch ($epoch|$second) from n[13] to n[13]$" <<<"$staged")
+    [[ -n "$staged" && -z "$bad" ]] && pass "staged: $(paste -sd';' <<<"$staged")" || fail "staging: '$staged'"
+    for e in "$epoch" "$second"; do
+        grep -q "^yadokari: staged rank [0-5]'s image of epoch $e " <<<"$staged" &&
+            pass "epoch $e of the chain staged" || fail "epoch $e of the chain was not staged: '$staged'"
+    done
     expect_reference_final 6 "$@"
     ;;
 both)

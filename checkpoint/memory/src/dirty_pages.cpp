@@ -214,6 +214,14 @@ bool DirtyTracker::collect(PageRange range, std::vector<PageRange>& written, boo
   return true;
 }
 
+bool DirtyTracker::registered(PageRange range) {
+  if (!usable() || !aligned(range)) return false;
+  const std::string kept = reason_;
+  const bool whole = scan(range, false, nullptr);
+  reason_ = kept;  // an unregistered mapping is an answer here, not the tracker's failure
+  return whole;
+}
+
 void DirtyTracker::stop() {
   if (uffd_ >= 0) {
     // Closing the descriptor unregisters every range and drops the protection as well; the

@@ -51,6 +51,10 @@ class DirtyTracker {
   // mremap without replaced() — or the scan fails.
   bool collect(PageRange range, std::vector<PageRange>& written, bool rearm = true);
 
+  // Whether every mapping inside `range` is registered (nothing made or moved there since it was
+  // registered), without protecting or consuming anything: a collect() over it would succeed.
+  bool registered(PageRange range);
+
   bool active() const { return uffd_ >= 0; }
   const std::string& reason() const { return reason_; }
 

@@ -94,7 +94,7 @@ bool ImageAreaSink::write_delta(img::AreaInfo info, const void* data, std::uint6
 bool ImageAreaSink::area(mem::AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot,
                          const char* name, const void* data) {
   try {
-    if (plan_.parent && mem::tracks_written_pages(kind))
+    if (plan_.parent && mem::tracks_written_pages(kind, addr, len))
       write_delta({to_image(kind), name, addr, prot}, data, len);
     else
       writer_.add_area({to_image(kind), name, addr, prot}, data, static_cast<std::size_t>(len));

@@ -181,6 +181,29 @@ TEST_CASE("dirty pages: a mapping replaced inside a tracked range", "[dirty]") {
   CHECK(collect(tracker, m.pages(0, 40)) == std::vector<PageRange>{m.pages(34, 35)});
 }
 
+TEST_CASE("dirty pages: registered() sees a mapping made again at the same address, consuming nothing", "[dirty]") {
+  Mapping m(16, PROT_READ | PROT_WRITE);
+  DirtyTracker tracker;
+  const PageRange range = m.pages(4, 12);
+  REQUIRE(tracker.start({&range, 1}));
+  collect(tracker, range);
+  touch(m.page(5), 1);
+  CHECK(tracker.registered(range));
+  CHECK(tracker.reason().empty());
+  // Asking did not consume the write.
+  CHECK(collect(tracker, range) == std::vector<PageRange>{m.pages(5, 6)});
+  // munmap + mmap at the very same address (the application's mappings do this): a new mapping.
+  REQUIRE(::munmap(m.page(4), 8 * kPage) == 0);
+  REQUIRE(::mmap(m.page(4), 8 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+          m.page(4));
+  CHECK_FALSE(tracker.registered(range));
+  CHECK(tracker.reason().empty());
+  REQUIRE(tracker.replaced(range));
+  CHECK(tracker.registered(range));
+  CHECK(collect(tracker, range) == std::vector<PageRange>{range});
+  CHECK(collect(tracker, range).empty());
+}
+
 TEST_CASE("dirty pages: bad ranges and a stopped tracker", "[dirty]") {
   Mapping m(4, PROT_READ | PROT_WRITE);
   DirtyTracker tracker;

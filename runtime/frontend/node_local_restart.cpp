@@ -1,0 +1,52 @@
+#include "frontend/node_local_restart.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "frontend/frontend_error.hpp"
+#include "frontend/node_local_images.hpp"
+#include "frontend/platform.hpp"
+#include "frontend/restart_plan.hpp"
+
+namespace yadokari::frontend {
+
+Incarnation restore_node_local(const RestartContext& context, control::Coordinator& coordinator) {
+  NodeLocalEpoch chosen;
+  RestartPlan plan;
+  std::vector<ClusterNode> nodes;
+  try {
+    chosen = choose_node_local_epoch(context.ckpt_dir, context.world_size, coordinator, {});
+    nodes = context.platform->nodes_now(coordinator);
+    // Where the ranks ran before is not known here: the policy places them afresh.
+    plan = plan_restart(context.settings.policy, context.world_size, nodes,
+                        std::vector<std::string>(static_cast<std::size_t>(context.world_size)),
+                        context.settings.max_oversubscribe);
+    std::vector<std::string> target_node;
+    for (const auto& host : plan.placement.node_of_rank) {
+      std::string id;
+      for (const auto& node : nodes)
+        if (node.hostname == host) id = node.id;
+      target_node.push_back(id);
+    }
+    stage_node_local_images(chosen, target_node, coordinator);
+  } catch (const FrontendError& e) {
+    throw FrontendError(ErrorKind::failure, std::string("cannot restart: ") + e.what());
+  } catch (const scheduler::PlacementError& e) {
+    throw FrontendError(ErrorKind::failure, std::string("cannot restart: ") + e.what());
+  }
+  for (const auto& note : chosen.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
+  std::string hosts;
+  for (const auto& host : plan.hosts)
+    hosts += (hosts.empty() ? "" : ",") + host.host + ":" + std::to_string(host.slots);
+  std::fprintf(stderr, "yadokari: restarting from epoch %llu (node-local images) on %s\n",
+               static_cast<unsigned long long>(chosen.epoch), hosts.c_str());
+  Incarnation first;
+  first.hosts = plan.hosts;
+  first.rank_env = {{"YADOKARI_RESTORE", (context.node_dir / context.job_id / std::to_string(chosen.epoch)).string()},
+                    {"YADOKARI_RESTORE_EPOCH", std::to_string(chosen.epoch)},
+                    {"YADOKARI_RANK_MAP", plan.rank_map}};
+  return first;
+}
+
+}  // namespace yadokari::frontend
