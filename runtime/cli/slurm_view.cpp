@@ -4,32 +4,18 @@
 
 #include <algorithm>
 
-#include "cli/bounded_command.hpp"
+#include "launch/scontrol.hpp"
 
 namespace yadokari::cli {
 namespace {
 
-// The first line of a command's complaint, for a one-line reason.
-std::string first_line(const std::string& text) {
-  const auto start = text.find_first_not_of(" \n");
-  if (start == std::string::npos) return {};
-  return text.substr(start, text.find('\n', start) - start);
-}
-
 // The output of `scontrol ARGS...`, or SlurmViewError with why there is none.
 std::string scontrol(const std::vector<std::string>& args, std::chrono::milliseconds limit) {
-  std::vector<std::string> argv{"scontrol"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const std::string what = fmt::format("{}", fmt::join(argv, " "));
-  const CommandResult result = run_bounded(argv, limit);
-  if (!result.started) throw SlurmViewError("scontrol is not installed or not in PATH");
-  if (result.timed_out)
-    throw SlurmViewError(fmt::format("{} did not answer within {} s", what, std::max<long>(1, limit.count() / 1000)));
-  if (result.exit_code != 0) {
-    const std::string why = first_line(result.err);
-    throw SlurmViewError(fmt::format("{} failed{}", what, why.empty() ? std::string() : ": " + why));
+  try {
+    return launch::run_scontrol(args, limit);
+  } catch (const launch::ScontrolError& e) {
+    throw SlurmViewError(e.what());
   }
-  return result.out;
 }
 
 }  // namespace

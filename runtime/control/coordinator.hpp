@@ -138,6 +138,10 @@ class Coordinator {
   std::vector<protocol::NodeStatus> nodes() const;
   // Lost-node verdicts not yet taken (each is reported once).
   std::vector<membership::NodeEvent> take_lost_nodes();
+  // Heartbeats heard so far per node, and the nodes neither lost nor heard from `beats` times since
+  // that mark (membership::HeartbeatTracker::unsettled_since); empty without agents.
+  membership::BeatCounts heartbeat_mark() const;
+  std::vector<std::string> nodes_unsettled_since(const membership::BeatCounts& mark, std::uint64_t beats) const;
   // Asks the node's agent to SIGKILL these processes; false if it has no agent.
   bool stop_processes(const std::string& node, const std::vector<std::int64_t>& pids);
   // A node that joined while the job runs: its agent will be accepted.

@@ -103,6 +103,15 @@ std::vector<membership::NodeEvent> Coordinator::take_lost_nodes() {
   return lost;
 }
 
+membership::BeatCounts Coordinator::heartbeat_mark() const {
+  return tracker_ ? tracker_->beat_counts() : membership::BeatCounts{};
+}
+
+std::vector<std::string> Coordinator::nodes_unsettled_since(const membership::BeatCounts& mark,
+                                                            std::uint64_t beats) const {
+  return tracker_ ? tracker_->unsettled_since(mark, beats) : std::vector<std::string>{};
+}
+
 std::vector<protocol::NodeStatus> Coordinator::nodes() const {
   std::vector<protocol::NodeStatus> all;
   if (!tracker_) return all;

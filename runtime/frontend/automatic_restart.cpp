@@ -123,7 +123,10 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   for (const auto& status : coordinator.nodes())
     if (status.state == membership::state_name(membership::NodeState::lost)) ever_lost.insert(status.node);
   for (auto& node : nodes)
-    if (ever_lost.count(node.id)) node.alive = false;
+    if (ever_lost.count(node.id) || restart_cause.unheard.count(node.id)) node.alive = false;
+  for (const auto& node : restart_cause.unheard)
+    std::fprintf(stderr, "yadokari: node %s not heard from since the failure; no ranks are placed on it\n",
+                 node.c_str());
   std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));
   for (const auto& rank : registrations)
     if (rank.logical_rank >= 0 && rank.logical_rank < context.world_size)

@@ -45,6 +45,7 @@ struct RestartContext {
 struct RestartCause {
   std::string text;                // "node n2 lost", "a rank died (...)", "rebalance"
   std::set<std::string> lost;      // node ids
+  std::set<std::string> unheard;   // node ids not heard from since the failure, not lost either: no ranks there
   std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
   bool rebalance = false;          // asked for: does not count against --max-restarts, and the
                                    // placement first tries to give every rank a slot of its own

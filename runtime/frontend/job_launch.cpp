@@ -285,6 +285,7 @@ int launch_job(const LaunchRequest& request) {
     } else {
       cause = loss_of(outcome.lost);
     }
+    cause.unheard.insert(outcome.unheard.begin(), outcome.unheard.end());
     RestartTimeline timeline;
     restart_context.restarts_so_far = static_cast<int>(timelines.size());
     incarnation = restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);

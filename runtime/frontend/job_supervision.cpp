@@ -41,9 +41,10 @@ Outcome ended(int exit_code) {
   return outcome;
 }
 
-Outcome lost_nodes(std::vector<membership::NodeEvent> lost, bool launcher_reaped) {
+Outcome lost_nodes(SettledMembership settled, bool launcher_reaped) {
   Outcome outcome;
-  outcome.lost = std::move(lost);
+  outcome.lost = std::move(settled.lost);
+  outcome.unheard = std::move(settled.unheard);
   outcome.launcher_reaped = launcher_reaped;
   return outcome;
 }
@@ -54,12 +55,17 @@ Outcome rebalance_now() {
   return outcome;
 }
 
-Outcome failed(int launcher_code) {
+Outcome failed(int launcher_code, std::vector<std::string> unheard) {
   Outcome outcome;
   outcome.launcher_reaped = true;
   outcome.failed_with = launcher_code;
+  outcome.unheard = std::move(unheard);
   return outcome;
 }
+
+// Heartbeats each node must send after a failure to count as alive: a node killed just before it
+// may still have one on its way.
+constexpr std::uint64_t kBeatsToSettle = 2;
 
 }  // namespace
 
@@ -68,6 +74,7 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
                   const RebalanceState& rebalance, const std::function<bool(const ReceivedSignal&)>& take_over_signal,
                   const std::function<bool()>& restart_failures, const std::function<void()>& each_turn) {
   const bool watch_nodes = loss_after.count() > 0;
+  const std::chrono::milliseconds settle_limit = 3 * loss_after + std::chrono::milliseconds(1000);
   int stopped_by = 0;
   try {
     for (;;) {
@@ -85,7 +92,8 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
         if (!received->from_terminal) kill(launcher, received->number);
       }
       if (watch_nodes && stopped_by == 0)
-        if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return lost_nodes(lost, false);
+        if (auto lost = coordinator.take_lost_nodes(); !lost.empty())
+          return lost_nodes(settle_membership(coordinator, std::move(lost), settle_limit), false);
       if (rebalance.ready && stopped_by == 0) return rebalance_now();
       if (auto code = try_reap(launcher)) {
         // What the ranks said just before they ended may still be on its way (a restarted job
@@ -96,14 +104,13 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
           each_turn();
         }
         if (watch_nodes && *code != 0 && stopped_by == 0) {
-          const auto deadline = std::chrono::steady_clock::now() + loss_after + std::chrono::milliseconds(500);
-          while (std::chrono::steady_clock::now() < deadline) {
-            coordinator.poll(kServeInterval);
-            if (auto lost = coordinator.take_lost_nodes(); !lost.empty()) return lost_nodes(lost, true);
-          }
+          // The launcher may have seen a node die before the heartbeats tell: nothing is planned
+          // before every node has spoken since or been declared lost.
+          SettledMembership settled = settle_membership(coordinator, coordinator.take_lost_nodes(), settle_limit);
+          if (!settled.lost.empty()) return lost_nodes(std::move(settled), true);
           // No node was lost: a rank died (killed, crashed) or ended with an error, and the
           // launcher took the rest of the job down with it.
-          if (restart_failures()) return failed(*code);
+          if (restart_failures()) return failed(*code, std::move(settled.unheard));
         }
         // A job told to stop by signal N ends with 128+N, as a shell reports it, whatever the
         // launcher made of it: Open MPI's mpirun exits 1 on SIGTERM, Hydra 15 or even 0.
@@ -128,6 +135,20 @@ std::optional<std::string> restart_stalled(const RestartTimeline& timeline, cons
          " ranks registered and " + std::to_string(progress.restored) + " restored, none for " +
          std::to_string(kRestartStall.count()) + " s; stopping the job (epoch " + std::to_string(timeline.epoch) +
          " is left as it is: yadokari restart tries again from it)";
+}
+
+SettledMembership settle_membership(control::Coordinator& coordinator, std::vector<membership::NodeEvent> lost,
+                                    std::chrono::milliseconds limit) {
+  SettledMembership settled;
+  settled.lost = std::move(lost);
+  const membership::BeatCounts mark = coordinator.heartbeat_mark();
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    coordinator.poll(kServeInterval);
+    for (auto& event : coordinator.take_lost_nodes()) settled.lost.push_back(std::move(event));
+    settled.unheard = coordinator.nodes_unsettled_since(mark, kBeatsToSettle);
+    if (settled.unheard.empty() || std::chrono::steady_clock::now() >= deadline) return settled;
+  }
 }
 
 void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,

@@ -30,6 +30,9 @@ struct Outcome {
   // The launcher failed (a rank died or ended with an error) with no node lost, and the job may be
   // restarted from its newest epoch: the launcher's exit code.
   std::optional<int> failed_with;
+  // Nodes neither heard from nor declared lost by the time the restart had to be planned
+  // (settle_membership): no ranks go there.
+  std::vector<std::string> unheard;
 };
 
 // `yadokari rebalance`, from the request to the committed epoch it waits for.
@@ -42,8 +45,8 @@ struct RebalanceState {
 
 // Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):
 // a lost node ends the launch too, and a launcher that fails first (it saw its ranks die) waits
-// that long for the heartbeat verdict, so that a node loss is restarted rather than reported as
-// the application's failure. If no node was lost either and `restart_failures()` says the job can
+// for membership to settle (settle_membership), so that a node loss is restarted rather than
+// reported as the application's failure, and no restart is planned onto a node that just died. If no node was lost either and `restart_failures()` says the job can
 // be restarted (it has a committed epoch), the failure is returned as `failed_with` instead of
 // ending the job: a rank's death restarts it like a node's (docs/flows/node-loss.md). A job told to
 // stop by a signal is never restarted. `each_turn` runs after every poll.
@@ -65,6 +68,19 @@ inline constexpr std::chrono::seconds kRestartStall{180};
 std::optional<std::string> restart_stalled(const RestartTimeline& timeline, const control::Coordinator& coordinator,
                                            std::chrono::steady_clock::time_point launched, std::size_t world,
                                            std::chrono::steady_clock::time_point now);
+
+// What the nodes are once membership has settled after a failure.
+struct SettledMembership {
+  std::vector<membership::NodeEvent> lost;  // verdicts taken meanwhile (and those passed in)
+  std::vector<std::string> unheard;         // neither heard from nor lost when `limit` passed
+};
+// Serves the control plane until every node has either been heard from again since now (twice: one
+// heartbeat may have been on its way from a node that has just died) or been declared lost, at
+// most `limit` (the tracker settles every node within one loss period plus its lateness grace;
+// the limit covers a front end that was itself descheduled meanwhile). `lost` are the verdicts
+// already taken.
+SettledMembership settle_membership(control::Coordinator& coordinator, std::vector<membership::NodeEvent> lost,
+                                    std::chrono::milliseconds limit);
 
 // Fills in the launch/MPI_Init/restore phases of the current restart as the ranks get there,
 // and logs the timeline once it is complete (sets `logged`).

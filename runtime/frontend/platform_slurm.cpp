@@ -10,10 +10,6 @@
 // allocation's survivors.
 #include "frontend/platform_slurm.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -23,6 +19,7 @@
 #include "frontend/node_agents.hpp"
 #include "frontend/platform.hpp"
 #include "frontend/platform_hosts.hpp"
+#include "launch/scontrol.hpp"
 
 namespace yadokari::frontend {
 
@@ -73,36 +70,12 @@ bool in_slurm_allocation() {
 
 namespace {
 
-// The words `argv` prints on stdout (exec'd without a shell). FrontendError(failure) if it fails.
-std::vector<std::string> output_words(const std::vector<std::string>& argv) {
-  int out[2];
-  if (pipe(out) != 0) throw FrontendError(ErrorKind::failure, "pipe failed");
-  const pid_t child = fork();
-  if (child < 0) throw FrontendError(ErrorKind::failure, "fork failed");
-  if (child == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    close(out[1]);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(out[1]);
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t got = read(out[0], buffer, sizeof buffer);
-    if (got > 0) text.append(buffer, static_cast<std::size_t>(got));
-    if (got == 0 || (got < 0 && errno != EINTR)) break;
-  }
-  close(out[0]);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw FrontendError(ErrorKind::failure, argv[0] + " " + argv[1] + " " + argv[2] + " failed");
+// scontrol waits a minute for a missing configuration (launch/scontrol.hpp); `show hostnames` is
+// local work that takes milliseconds.
+constexpr std::chrono::milliseconds kScontrolLimit{10000};
+
+// The words of `text`, split at blanks.
+std::vector<std::string> words_of(const std::string& text) {
   std::vector<std::string> words;
   std::string word;
   for (const char c : text + "\n") {
@@ -125,8 +98,14 @@ std::string required_variable(const char* name) {
 
 // The allocation's hosts and slots, from the variables Slurm sets in the job's environment.
 std::vector<launch::HostSlots> allocation_hosts() {
-  const std::vector<std::string> hostnames =
-      output_words({"scontrol", "show", "hostnames", required_variable("SLURM_JOB_NODELIST")});
+  const std::string node_list = required_variable("SLURM_JOB_NODELIST");
+  std::vector<std::string> hostnames;
+  try {
+    hostnames = words_of(launch::run_scontrol({"show", "hostnames", node_list}, kScontrolLimit));
+  } catch (const launch::ScontrolError& e) {
+    throw FrontendError(ErrorKind::failure,
+                        "cannot read the Slurm allocation's nodes (" + node_list + "): " + std::string(e.what()));
+  }
   // Tasks when the job asked for a number of them (-n, --ntasks-per-node), else its CPUs.
   const char* tasks = std::getenv("SLURM_TASKS_PER_NODE");
   const bool tasks_asked = std::getenv("SLURM_NTASKS") || std::getenv("SLURM_NTASKS_PER_NODE");

@@ -20,6 +20,7 @@ void HeartbeatTracker::joined(const std::string& node, Clock::time_point now) {
   auto [entry, added] = nodes_.try_emplace(node);
   if (!added && entry->second.state == NodeState::lost) return;
   entry->second.last = now;
+  ++entry->second.beats;
   if (entry->second.state == NodeState::suspect) entry->second.recovered = true;
   entry->second.state = NodeState::alive;
 }
@@ -28,6 +29,7 @@ void HeartbeatTracker::heard(const std::string& node, Clock::time_point now, Clo
   const auto entry = nodes_.find(node);
   if (entry == nodes_.end() || entry->second.state == NodeState::lost) return;
   entry->second.last = now;
+  ++entry->second.beats;
   if (sender_late > Clock::duration::zero()) {
     const Clock::duration grace = std::min<Clock::duration>(2 * sender_late, policy_.max_late_grace);
     if (now >= entry->second.grace_until || grace > entry->second.grace) entry->second.grace = grace;
@@ -73,6 +75,23 @@ Clock::duration HeartbeatTracker::late_grace(const std::string& node, Clock::tim
   const auto entry = nodes_.find(node);
   if (entry == nodes_.end() || now >= entry->second.grace_until) return Clock::duration::zero();
   return entry->second.grace;
+}
+
+BeatCounts HeartbeatTracker::beat_counts() const {
+  BeatCounts counts;
+  for (const auto& [node, entry] : nodes_) counts[node] = entry.beats;
+  return counts;
+}
+
+std::vector<std::string> HeartbeatTracker::unsettled_since(const BeatCounts& mark, std::uint64_t beats) const {
+  std::vector<std::string> unsettled;
+  for (const auto& [node, entry] : nodes_) {
+    if (entry.state == NodeState::lost) continue;
+    const auto before = mark.find(node);
+    const std::uint64_t heard = entry.beats - (before == mark.end() ? 0 : before->second);
+    if (heard < beats) unsettled.push_back(node);
+  }
+  return unsettled;
 }
 
 std::optional<NodeState> HeartbeatTracker::state(const std::string& node) const {

@@ -6,6 +6,7 @@
 // `misses` missed intervals make it `lost`, for good: a lost node's ranks are gone (the restart
 // loop stopped them or the node did), so a late heartbeat cannot bring it back into this job.
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,9 @@ struct HeartbeatPolicy {
 
 enum class NodeState { alive, suspect, lost };
 const char* state_name(NodeState state);
+
+// How many times each node was heard from (hellos and heartbeats), at some moment.
+using BeatCounts = std::map<std::string, std::uint64_t>;
 
 struct NodeEvent {
   std::string node;
@@ -60,6 +64,15 @@ class HeartbeatTracker {
   // The extra grace `node` has now for the lateness its agent reported (0 if none, or unknown).
   Clock::duration late_grace(const std::string& node, Clock::time_point now) const;
 
+  // Heartbeats counted so far, per node: a mark to ask `unsettled_since` about later. Counts, not
+  // times: advance() moves the last-heard times over the observer's own stalls.
+  BeatCounts beat_counts() const;
+  // The nodes whose state is not known since `mark`: not lost, and heard from fewer than `beats`
+  // times since (a node that died just before the mark may have one heartbeat still on its way).
+  // Every node is settled within interval x misses + max_late_grace of the mark, plus the
+  // observer's stalls: it speaks or it is lost. Nodes that joined after the mark count from 0.
+  std::vector<std::string> unsettled_since(const BeatCounts& mark, std::uint64_t beats) const;
+
  private:
   struct Entry {
     NodeState state = NodeState::alive;
@@ -67,6 +80,7 @@ class HeartbeatTracker {
     bool recovered = false;   // suspect -> alive not yet reported by advance()
     Clock::duration grace{};  // for the agent's reported lateness
     Clock::time_point grace_until;
+    std::uint64_t beats = 0;  // hellos and heartbeats heard
   };
   HeartbeatPolicy policy_;
   std::map<std::string, Entry> nodes_;

@@ -144,3 +144,47 @@ TEST_CASE("the grace for late beats is forgotten after late_memory") {
       if (event.state == NodeState::lost) lost_at = t;
   CHECK(lost_at == 1800ms);
 }
+
+// After a launcher's failure the front end plans nothing until membership has settled
+// (frontend/job_supervision.hpp, settle_membership): the decision is the tracker's.
+TEST_CASE("after a failure a node is settled once heard from again or lost, never before") {
+  HeartbeatTracker tracker({200ms, 6});
+  tracker.joined("n1", t0);
+  tracker.joined("n2", t0);
+  tracker.joined("n3", t0);
+  for (auto t = 200ms; t <= 1000ms; t += 200ms) {
+    for (const char* node : {"n1", "n2", "n3"}) tracker.heard(node, t0 + t);
+    CHECK(tracker.advance(t0 + t).empty());
+  }
+  // n2 is killed at 1.1 s, the launcher fails at 1.15 s: that is the mark. One heartbeat n2 sent
+  // before it died arrives after the mark, and must not make it count as alive.
+  const BeatCounts mark = tracker.beat_counts();
+  CHECK(mark.at("n2") == 6);  // the hello and five heartbeats
+  CHECK(tracker.unsettled_since(mark, 2) == std::vector<std::string>{"n1", "n2", "n3"});
+  tracker.heard("n2", t0 + 1160ms);
+  tracker.heard("n1", t0 + 1200ms);
+  tracker.heard("n3", t0 + 1200ms);
+  CHECK(tracker.advance(t0 + 1200ms).empty());
+  CHECK(tracker.unsettled_since(mark, 2) == std::vector<std::string>{"n1", "n2", "n3"});
+  tracker.heard("n1", t0 + 1400ms);
+  tracker.heard("n3", t0 + 1400ms);
+  CHECK(tracker.advance(t0 + 1400ms).empty());
+  // n1 and n3 spoke twice since: settled. n2 is still alive for the tracker (silent for less than
+  // the loss period) but not settled: no restart may be planned onto it yet.
+  CHECK(tracker.state("n2") == NodeState::alive);
+  CHECK(tracker.unsettled_since(mark, 2) == std::vector<std::string>{"n2"});
+  std::vector<NodeEvent> events;
+  for (auto t = 1600ms; events.empty() || events.back().state != NodeState::lost; t += 200ms) {
+    tracker.heard("n1", t0 + t);
+    tracker.heard("n3", t0 + t);
+    for (auto& event : tracker.advance(t0 + t)) events.push_back(event);
+    REQUIRE(t <= 2400ms);  // lost after 6 x 200 ms of silence since 1.16 s
+  }
+  CHECK(events_text(events) == "n2:suspect n2:lost ");
+  CHECK(tracker.unsettled_since(mark, 2).empty());
+  // A node that joins after the mark counts from its hello.
+  tracker.joined("n4", t0 + 2400ms);
+  CHECK(tracker.unsettled_since(mark, 2) == std::vector<std::string>{"n4"});
+  tracker.heard("n4", t0 + 2600ms);
+  CHECK(tracker.unsettled_since(mark, 2).empty());
+}

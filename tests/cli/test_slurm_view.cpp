@@ -1,6 +1,6 @@
 // Slurm's view in `yadokari status` (cli/slurm_view.hpp): reading scontrol's one-line records,
 // the table and JSON, and a clear reason when Slurm cannot be asked; the bounded runner behind it
-// (cli/bounded_command.hpp).
+// and the bounded scontrol behind it (launch/scontrol.hpp, launch/bounded_command.hpp).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
-#include "cli/bounded_command.hpp"
 #include "cli/slurm_view.hpp"
+#include "launch/bounded_command.hpp"
+#include "launch/scontrol.hpp"
 
 using namespace yadokari::cli;
+using yadokari::launch::run_bounded;
 namespace fs = std::filesystem;
 
 namespace {
@@ -44,6 +47,21 @@ struct FakeScontrol {
   ~FakeScontrol() {
     setenv("PATH", saved_path.c_str(), 1);
     fs::remove_all(dir);
+  }
+};
+
+// SLURM_CONF set to `value` for as long as it lives.
+struct SlurmConf {
+  std::optional<std::string> saved;
+  explicit SlurmConf(const std::string& value) {
+    if (const char* old = std::getenv("SLURM_CONF")) saved = old;
+    setenv("SLURM_CONF", value.c_str(), 1);
+  }
+  ~SlurmConf() {
+    if (saved)
+      setenv("SLURM_CONF", saved->c_str(), 1);
+    else
+      unsetenv("SLURM_CONF");
   }
 };
 
@@ -148,6 +166,36 @@ TEST_CASE("Slurm not reachable: the reason in one line", "[slurm-view]") {
           "scontrol is not installed or not in PATH");
     setenv("PATH", saved.c_str(), 1);
   }
+}
+
+TEST_CASE("a SLURM_CONF that cannot be read is the reason, before scontrol waits a minute for it", "[slurm-view]") {
+  // scontrol itself retries a missing configuration file for 60 s; the fake stands for that and
+  // leaves a mark when it is run at all.
+  const fs::path ran = fs::temp_directory_path() / ("yadokari-test-scontrol-ran-" + std::to_string(getpid()));
+  {
+    FakeScontrol fake("touch '" + ran.string() + "'; exec sleep 600");
+    {
+      SlurmConf conf("/nonexistent/slurm.conf");
+      CHECK(slurm_view_table(ask_slurm("7", "ykt-n[1-3]", std::chrono::milliseconds(30000))) ==
+            "slurm job 7: Slurm not reachable: SLURM_CONF=/nonexistent/slurm.conf cannot be read: No such file or "
+            "directory\n");
+      CHECK_THROWS_WITH(
+          yadokari::launch::run_scontrol({"show", "hostnames", "ykt-n[1-3]"}, std::chrono::milliseconds(30000)),
+          "SLURM_CONF=/nonexistent/slurm.conf cannot be read: No such file or directory");
+    }
+    SlurmConf conf(fake.dir.string());
+    CHECK(ask_slurm("7", "", std::chrono::milliseconds(30000)).unreachable ==
+          "SLURM_CONF=" + fake.dir.string() + " cannot be read: not a regular file");
+  }
+  CHECK_FALSE(fs::exists(ran));
+  // A readable file: scontrol is asked, and a query that hangs while it complains is ended at the
+  // limit with its complaint.
+  FakeScontrol complaining(
+      "echo 'scontrol: error: s_p_parse_file: cannot stat file x, retrying in 1sec up to 60sec' >&2; exec sleep 600");
+  SlurmConf conf((complaining.dir / "scontrol").string());
+  CHECK(ask_slurm("7", "", std::chrono::milliseconds(1000)).unreachable ==
+        "scontrol show job -o 7 did not answer within 1 s: scontrol: error: s_p_parse_file: cannot stat file x, "
+        "retrying in 1sec up to 60sec");
 }
 
 TEST_CASE("run_bounded collects stdout, stderr and the exit code", "[slurm-view]") {

@@ -1,4 +1,4 @@
-#include "cli/bounded_command.hpp"
+#include "launch/bounded_command.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-namespace yadokari::cli {
+namespace yadokari::launch {
 namespace {
 
 constexpr int kExecFailed = 127;  // the child's exit code when execvp fails, as a shell's
@@ -96,4 +96,4 @@ CommandResult run_bounded(const std::vector<std::string>& argv, std::chrono::mil
   return result;
 }
 
-}  // namespace yadokari::cli
+}  // namespace yadokari::launch

@@ -1,11 +1,12 @@
 #pragma once
-// A command run for its output with a time limit: `yadokari status` asks Slurm (slurm_view.hpp) and
-// must answer even when Slurm's controller does not (scontrol retries for many seconds).
+// A command run for its output with a time limit: Slurm's scontrol (launch/scontrol.hpp) retries for up
+// to a minute when its controller or configuration is missing, and neither `yadokari status` nor
+// `yadokari run` in an allocation may hang on it.
 #include <chrono>
 #include <string>
 #include <vector>
 
-namespace yadokari::cli {
+namespace yadokari::launch {
 
 struct CommandResult {
   bool started = false;    // false: the program could not be executed (not installed)
@@ -19,4 +20,4 @@ struct CommandResult {
 // killing it once `limit` has passed.
 CommandResult run_bounded(const std::vector<std::string>& argv, std::chrono::milliseconds limit);
 
-}  // namespace yadokari::cli
+}  // namespace yadokari::launch
