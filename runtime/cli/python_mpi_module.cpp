@@ -3,7 +3,7 @@
 #include <chrono>
 #include <vector>
 
-#include "cli/bounded_command.hpp"
+#include "launch/bounded_command.hpp"
 
 namespace yadokari::cli {
 
