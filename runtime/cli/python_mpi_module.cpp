@@ -16,7 +16,8 @@ PythonMpiModule find_python_mpi_module(const std::filesystem::path& interpreter)
       "import importlib.util as u\n"
       "s = u.find_spec('mpi4py.MPI')\n"
       "print(s.origin if s and s.origin else '')\n";
-  const CommandResult result = run_bounded({interpreter.string(), "-c", kScript}, std::chrono::seconds(20));
+  const launch::CommandResult result =
+      launch::run_bounded({interpreter.string(), "-c", kScript}, std::chrono::seconds(20));
   PythonMpiModule found;
   if (!result.started) {
     found.why_not = "cannot run " + interpreter.string();
