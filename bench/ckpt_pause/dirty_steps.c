@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../tests/apps/pause_point.h"
+#include "tests/apps/pause_point.h"
 
 static void pause_at(int step) {
   const char* prefix = getenv("YK_BENCH_PAUSE");

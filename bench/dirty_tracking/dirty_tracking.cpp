@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "dirty_pages.hpp"
+#include "checkpoint/memory/src/dirty_pages.hpp"
 
 using yadokari::memory::DirtyTracker;
 using yadokari::memory::PageRange;

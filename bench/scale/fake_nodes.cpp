@@ -1,4 +1,4 @@
-#include "fake_nodes.hpp"
+#include "bench/scale/fake_nodes.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
-#include "traffic_pattern.hpp"
+#include "bench/scale/traffic_pattern.hpp"
 
 namespace yadokari::bench::scale {
 namespace {

@@ -8,7 +8,7 @@
 // "lose <node index>" (that agent stops its heartbeats), "quit". Answers on `answers`: "ready"
 // once every rank and agent of the slice was accepted, and at quit "counts <messages to the front
 // end> <messages from it> <heartbeats sent>".
-#include "scale_options.hpp"
+#include "bench/scale/scale_options.hpp"
 
 namespace yadokari::bench::scale {
 

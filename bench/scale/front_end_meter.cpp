@@ -1,4 +1,4 @@
-#include "front_end_meter.hpp"
+#include "bench/scale/front_end_meter.hpp"
 
 #include <sys/resource.h>
 

@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "control/coordinator.hpp"
-#include "fake_nodes.hpp"
-#include "front_end_meter.hpp"
-#include "frontend/restart_plan.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "bench/scale/fake_nodes.hpp"
+#include "bench/scale/front_end_meter.hpp"
+#include "runtime/frontend/restart_plan.hpp"
 #include "protocol/secret.hpp"
-#include "scale_options.hpp"
+#include "bench/scale/scale_options.hpp"
 #include "scheduler/placement_error.hpp"
 
 namespace scale = yadokari::bench::scale;

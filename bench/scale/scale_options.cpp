@@ -1,4 +1,4 @@
-#include "scale_options.hpp"
+#include "bench/scale/scale_options.hpp"
 
 #include <stdexcept>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "traffic_pattern.hpp"
+#include "bench/scale/traffic_pattern.hpp"
 
 #include <cmath>
 

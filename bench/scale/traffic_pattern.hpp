@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "scale_options.hpp"
+#include "bench/scale/scale_options.hpp"
 
 namespace yadokari::bench::scale {
 

@@ -1,7 +1,7 @@
-#include "image/area.hpp"
+#include "checkpoint/image/area.hpp"
 
-#include "image/format.hpp"
-#include "image/zero_pages.hpp"
+#include "checkpoint/image/format.hpp"
+#include "checkpoint/image/zero_pages.hpp"
 
 namespace yadokari::image {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "image/area_kind.hpp"
+#include "checkpoint/image/area_kind.hpp"
 
 namespace yadokari::image {
 

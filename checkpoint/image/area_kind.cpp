@@ -1,4 +1,4 @@
-#include "image/area_kind.hpp"
+#include "checkpoint/image/area_kind.hpp"
 
 namespace yadokari::image {
 

@@ -1,4 +1,4 @@
-#include "image/binary_identity.hpp"
+#include "checkpoint/image/binary_identity.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -11,9 +11,9 @@
 #include <map>
 #include <optional>
 
-#include "image/fd_io.hpp"
-#include "image/file_hash.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/file_hash.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 namespace {

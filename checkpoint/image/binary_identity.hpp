@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "image/image_header.hpp"
+#include "checkpoint/image/image_header.hpp"
 
 namespace yadokari::image {
 

@@ -1,10 +1,10 @@
-#include "image/delta_area.hpp"
+#include "checkpoint/image/delta_area.hpp"
 
 #include <algorithm>
 
-#include "image/byte_codec.hpp"
-#include "image/fd_io.hpp"
-#include "image/format.hpp"
+#include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/format.hpp"
 
 namespace yadokari::image {
 namespace {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "image/area.hpp"
-#include "image/zero_pages.hpp"
+#include "checkpoint/image/area.hpp"
+#include "checkpoint/image/zero_pages.hpp"
 
 namespace yadokari::image {
 

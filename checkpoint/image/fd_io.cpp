@@ -1,4 +1,4 @@
-#include "image/fd_io.hpp"
+#include "checkpoint/image/fd_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "common/posix_io.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image::io {
 

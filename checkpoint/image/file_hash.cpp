@@ -1,4 +1,4 @@
-#include "image/file_hash.hpp"
+#include "checkpoint/image/file_hash.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/posix_io.hpp"
-#include "image/fd_io.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 

@@ -1,4 +1,4 @@
-#include "image/header_codec.hpp"
+#include "checkpoint/image/header_codec.hpp"
 
 #include <xxhash.h>
 
@@ -6,9 +6,9 @@
 #include <cstring>
 #include <limits>
 
-#include "image/byte_codec.hpp"
-#include "image/format.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/format.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image::codec {
 namespace {

@@ -1,4 +1,4 @@
-#include "image/image_chain.hpp"
+#include "checkpoint/image/image_chain.hpp"
 
 #include <xxhash.h>
 
@@ -8,8 +8,8 @@
 #include <system_error>
 #include <utility>
 
-#include "image/file_hash.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/file_hash.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 namespace {

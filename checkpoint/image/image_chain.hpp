@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "image/image_reader.hpp"
+#include "checkpoint/image/image_reader.hpp"
 
 namespace yadokari::image {
 

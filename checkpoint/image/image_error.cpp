@@ -1,4 +1,4 @@
-#include "image/image_error.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 #include <cstring>
 

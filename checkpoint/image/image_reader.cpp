@@ -1,4 +1,4 @@
-#include "image/image_reader.hpp"
+#include "checkpoint/image/image_reader.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,14 +10,14 @@
 #include <memory>
 
 #include "common/posix_io.hpp"
-#include "image/byte_codec.hpp"
-#include "image/fd_io.hpp"
-#include "image/format.hpp"
-#include "image/header_codec.hpp"
-#include "image/image_error.hpp"
-#include "image/payload_reader.hpp"
-#include "image/record_codec.hpp"
-#include "image/zero_pages.hpp"
+#include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/format.hpp"
+#include "checkpoint/image/header_codec.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/payload_reader.hpp"
+#include "checkpoint/image/record_codec.hpp"
+#include "checkpoint/image/zero_pages.hpp"
 
 namespace yadokari::image {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "image/area.hpp"
-#include "image/delta_area.hpp"
-#include "image/image_header.hpp"
+#include "checkpoint/image/area.hpp"
+#include "checkpoint/image/delta_area.hpp"
+#include "checkpoint/image/image_header.hpp"
 
 namespace yadokari::image {
 

@@ -1,4 +1,4 @@
-#include "image/image_writer.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,12 +11,12 @@
 #include <new>
 
 #include "common/posix_io.hpp"
-#include "image/file_hash.hpp"
-#include "image/delta_area.hpp"
-#include "image/header_codec.hpp"
-#include "image/image_error.hpp"
-#include "image/record_codec.hpp"
-#include "image/zero_pages.hpp"
+#include "checkpoint/image/file_hash.hpp"
+#include "checkpoint/image/delta_area.hpp"
+#include "checkpoint/image/header_codec.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/record_codec.hpp"
+#include "checkpoint/image/zero_pages.hpp"
 
 namespace yadokari::image {
 namespace {

@@ -12,10 +12,10 @@
 #include <span>
 #include <string>
 
-#include "image/area.hpp"
-#include "image/fd_io.hpp"
-#include "image/image_header.hpp"
-#include "image/payload_writer.hpp"
+#include "checkpoint/image/area.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/image_header.hpp"
+#include "checkpoint/image/payload_writer.hpp"
 
 namespace yadokari::image {
 

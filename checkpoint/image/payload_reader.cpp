@@ -1,11 +1,11 @@
-#include "image/payload_reader.hpp"
+#include "checkpoint/image/payload_reader.hpp"
 
 #include <zstd.h>
 
 #include <algorithm>
 
-#include "image/fd_io.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 

@@ -1,9 +1,9 @@
-#include "image/payload_writer.hpp"
+#include "checkpoint/image/payload_writer.hpp"
 
 #include <zstd.h>
 
-#include "image/byte_codec.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "image/fd_io.hpp"
-#include "image/zero_pages.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/zero_pages.hpp"
 
 typedef struct ZSTD_CCtx_s ZSTD_CCtx;
 

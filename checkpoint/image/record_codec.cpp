@@ -1,11 +1,11 @@
-#include "image/record_codec.hpp"
+#include "checkpoint/image/record_codec.hpp"
 
 #include <xxhash.h>
 
 #include <cstring>
 
-#include "image/byte_codec.hpp"
-#include "image/image_error.hpp"
+#include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image::codec {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "image/area.hpp"
-#include "image/format.hpp"
+#include "checkpoint/image/area.hpp"
+#include "checkpoint/image/format.hpp"
 
 namespace yadokari::image::codec {
 

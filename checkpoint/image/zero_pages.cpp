@@ -1,4 +1,4 @@
-#include "image/zero_pages.hpp"
+#include "checkpoint/image/zero_pages.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "image/format.hpp"
+#include "checkpoint/image/format.hpp"
 
 namespace yadokari::image {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "memory/areas.hpp"
+#include "checkpoint/memory/areas.hpp"
 
 namespace yadokari::memory {
 

@@ -1,4 +1,4 @@
-#include "storage/epoch_store.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,11 +15,11 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/posix_io.hpp"
-#include "image/fd_io.hpp"
-#include "image/image_chain.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/image_chain.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::storage {
 namespace fs = std::filesystem;

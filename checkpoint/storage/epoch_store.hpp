@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "storage/image_verifier.hpp"
-#include "storage/manifest.hpp"
-#include "storage/writable_check.hpp"
+#include "checkpoint/storage/image_verifier.hpp"
+#include "checkpoint/storage/manifest.hpp"
+#include "checkpoint/storage/writable_check.hpp"
 
 namespace yadokari::storage {
 

@@ -1,7 +1,7 @@
-#include "storage/image_verifier.hpp"
+#include "checkpoint/storage/image_verifier.hpp"
 
-#include "image/image_reader.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::storage {
 

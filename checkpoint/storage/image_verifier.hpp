@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "storage/manifest.hpp"
+#include "checkpoint/storage/manifest.hpp"
 
 namespace yadokari::storage {
 

@@ -1,15 +1,16 @@
-#include "storage/keep_policy.hpp"
+#include "checkpoint/storage/keep_policy.hpp"
 
 #include <charconv>
 #include <cstdlib>
 #include <string>
 
-#include "storage/storage_error.hpp"
+#include "checkpoint/storage/storage_error.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::storage {
 
 unsigned keep_from_environment() {
-  const char* value = std::getenv("YADOKARI_KEEP");
+  const char* value = std::getenv(yadokari::parameters::kKeep);
   if (!value || !*value) return kDefaultKeep;
   const std::string text = value;
   unsigned keep = 0;

@@ -1,4 +1,4 @@
-#include "storage/manifest.hpp"
+#include "checkpoint/storage/manifest.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "common/json_whole.hpp"
-#include "image/file_hash.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/image/file_hash.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::storage {
 namespace {

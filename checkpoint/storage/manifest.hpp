@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "image/image_writer.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 namespace yadokari::storage {
 

@@ -1,4 +1,4 @@
-#include "storage/writable_check.hpp"
+#include "checkpoint/storage/writable_check.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <system_error>
 
-#include "storage/storage_error.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::storage {
 namespace {

@@ -1,9 +1,9 @@
-#include "core/channel_table.hpp"
+#include "pmpi-layer/src/core/channel_table.hpp"
 
 #include <catch2/catch.hpp>
 
 TEST_CASE("channels count messages and bytes per peer", "[channels]") {
-  yk::CommChannels c(0, {0, 1, 2});
+  yadokari::shim::CommChannels c(0, {0, 1, 2});
   c.on_send(1, 100);
   c.on_send(1, 50);
   c.on_receive(2, 8);
@@ -15,7 +15,7 @@ TEST_CASE("channels count messages and bytes per peer", "[channels]") {
 }
 
 TEST_CASE("MPI_PROC_NULL and out-of-range peers are ignored", "[channels]") {
-  yk::CommChannels c(0, {0, 1});
+  yadokari::shim::CommChannels c(0, {0, 1});
   c.on_send(-2, 10);  // MPI_PROC_NULL
   c.on_send(2, 10);
   c.on_receive(-1, 10);
@@ -25,29 +25,29 @@ TEST_CASE("MPI_PROC_NULL and out-of-range peers are ignored", "[channels]") {
 
 TEST_CASE("traffic of sub-communicators adds up by logical rank", "[channels]") {
   // A row communicator holding world ranks 2 and 3 (its ranks 0 and 1).
-  yk::CommChannels world(0, {0, 1, 2, 3});
-  yk::CommChannels row(1, {2, 3});
+  yadokari::shim::CommChannels world(0, {0, 1, 2, 3});
+  yadokari::shim::CommChannels row(1, {2, 3});
   world.on_send(3, 10);
   row.on_send(1, 5);     // to world rank 3
   row.on_receive(0, 7);  // from world rank 2
-  auto r = yk::make_traffic_row(4);
-  yk::accumulate(world, r);
-  yk::accumulate(row, r);
+  auto r = yadokari::shim::make_traffic_row(4);
+  yadokari::shim::accumulate(world, r);
+  yadokari::shim::accumulate(row, r);
   CHECK(r.bytes_sent == std::vector<std::uint64_t>{0, 0, 0, 15});
   CHECK(r.messages_sent[3] == 2);
   CHECK(r.bytes_received[2] == 7);
 }
 
 TEST_CASE("freed communicators keep their traffic in the matrix", "[channels]") {
-  yk::RetiredChannels retired;
+  yadokari::shim::RetiredChannels retired;
   retired.resize(4);
-  yk::CommChannels row(5, {2, 3});
+  yadokari::shim::CommChannels row(5, {2, 3});
   row.on_send(1, 64);
   row.on_receive(0, 32);
   retired.retire(row);
   CHECK(retired.communicators() == 1);
-  auto r = yk::make_traffic_row(4);
-  yk::accumulate(retired.as_world_view(), r);
+  auto r = yadokari::shim::make_traffic_row(4);
+  yadokari::shim::accumulate(retired.as_world_view(), r);
   CHECK(r.bytes_sent == std::vector<std::uint64_t>{0, 0, 0, 64});
   CHECK(r.bytes_received == std::vector<std::uint64_t>{0, 0, 32, 0});
 }

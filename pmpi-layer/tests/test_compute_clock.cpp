@@ -1,4 +1,4 @@
-#include "core/compute_clock.hpp"
+#include "pmpi-layer/src/core/compute_clock.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@ constexpr std::int64_t kMs = 1000000;  // nanoseconds
 }
 
 TEST_CASE("the compute clock counts spans seen outside MPI at both ends", "[compute]") {
-  yk::ComputeClock clock;
+  yadokari::shim::ComputeClock clock;
   CHECK(clock.seconds() == 0.0);
   clock.observe(0, true);  // starts the clock only
   CHECK(clock.seconds() == 0.0);
@@ -17,7 +17,7 @@ TEST_CASE("the compute clock counts spans seen outside MPI at both ends", "[comp
 }
 
 TEST_CASE("spans inside MPI do not count, a span crossing a call boundary counts half", "[compute]") {
-  yk::ComputeClock clock;
+  yadokari::shim::ComputeClock clock;
   clock.observe(0, true);
   clock.observe(10 * kMs, false);  // entered MPI somewhere in the first 10 ms: 5 ms
   clock.observe(20 * kMs, false);  // inside all along: 0
@@ -27,7 +27,7 @@ TEST_CASE("spans inside MPI do not count, a span crossing a call boundary counts
 
 TEST_CASE("a late look adds the whole span it covers", "[compute]") {
   // A sampler woken 85 ms late (a throttled node) still counts wall time, not looks.
-  yk::ComputeClock clock;
+  yadokari::shim::ComputeClock clock;
   clock.observe(0, true);
   clock.observe(95 * kMs, true);
   clock.observe(105 * kMs, true);
@@ -35,7 +35,7 @@ TEST_CASE("a late look adds the whole span it covers", "[compute]") {
 }
 
 TEST_CASE("a rank that is always in MPI computes nothing", "[compute]") {
-  yk::ComputeClock clock;
+  yadokari::shim::ComputeClock clock;
   for (std::int64_t t = 0; t <= 1000 * kMs; t += 10 * kMs) clock.observe(t, false);
   CHECK(clock.seconds() == 0.0);
 }
@@ -43,14 +43,14 @@ TEST_CASE("a rank that is always in MPI computes nothing", "[compute]") {
 TEST_CASE("the sampled estimate follows the share of time outside MPI", "[compute]") {
   // Looks every 10 ms at a rank computing 7 ms out of every 23 ms (periods unrelated, as an
   // application's are to the sampler's): ~30 % of 10 s.
-  yk::ComputeClock clock;
+  yadokari::shim::ComputeClock clock;
   const std::int64_t period = 23 * kMs, computing = 7 * kMs;
   for (std::int64_t t = 0; t <= 10000 * kMs; t += 10 * kMs) clock.observe(t, (t % period) < computing);
   CHECK(clock.seconds() == Approx(10.0 * 7 / 23).epsilon(0.05));
 }
 
 TEST_CASE("a clock going backwards adds nothing", "[compute]") {
-  yk::ComputeClock clock;
+  yadokari::shim::ComputeClock clock;
   clock.observe(50 * kMs, true);
   clock.observe(40 * kMs, true);
   CHECK(clock.seconds() == 0.0);

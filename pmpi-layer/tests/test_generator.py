@@ -19,8 +19,8 @@ int MPI_Comm_c2f(MPI_Comm comm);
 
 TABLE = """
 [p2p]
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) @@ post=yk::on_send(yk_entry_comm, count, datatype, dest)
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm {out;new=yk::adopt_comm($real, R)})
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) @@ post=yadokari::shim::on_send(yk_entry_comm, count, datatype, dest)
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm {out;new=yadokari::shim::adopt_comm($real, R)})
 """
 
 
@@ -45,45 +45,45 @@ class GeneratorTest(unittest.TestCase):
         out, _ = run(TABLE)
         c = (out / "c_wrappers.cpp").read_text()
         self.assertIn('extern "C" YK_API int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)', c)
-        self.assertIn("yk::CommK::entry* const yk_entry_comm = yk::find_entry<yk::CommK>(comm);", c)
-        self.assertIn("PMPI_Send(buf, count, yk::to_real<yk::TypeK>(datatype), dest, tag, yk::real_of(yk_entry_comm, comm))", c)
-        self.assertIn("yk::on_send(yk_entry_comm, count, datatype, dest);", c)
-        self.assertIn("*newcomm = yk::adopt_comm(yk_real_newcomm, R);", c)
+        self.assertIn("yadokari::shim::CommK::entry* const yk_entry_comm = yadokari::shim::find_entry<yadokari::shim::CommK>(comm);", c)
+        self.assertIn("PMPI_Send(buf, count, yadokari::shim::to_real<yadokari::shim::TypeK>(datatype), dest, tag, yadokari::shim::real_of(yk_entry_comm, comm))", c)
+        self.assertIn("yadokari::shim::on_send(yk_entry_comm, count, datatype, dest);", c)
+        self.assertIn("*newcomm = yadokari::shim::adopt_comm(yk_real_newcomm, R);", c)
 
     def test_fast_path_leaves_for_the_slow_wrapper_before_anything_happens(self):
         table = ("int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, "
-                 "MPI_Status* status {need}) @@ prep=yk::ReceiveTally yk_received = yk::prepare_receive(yk_entry_comm, "
-                 "source) ; post=yk_received.commit(yk_status, yk_single_writer) ; redeliver=yk::redeliver_recv ; "
-                 "interruptible=yk::interruptible_recv\n")
+                 "MPI_Status* status {need}) @@ prep=yadokari::shim::ReceiveTally yk_received = yadokari::shim::prepare_receive(yk_entry_comm, "
+                 "source) ; post=yk_received.commit(yk_status, yk_single_writer) ; redeliver=yadokari::shim::redeliver_recv ; "
+                 "interruptible=yadokari::shim::interruptible_recv\n")
         out, _ = run(table)
         c = (out / "c_wrappers.cpp").read_text()
         slow = c[c.index("static int yk_slow_MPI_Recv("):c.index('extern "C" YK_API int MPI_Recv(')]
         fast = c[c.index('extern "C" YK_API int MPI_Recv('):]
         # The slow wrapper is the full one: scope with the cut boundary, polling, drained messages.
         self.assertIn("[[gnu::cold, gnu::noinline]]", c[:c.index("static int yk_slow_MPI_Recv(")])
-        for text in ("yk::CallScope yk_scope(yk::Fn::MPI_Recv);", "yk::interruptible_recv(", "yk::redeliver_recv(",
+        for text in ("yadokari::shim::CallScope yk_scope(yadokari::shim::Fn::MPI_Recv);", "yadokari::shim::interruptible_recv(", "yadokari::shim::redeliver_recv(",
                      "constexpr bool yk_single_writer = false;"):
             self.assertIn(text, slow)
         # The fast path: the one-word check first, translation and tallies before its scope opens.
         lines = [x.strip() for x in fast.splitlines()]
-        self.assertEqual(lines[1], "if (!yk::fast_path_open()) [[unlikely]] return "
+        self.assertEqual(lines[1], "if (!yadokari::shim::fast_path_open()) [[unlikely]] return "
                                    "yk_slow_MPI_Recv(buf, count, datatype, source, tag, comm, status);")
         order = [fast.index(x) for x in ("constexpr bool yk_single_writer = true;",
-                                         "yk::ReceiveTally yk_received = yk::prepare_receive(yk_entry_comm, source);",
-                                         "if (yk::needs_slow_path(yk_received)) [[unlikely]] return yk_slow_MPI_Recv(",
-                                         "yk::FastCallScope yk_scope(yk::Fn::MPI_Recv);", "PMPI_Recv(",
+                                         "yadokari::shim::ReceiveTally yk_received = yadokari::shim::prepare_receive(yk_entry_comm, source);",
+                                         "if (yadokari::shim::needs_slow_path(yk_received)) [[unlikely]] return yk_slow_MPI_Recv(",
+                                         "yadokari::shim::FastCallScope yk_scope(yadokari::shim::Fn::MPI_Recv);", "PMPI_Recv(",
                                          "yk_received.commit(yk_status, yk_single_writer);")]
         self.assertEqual(order, sorted(order))
         self.assertNotIn("interruptible", fast)
         self.assertNotIn("redeliver", fast)
 
     def test_collectives_keep_the_gate_on_the_fast_path(self):
-        table = ("[collectives]\nint MPI_Barrier(MPI_Comm comm) @@ post=yk::on_collective(yk_entry_comm)\n")
+        table = ("[collectives]\nint MPI_Barrier(MPI_Comm comm) @@ post=yadokari::shim::on_collective(yk_entry_comm)\n")
         out, _ = run(table)
         c = (out / "c_wrappers.cpp").read_text()
         fast = c[c.index('extern "C" YK_API int MPI_Barrier('):]
-        self.assertLess(fast.index("yk::FastCallScope"), fast.index("yk::collective_gate(comm);"))
-        self.assertLess(fast.index("yk::collective_gate(comm);"), fast.index("yk::find_entry<yk::CommK>(comm)"))
+        self.assertLess(fast.index("yadokari::shim::FastCallScope"), fast.index("yadokari::shim::collective_gate(comm);"))
+        self.assertLess(fast.index("yadokari::shim::collective_gate(comm);"), fast.index("yadokari::shim::find_entry<yadokari::shim::CommK>(comm)"))
 
     def test_uncovered_functions_get_fail_loudly_stubs_but_macros_do_not(self):
         out, _ = run(TABLE)
@@ -97,8 +97,8 @@ class GeneratorTest(unittest.TestCase):
         out, _ = run(TABLE, "openmpi")
         f = (out / "fortran_bindings.cpp").read_text()
         self.assertIn('extern "C" YK_API void mpi_send_(const void* f_buf, MPI_Fint* f_count', f)
-        self.assertIn("const MPI_Comm comm = yk::fortran::to_c<yk::CommK>(*f_comm);", f)
-        self.assertIn("*f_newcomm = yk::fortran::to_f<yk::CommK>(yk_h_newcomm);", f)
+        self.assertIn("const MPI_Comm comm = yadokari::shim::fortran::to_c<yadokari::shim::CommK>(*f_comm);", f)
+        self.assertIn("*f_newcomm = yadokari::shim::fortran::to_f<yadokari::shim::CommK>(yk_h_newcomm);", f)
         out, _ = run(TABLE, "mpich")
         self.assertNotIn("mpi_send_", (out / "fortran_bindings.cpp").read_text())
         self.assertNotIn("mpi_win_create_", (out / "unsupported.c").read_text())

@@ -1,4 +1,4 @@
-#include "core/handle_table.hpp"
+#include "pmpi-layer/src/core/handle_table.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,7 +14,7 @@ struct Obj {
 }  // namespace
 
 TEST_CASE("handle table stores and finds entries", "[handle_table]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   const auto a = t.add({7, "a"}, false);
   const auto b = t.add({8, "b"}, false);
   REQUIRE(a != b);
@@ -25,7 +25,7 @@ TEST_CASE("handle table stores and finds entries", "[handle_table]") {
 }
 
 TEST_CASE("freed slots are reused last-in first-out and cleared", "[handle_table]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   const auto a = t.add({1, "x"}, false);
   const auto b = t.add({2, "y"}, false);
   t.remove(a, false);
@@ -39,7 +39,7 @@ TEST_CASE("freed slots are reused last-in first-out and cleared", "[handle_table
 }
 
 TEST_CASE("removing twice does not corrupt the free list", "[handle_table]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   const auto a = t.add({1, ""}, false);
   t.remove(a, false);
   t.remove(a, false);
@@ -49,7 +49,7 @@ TEST_CASE("removing twice does not corrupt the free list", "[handle_table]") {
 }
 
 TEST_CASE("entries stay put across chunk growth", "[handle_table]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   const auto first = t.add({42, ""}, true);
   Obj* before = &t.at(first);
   std::set<std::uint32_t> ids;
@@ -60,7 +60,7 @@ TEST_CASE("entries stay put across chunk growth", "[handle_table]") {
 }
 
 TEST_CASE("for_each visits live entries in index order", "[handle_table]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   for (int i = 0; i < 5; ++i) t.add({i, ""}, false);
   t.remove(2, false);
   std::vector<int> seen;
@@ -69,14 +69,14 @@ TEST_CASE("for_each visits live entries in index order", "[handle_table]") {
 }
 
 TEST_CASE("a table restored at the saved indices hands out the same indices next", "[handle_table][restart]") {
-  yk::HandleTable<Obj> saved;
+  yadokari::shim::HandleTable<Obj> saved;
   for (int i = 0; i < 6; ++i) saved.add({i, "o"}, false);
   saved.remove(4, false);
   saved.remove(1, false);  // free list: 1, 4
   const auto order = saved.free_list();
   CHECK(order == std::vector<std::uint32_t>{1, 4});
 
-  yk::HandleTable<Obj> fresh;
+  yadokari::shim::HandleTable<Obj> fresh;
   fresh.add({100, "world"}, false);  // what a new process made before loading
   fresh.clear();
   CHECK(fresh.live_count() == 0);
@@ -95,7 +95,7 @@ TEST_CASE("a table restored at the saved indices hands out the same indices next
 
 TEST_CASE("restoring leaves unlisted holes free, lowest first, and refuses a doubly used index",
           "[handle_table][restart]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   t.restore_at(3, {3, ""});
   t.restore_at(1, {1, ""});
   CHECK_THROWS(t.restore_at(1, {9, ""}));
@@ -108,13 +108,13 @@ TEST_CASE("restoring leaves unlisted holes free, lowest first, and refuses a dou
 }
 
 TEST_CASE("restoring beyond a chunk keeps earlier entries in place", "[handle_table][restart]") {
-  yk::HandleTable<Obj> t;
+  yadokari::shim::HandleTable<Obj> t;
   const auto first = t.add({1, ""}, false);
   Obj* before = &t.at(first);
-  t.restore_at(yk::HandleTable<Obj>::kChunkSize * 2 + 5, {2, ""});
+  t.restore_at(yadokari::shim::HandleTable<Obj>::kChunkSize * 2 + 5, {2, ""});
   t.rebuild_free_list(0, {});
   CHECK(&t.at(first) == before);
-  CHECK(t.at(yk::HandleTable<Obj>::kChunkSize * 2 + 5).real == 2);
+  CHECK(t.at(yadokari::shim::HandleTable<Obj>::kChunkSize * 2 + 5).real == 2);
   CHECK(t.add({3, ""}, false) == 1);
   t.clear();
   CHECK(t.high_water() == 0);

@@ -1,9 +1,9 @@
-#include "core/idle_policy.hpp"
+#include "pmpi-layer/src/core/idle_policy.hpp"
 
 #include <catch2/catch.hpp>
 
-using yk::idle_policy;
-using yk::local_ranks_from;
+using yadokari::shim::idle_policy;
+using yadokari::shim::local_ranks_from;
 
 TEST_CASE("idle policy: a node with more ranks than CPUs yields on every idle poll") {
   const auto p = idle_policy(4, 2);
@@ -15,7 +15,7 @@ TEST_CASE("idle policy: a node with more ranks than CPUs yields on every idle po
 
 TEST_CASE("idle policy: one rank per CPU or fewer spins first") {
   CHECK_FALSE(idle_policy(2, 2).oversubscribed);
-  CHECK(idle_policy(2, 2).polls_before_yield == yk::kPollsBeforeYield);
+  CHECK(idle_policy(2, 2).polls_before_yield == yadokari::shim::kPollsBeforeYield);
   CHECK_FALSE(idle_policy(1, 64).oversubscribed);
 }
 

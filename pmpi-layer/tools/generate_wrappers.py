@@ -15,9 +15,9 @@ import re
 import sys
 
 HANDLE_KINDS = {
-    "MPI_Comm": "yk::CommK", "MPI_Group": "yk::GroupK", "MPI_Datatype": "yk::TypeK",
-    "MPI_Errhandler": "yk::ErrhK", "MPI_Op": "yk::OpK", "MPI_Info": "yk::InfoK",
-    "MPI_Request": "yk::ReqK", "MPI_Message": "yk::MsgK",
+    "MPI_Comm": "yadokari::shim::CommK", "MPI_Group": "yadokari::shim::GroupK", "MPI_Datatype": "yadokari::shim::TypeK",
+    "MPI_Errhandler": "yadokari::shim::ErrhK", "MPI_Op": "yadokari::shim::OpK", "MPI_Info": "yadokari::shim::InfoK",
+    "MPI_Request": "yadokari::shim::ReqK", "MPI_Message": "yadokari::shim::MsgK",
 }
 SCALAR_TYPES = {"int", "MPI_Aint", "MPI_Count", "MPI_Offset", "MPI_Fint"}
 
@@ -140,12 +140,12 @@ def gen_c_wrapper(f):
     pre, args, after_out, after_free = [], [], [], []
     for p in f.params:
         k = p.kind
-        if k == "yk::CommK" and not p.is_array and p.ptr == 0:
+        if k == "yadokari::shim::CommK" and not p.is_array and p.ptr == 0:
             # Looked up once: the hooks (channel table, collective counts) reuse the entry.
-            pre.append(f"yk::CommK::entry* const yk_entry_{p.name} = yk::find_entry<yk::CommK>({p.name});")
-            args.append(f"yk::real_of(yk_entry_{p.name}, {p.name})")
+            pre.append(f"yadokari::shim::CommK::entry* const yk_entry_{p.name} = yadokari::shim::find_entry<yadokari::shim::CommK>({p.name});")
+            args.append(f"yadokari::shim::real_of(yk_entry_{p.name}, {p.name})")
         elif k and not p.is_array and p.ptr == 0:
-            args.append(f"yk::to_real<{k}>({p.name})")
+            args.append(f"yadokari::shim::to_real<{k}>({p.name})")
         elif k and p.is_array:
             n = p.ann.get("n")
             if not n:
@@ -156,7 +156,7 @@ def gen_c_wrapper(f):
                 expr = p.ann["new"].replace("$real", f"yk_arr_{p.name}[yk_i]")
                 after_out.append(f"for (int yk_i = 0; yk_i < {n}; ++yk_i) {p.name}[yk_i] = {expr};")
             else:
-                pre.append(f"yk::RealArray<{k}> yk_arr_{p.name}({p.name}, {n});")
+                pre.append(f"yadokari::shim::RealArray<{k}> yk_arr_{p.name}({p.name}, {n});")
                 args.append(f"yk_arr_{p.name}.get()")
         elif k and p.ptr == 1:
             local = f"yk_real_{p.name}"
@@ -166,17 +166,17 @@ def gen_c_wrapper(f):
                 if "new" in p.ann:
                     after_out.append(f"*{p.name} = {p.ann['new'].replace('$real', local)};")
                 elif "get" in p.ann:
-                    after_out.append(f"*{p.name} = yk::to_virtual<{k}>({local});")
+                    after_out.append(f"*{p.name} = yadokari::shim::to_virtual<{k}>({local});")
                 else:
                     raise SystemExit(f"{f.name}: out handle {p.name} needs new= or get")
             elif "free" in p.ann:
                 # Freeing a predefined handle must reach the library as itself (it reports the error).
-                pre.append(f"{p.base} {local} = yk::codec::is_virtual(*{p.name}) ? yk::to_real<{k}>(*{p.name}) : *{p.name};")
+                pre.append(f"{p.base} {local} = yadokari::shim::codec::is_virtual(*{p.name}) ? yadokari::shim::to_real<{k}>(*{p.name}) : *{p.name};")
                 args.append(f"&{local}")
-                after_free.append(f"yk::release<{k}>(*{p.name});")
+                after_free.append(f"yadokari::shim::release<{k}>(*{p.name});")
                 after_free.append(f"*{p.name} = {k}::null();")
             elif "inptr" in p.ann:
-                pre.append(f"{p.base} {local} = yk::to_real<{k}>(*{p.name});")
+                pre.append(f"{p.base} {local} = yadokari::shim::to_real<{k}>(*{p.name});")
                 args.append(f"&{local}")
             else:
                 raise SystemExit(f"{f.name}: handle pointer {p.name} needs out/free/inptr (or custom)")
@@ -214,14 +214,14 @@ def gen_c_wrapper(f):
             out.append(f"constexpr bool yk_single_writer = {'true' if single_writer else 'false'};")
         if gate:
             # Before anything is looked up: a checkpoint may happen at the gate (cut_protocol.hpp).
-            out.append(f"yk::collective_gate({gate});")
+            out.append(f"yadokari::shim::collective_gate({gate});")
         if "pre" in f.opts:
             out.append(f"{f.opts['pre']};")
         if not looked_up:
             out += pre + prep
         out.append(f"const int yk_rc = {call};")
         if gate:
-            out.append("yk::collective_done();")
+            out.append("yadokari::shim::collective_done();")
         if body_after:
             # [[likely]]: keeps the hooks on the straight-line path after the library returns.
             out.append("if (yk_rc == MPI_SUCCESS) [[likely]] {")
@@ -244,25 +244,25 @@ def gen_c_wrapper(f):
     # cold and out of line, so that the fast path below saves no registers for it.
     slow = f"yk_slow_{f.name}"
     lines = [f"[[gnu::cold, gnu::noinline]] static int {slow}({f.c_params()}) {{",
-             f"  yk::CallScope yk_scope(yk::Fn::{f.name});"]
+             f"  yadokari::shim::CallScope yk_scope(yadokari::shim::Fn::{f.name});"]
     if "interruptible" in f.opts:
         # With checkpoints on, a blocking call polls, so that a checkpoint can stop it.
-        lines.append(f"  if (yk::g_interruptible) [[unlikely]] return {f.opts['interruptible']}({names});")
+        lines.append(f"  if (yadokari::shim::g_interruptible) [[unlikely]] return {f.opts['interruptible']}({names});")
     if "redeliver" in f.opts:
         # Messages drained at a checkpoint are delivered before anything from the library.
-        lines.append("  if (yk::g_drained_pending != 0) [[unlikely]] {")
-        lines.append(f"    if (const int yk_r = {f.opts['redeliver']}({names}); yk_r != yk::kNotDrained) return yk_r;")
+        lines.append("  if (yadokari::shim::g_drained_pending != 0) [[unlikely]] {")
+        lines.append(f"    if (const int yk_r = {f.opts['redeliver']}({names}); yk_r != yadokari::shim::kNotDrained) return yk_r;")
         lines.append("  }")
     if "refuse_drained" in f.opts:
-        lines.append("  if (yk::g_drained_pending != 0) [[unlikely]]")
-        lines.append(f'    yk::refuse_if_drained(comm, "{f.name}");')
+        lines.append("  if (yadokari::shim::g_drained_pending != 0) [[unlikely]]")
+        lines.append(f'    yadokari::shim::refuse_if_drained(comm, "{f.name}");')
     lines += ["  " + x for x in call_and_hooks(False)]
     lines.append("}")
     # The fast path: the outermost call, no cut requested, checkpoints off (no polling), no
     # drained messages, one writer. Everything else is the slow wrapper's business: a tail call
     # taken before anything has happened, with the arguments still in their registers.
     lines.append(f'extern "C" YK_API {header} {{')
-    lines.append(f"  if (!yk::fast_path_open()) [[unlikely]] return {slow}({names});")
+    lines.append(f"  if (!yadokari::shim::fast_path_open()) [[unlikely]] return {slow}({names});")
     if prep:
         # Translate and prepare the hooks first, so that a tally needing the library (a datatype
         # size not cached yet) can still leave for the slow wrapper; then nothing but the library
@@ -271,8 +271,8 @@ def gen_c_wrapper(f):
             lines.append("  constexpr bool yk_single_writer = true;")
         lines += ["  " + x for x in pre + prep]
         tallies = [d.split("=")[0].split()[-1] for d in prep]
-        lines.append(f"  if (yk::needs_slow_path({', '.join(tallies)})) [[unlikely]] return {slow}({names});")
-    lines.append(f"  yk::FastCallScope yk_scope(yk::Fn::{f.name});")
+        lines.append(f"  if (yadokari::shim::needs_slow_path({', '.join(tallies)})) [[unlikely]] return {slow}({names});")
+    lines.append(f"  yadokari::shim::FastCallScope yk_scope(yadokari::shim::Fn::{f.name});")
     lines += ["  " + x for x in call_and_hooks(True, looked_up=bool(prep))]
     lines.append("}")
     return "\n".join(lines)
@@ -301,20 +301,20 @@ def gen_fortran(f):
         fn = f"f_{p.name}"
         if p.base == "void":
             fparams.append(f"{'const ' if p.const else ''}void* {fn}")
-            pre.append(f"{'const ' if p.const else ''}void* const {p.name} = yk::fortran::buffer({fn});")
+            pre.append(f"{'const ' if p.const else ''}void* const {p.name} = yadokari::shim::fortran::buffer({fn});")
         elif p.base == "char":
             fparams.append(f"{'const ' if p.const else ''}char* {fn}")
             hidden.append(f"std::size_t yk_len_{p.name}")
             if "strout" in p.ann:
-                pre.append(f"char {p.name}[yk::fortran::kMaxString + 1] = {{}};")
-                post.append(f"yk::fortran::copy_out({fn}, yk_len_{p.name}, {p.name});")
+                pre.append(f"char {p.name}[yadokari::shim::fortran::kMaxString + 1] = {{}};")
+                post.append(f"yadokari::shim::fortran::copy_out({fn}, yk_len_{p.name}, {p.name});")
             else:
-                pre.append(f"const std::string yk_str_{p.name} = yk::fortran::trimmed({fn}, yk_len_{p.name});")
+                pre.append(f"const std::string yk_str_{p.name} = yadokari::shim::fortran::trimmed({fn}, yk_len_{p.name});")
                 pre.append(f"const char* const {p.name} = yk_str_{p.name}.c_str();")
         elif p.base == "MPI_Status":
             fparams.append(f"MPI_Fint* {fn}")
             if p.is_array:
-                pre.append(f"yk::fortran::Statuses yk_st_{p.name}({fn}, {n});")
+                pre.append(f"yadokari::shim::fortran::Statuses yk_st_{p.name}({fn}, {n});")
                 pre.append(f"MPI_Status* const {p.name} = yk_st_{p.name}.get();")
                 post.append(f"yk_st_{p.name}.copy_out();")
             elif p.const:
@@ -322,7 +322,7 @@ def gen_fortran(f):
                 pre.append(f"const MPI_Status* const {p.name} = &yk_st_{p.name};")
             else:
                 inout = "inout" in p.ann
-                pre.append(f"yk::fortran::Status yk_st_{p.name}({fn}, {'true' if inout else 'false'});")
+                pre.append(f"yadokari::shim::fortran::Status yk_st_{p.name}({fn}, {'true' if inout else 'false'});")
                 pre.append(f"MPI_Status* const {p.name} = yk_st_{p.name}.get();")
                 post.append(f"yk_st_{p.name}.copy_out();")
         elif k:
@@ -330,17 +330,17 @@ def gen_fortran(f):
             if p.is_array:
                 pre.append(f"std::vector<{p.base}> yk_h_{p.name}(static_cast<std::size_t>(std::max(0, {n})));")
                 if "out" not in p.ann:
-                    pre.append(f"for (int yk_i = 0; yk_i < {n}; ++yk_i) yk_h_{p.name}[yk_i] = yk::fortran::to_c<{k}>({fn}[yk_i]);")
+                    pre.append(f"for (int yk_i = 0; yk_i < {n}; ++yk_i) yk_h_{p.name}[yk_i] = yadokari::shim::fortran::to_c<{k}>({fn}[yk_i]);")
                 if "out" in p.ann or not p.const:
-                    post.append(f"for (int yk_i = 0; yk_i < {n}; ++yk_i) {fn}[yk_i] = yk::fortran::to_f<{k}>(yk_h_{p.name}[yk_i]);")
+                    post.append(f"for (int yk_i = 0; yk_i < {n}; ++yk_i) {fn}[yk_i] = yadokari::shim::fortran::to_f<{k}>(yk_h_{p.name}[yk_i]);")
                 pre.append(f"{p.base}* const {p.name} = yk_h_{p.name}.data();")
             elif p.ptr == 0:
-                scalars.append(f"const {p.base} {p.name} = yk::fortran::to_c<{k}>(*{fn});")
+                scalars.append(f"const {p.base} {p.name} = yadokari::shim::fortran::to_c<{k}>(*{fn});")
             else:
-                init = f"{k}::null()" if "out" in p.ann else f"yk::fortran::to_c<{k}>(*{fn})"
+                init = f"{k}::null()" if "out" in p.ann else f"yadokari::shim::fortran::to_c<{k}>(*{fn})"
                 pre.append(f"{p.base} yk_h_{p.name} = {init};")
                 pre.append(f"{p.base}* const {p.name} = &yk_h_{p.name};")
-                post.append(f"*{fn} = yk::fortran::to_f<{k}>(yk_h_{p.name});")
+                post.append(f"*{fn} = yadokari::shim::fortran::to_f<{k}>(yk_h_{p.name});")
         elif p.base in SCALAR_TYPES:
             ftype = "MPI_Fint" if p.base == "int" else p.base
             fparams.append(f"{'const ' if p.const else ''}{ftype}* {fn}")
@@ -448,17 +448,17 @@ def main():
 
     counted = [f for f in funcs if f.ret == "int" or f.has("custom")]
     ids = ["// Generated by tools/generate_wrappers.py from mpi_functions.def. Do not edit.",
-           "#pragma once", "#include <cstdint>", "namespace yk {",
+           "#pragma once", "#include <cstdint>", "namespace yadokari::shim {",
            "enum class Fn : std::uint16_t {"]
     ids += [f"  {f.name}," for f in counted]
     ids += ["  count_,", "  none_ = 0xffff", "};",
             "inline constexpr const char* kFunctionNames[] = {"]
     ids += [f'  "{f.name}",' for f in counted]
-    ids += ["};", "}  // namespace yk", ""]
+    ids += ["};", "}  // namespace yadokari::shim", ""]
     write(out / "function_ids.hpp", "\n".join(ids))
 
     c = ["// Generated by tools/generate_wrappers.py from mpi_functions.def. Do not edit.",
-         '#include "shim/wrapper_support.hpp"', ""]
+         '#include "pmpi-layer/src/shim/wrapper_support.hpp"', ""]
     for f in funcs:
         if not f.has("custom"):
             c.append(gen_c_wrapper(f))
@@ -469,8 +469,8 @@ def main():
           "// Open MPI's Fortran layer calls PMPI_* directly, so the shim provides mpi_*_ itself.", ""]
     fortran_done = set()
     if a.flavour == "openmpi":
-        fo.append('#include "fortran/fortran_support.hpp"')
-        fo.append('#include "shim/wrapper_support.hpp"')
+        fo.append('#include "pmpi-layer/src/fortran/fortran_support.hpp"')
+        fo.append('#include "pmpi-layer/src/shim/wrapper_support.hpp"')
         fo.append("")
         for f in funcs:
             if fortran_supported(f):

@@ -1,4 +1,4 @@
-#include "agent/heartbeat_sender.hpp"
+#include "runtime/agent/heartbeat_sender.hpp"
 
 #include <algorithm>
 #include <string>

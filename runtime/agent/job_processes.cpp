@@ -1,4 +1,4 @@
-#include "agent/job_processes.hpp"
+#include "runtime/agent/job_processes.hpp"
 
 #include <signal.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "agent/node_agent.hpp"
+#include "runtime/agent/node_agent.hpp"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -14,9 +14,9 @@
 #include <optional>
 #include <zmq.hpp>
 
-#include "agent/heartbeat_sender.hpp"
-#include "agent/job_processes.hpp"
-#include "agent/node_images.hpp"
+#include "runtime/agent/heartbeat_sender.hpp"
+#include "runtime/agent/job_processes.hpp"
+#include "runtime/agent/node_images.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"

@@ -1,4 +1,4 @@
-#include "agent/node_images.hpp"
+#include "runtime/agent/node_images.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,11 +6,11 @@
 #include <charconv>
 #include <system_error>
 
-#include "image/fd_io.hpp"
-#include "image/file_hash.hpp"
-#include "image/image_error.hpp"
-#include "storage/image_verifier.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/file_hash.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/storage/image_verifier.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::agent {
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
-#include "cli/app_resolver.hpp"
+#include "runtime/cli/app_resolver.hpp"
 
 #include <unistd.h>
 
-#include "cli/cli_error.hpp"
-#include "launch/launcher.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/launch/launcher.hpp"
 
 namespace yadokari::cli {
 namespace fs = std::filesystem;

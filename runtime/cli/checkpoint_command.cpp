@@ -1,13 +1,13 @@
-#include "cli/checkpoint_command.hpp"
+#include "runtime/cli/checkpoint_command.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 
-#include "cli/cli_error.hpp"
-#include "cli/job_pick.hpp"
-#include "control/checkpoint_client.hpp"
-#include "frontend/network_namespace.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/job_pick.hpp"
+#include "runtime/control/checkpoint_client.hpp"
+#include "runtime/frontend/network_namespace.hpp"
 
 namespace yadokari::cli {
 namespace {

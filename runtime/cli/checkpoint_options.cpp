@@ -1,14 +1,15 @@
-#include "cli/checkpoint_options.hpp"
+#include "runtime/cli/checkpoint_options.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <system_error>
 
-#include "cli/cli_error.hpp"
-#include "cli/option_source.hpp"
-#include "storage/storage_error.hpp"
-#include "storage/writable_check.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/option_source.hpp"
+#include "checkpoint/storage/storage_error.hpp"
+#include "checkpoint/storage/writable_check.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::cli {
 
@@ -33,9 +34,10 @@ void check_ckpt_dir_flag(const CheckpointFlags& flags) {
 CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, const EnvLookup& env) {
   CheckpointSettings settings;
   check_ckpt_dir_flag(flags);
-  if (auto dir = pick_option(flags.ckpt_dir, "--ckpt-dir", "YADOKARI_CKPT_DIR", env)) settings.dir = dir->value;
+  if (auto dir = pick_option(flags.ckpt_dir, "--ckpt-dir", yadokari::parameters::kCkptDir, env))
+    settings.dir = dir->value;
 
-  if (auto interval = pick_option(flags.interval, "--interval", "YADOKARI_CKPT_INTERVAL", env)) {
+  if (auto interval = pick_option(flags.interval, "--interval", yadokari::parameters::kCkptInterval, env)) {
     char* end = nullptr;
     const double seconds = std::strtod(interval->value.c_str(), &end);
     if (end != interval->value.c_str() + interval->value.size() || !std::isfinite(seconds) || seconds < 0)
@@ -43,27 +45,28 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
                      interval->name + " must be a number of seconds (0 or more), not '" + interval->value + "'");
     settings.interval_seconds = seconds;
   }
-  if (auto stop = pick_option(flags.stop_after_epoch, "--stop-after-epoch", "YADOKARI_STOP_AFTER_EPOCH", env)) {
+  if (auto stop =
+          pick_option(flags.stop_after_epoch, "--stop-after-epoch", yadokari::parameters::kStopAfterEpoch, env)) {
     const auto epoch = whole_number<std::uint64_t>(stop->value);
     if (!epoch || *epoch < 1)
       throw CliError(exit_code::usage, stop->name + " must be an epoch number (1 or more), not '" + stop->value + "'");
     settings.stop_after_epoch = *epoch;
   }
-  if (auto keep = pick_option(flags.keep, "--keep", "YADOKARI_KEEP", env)) {
+  if (auto keep = pick_option(flags.keep, "--keep", yadokari::parameters::kKeep, env)) {
     const auto count = whole_number<unsigned>(keep->value);
     if (!count || *count < 1)
       throw CliError(exit_code::usage,
                      keep->name + " must be a whole number of epochs (1 or more), not '" + keep->value + "'");
     settings.keep = *count;
   }
-  if (auto compress = pick_option(flags.compress, "--compress", "YADOKARI_CKPT_COMPRESS", env)) {
+  if (auto compress = pick_option(flags.compress, "--compress", yadokari::parameters::kCkptCompress, env)) {
     const auto level = whole_number<int>(compress->value);
     if (!level || *level < 0 || *level > 19)
       throw CliError(exit_code::usage,
                      compress->name + " must be a zstd level from 0 (off) to 19, not '" + compress->value + "'");
     settings.compression = *level;
   }
-  if (auto full = pick_option(flags.full_every, "--full-every", "YADOKARI_CKPT_FULL_EVERY", env)) {
+  if (auto full = pick_option(flags.full_every, "--full-every", yadokari::parameters::kCkptFullEvery, env)) {
     const auto count = whole_number<unsigned>(full->value);
     if (!count || *count < 1)
       throw CliError(exit_code::usage,
@@ -71,7 +74,7 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
     settings.full_every = *count;
   }
 
-  if (auto node_dir = pick_option(flags.node_dir, "--node-dir", "YADOKARI_NODE_DIR", env)) {
+  if (auto node_dir = pick_option(flags.node_dir, "--node-dir", yadokari::parameters::kNodeDir, env)) {
     // The ranks and agents of every node use this very path: relative would mean a different
     // place per node's working directory.
     if (!std::filesystem::path(node_dir->value).is_absolute())

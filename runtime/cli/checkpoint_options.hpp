@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "cli/option_source.hpp"
-#include "frontend/checkpoint_settings.hpp"
+#include "runtime/cli/option_source.hpp"
+#include "runtime/frontend/checkpoint_settings.hpp"
 
 namespace yadokari::cli {
 

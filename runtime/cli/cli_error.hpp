@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "frontend/frontend_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
 
 namespace yadokari::cli {
 

@@ -1,7 +1,7 @@
-#include "cli/flavour_choice.hpp"
+#include "runtime/cli/flavour_choice.hpp"
 
-#include "cli/cli_error.hpp"
-#include "cli/python_mpi_module.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/python_mpi_module.hpp"
 
 namespace yadokari::cli {
 

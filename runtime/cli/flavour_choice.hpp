@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "launch/mpi_flavour.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 
 namespace yadokari::cli {
 

@@ -1,10 +1,10 @@
-#include "cli/hostfile.hpp"
+#include "runtime/cli/hostfile.hpp"
 
 #include <fstream>
 #include <sstream>
 
-#include "cli/cli_error.hpp"
-#include "cli/option_source.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/option_source.hpp"
 
 namespace yadokari::cli {
 

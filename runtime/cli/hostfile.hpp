@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/launcher.hpp"
+#include "runtime/launch/launcher.hpp"
 
 namespace yadokari::cli {
 

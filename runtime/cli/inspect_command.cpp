@@ -1,15 +1,15 @@
-#include "cli/inspect_command.hpp"
+#include "runtime/cli/inspect_command.hpp"
 
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <vector>
 
-#include "cli/cli_error.hpp"
-#include "cli/inspect_format.hpp"
-#include "image/image_chain.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/inspect_format.hpp"
+#include "checkpoint/image/image_chain.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
 
 namespace yadokari::cli {
 namespace {

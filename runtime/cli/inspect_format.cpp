@@ -1,12 +1,12 @@
-#include "cli/inspect_format.hpp"
+#include "runtime/cli/inspect_format.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <ctime>
 
-#include "image/binary_identity.hpp"
-#include "image/file_hash.hpp"
+#include "checkpoint/image/binary_identity.hpp"
+#include "checkpoint/image/file_hash.hpp"
 
 namespace yadokari::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "image/image_reader.hpp"
+#include "checkpoint/image/image_reader.hpp"
 
 namespace yadokari::cli {
 

@@ -1,8 +1,8 @@
-#include "cli/job_pick.hpp"
+#include "runtime/cli/job_pick.hpp"
 
 #include <vector>
 
-#include "cli/cli_error.hpp"
+#include "runtime/cli/cli_error.hpp"
 
 namespace yadokari::cli {
 

@@ -2,7 +2,7 @@
 // Which running job a CLI command talks to: the one named by --job, else the only one.
 #include <string>
 
-#include "control/job_registry.hpp"
+#include "runtime/control/job_registry.hpp"
 
 namespace yadokari::cli {
 

@@ -12,14 +12,15 @@
 #include <string>
 #include <thread>
 
-#include "agent/node_agent.hpp"
-#include "cli/checkpoint_command.hpp"
-#include "cli/cli_error.hpp"
-#include "cli/inspect_command.hpp"
-#include "cli/restart_command.hpp"
-#include "cli/run_command.hpp"
-#include "cli/sim_command.hpp"
-#include "cli/status_command.hpp"
+#include "runtime/agent/node_agent.hpp"
+#include "runtime/cli/checkpoint_command.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/inspect_command.hpp"
+#include "runtime/cli/restart_command.hpp"
+#include "runtime/cli/run_command.hpp"
+#include "runtime/cli/sim_command.hpp"
+#include "runtime/cli/status_command.hpp"
+#include "common/parameters.hpp"
 
 namespace {
 
@@ -151,8 +152,8 @@ void add_join(CLI::App& app, yadokari::agent::AgentOptions& options) {
 }
 
 int join_job(yadokari::agent::AgentOptions options) {
-  const char* job = std::getenv("YADOKARI_JOB_ID");
-  const char* credential = std::getenv("YADOKARI_JOB_SECRET");
+  const char* job = std::getenv(yadokari::parameters::kJobId);
+  const char* credential = std::getenv(yadokari::parameters::kJobSecret);
   if (!job || !*job || !credential || !*credential)
     throw CliError(exit_code::usage,
                    "join needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment (the job's record on its "
@@ -183,8 +184,8 @@ int run_agent(yadokari::agent::AgentOptions options, bool credentials_stdin) {
     options.credential = line.substr(line.find(' ') + 1);
     return yadokari::agent::run_node_agent(options);
   }
-  const char* job = std::getenv("YADOKARI_JOB_ID");
-  const char* credential = std::getenv("YADOKARI_JOB_SECRET");
+  const char* job = std::getenv(yadokari::parameters::kJobId);
+  const char* credential = std::getenv(yadokari::parameters::kJobSecret);
   if (!job || !credential)
     throw CliError(exit_code::usage, "agent needs YADOKARI_JOB_ID and YADOKARI_JOB_SECRET in its environment");
   options.job_id = job;

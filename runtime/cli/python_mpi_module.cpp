@@ -1,9 +1,9 @@
-#include "cli/python_mpi_module.hpp"
+#include "runtime/cli/python_mpi_module.hpp"
 
 #include <chrono>
 #include <vector>
 
-#include "launch/bounded_command.hpp"
+#include "runtime/launch/bounded_command.hpp"
 
 namespace yadokari::cli {
 

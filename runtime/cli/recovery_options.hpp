@@ -5,8 +5,8 @@
 #include <chrono>
 #include <string>
 
-#include "cli/option_source.hpp"
-#include "frontend/recovery_settings.hpp"
+#include "runtime/cli/option_source.hpp"
+#include "runtime/frontend/recovery_settings.hpp"
 
 namespace yadokari::cli {
 

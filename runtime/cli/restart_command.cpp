@@ -1,4 +1,4 @@
-#include "cli/restart_command.hpp"
+#include "runtime/cli/restart_command.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,14 +6,15 @@
 #include <cstdlib>
 #include <set>
 
-#include "cli/app_resolver.hpp"
-#include "cli/cli_error.hpp"
-#include "cli/run_command.hpp"
-#include "control/job_registry.hpp"
-#include "frontend/job_file.hpp"
-#include "frontend/job_launch.hpp"
-#include "frontend/platform_slurm.hpp"
-#include "frontend/restart_checks.hpp"
+#include "runtime/cli/app_resolver.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/run_command.hpp"
+#include "runtime/control/job_registry.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/frontend/job_launch.hpp"
+#include "runtime/frontend/platform_slurm.hpp"
+#include "runtime/frontend/restart_checks.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::cli {
 namespace fs = std::filesystem;
@@ -99,9 +100,9 @@ int restart_job(const RestartOptions& options) {
 
   request.job_id = frontend::new_job_id();
   request.flavour = choice.flavour;
-  request.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
-                      {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)}};
-  if (!options.rank_map.empty()) request.rank_env.emplace_back("YADOKARI_RANK_MAP", options.rank_map);
+  request.rank_env = {{yadokari::parameters::kRestore, choice.epoch_dir.string()},
+                      {yadokari::parameters::kRestoreEpoch, std::to_string(choice.epoch)}};
+  if (!options.rank_map.empty()) request.rank_env.emplace_back(yadokari::parameters::kRankMap, options.rank_map);
   for (const auto& note : choice.notes) std::fprintf(stderr, "yadokari: %s\n", note.c_str());
   return frontend::launch_job(request);
 }

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "cli/checkpoint_options.hpp"
-#include "cli/recovery_options.hpp"
+#include "runtime/cli/checkpoint_options.hpp"
+#include "runtime/cli/recovery_options.hpp"
 
 namespace yadokari::cli {
 

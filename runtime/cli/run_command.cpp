@@ -1,17 +1,18 @@
-#include "cli/run_command.hpp"
+#include "runtime/cli/run_command.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/app_resolver.hpp"
-#include "cli/cli_error.hpp"
-#include "cli/flavour_choice.hpp"
-#include "cli/hostfile.hpp"
-#include "frontend/job_file.hpp"
-#include "frontend/job_launch.hpp"
-#include "frontend/platform_slurm.hpp"
-#include "frontend/previous_run.hpp"
-#include "launch/launcher.hpp"
+#include "runtime/cli/app_resolver.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/flavour_choice.hpp"
+#include "runtime/cli/hostfile.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/frontend/job_launch.hpp"
+#include "runtime/frontend/platform_slurm.hpp"
+#include "runtime/frontend/previous_run.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::cli {
 namespace {
@@ -85,8 +86,8 @@ int run_job(const RunOptions& options) {
     request.previous_run = previous.moved_aside;
     if (previous.continue_from) {
       request.flavour = previous.continue_from->flavour;
-      request.rank_env = {{"YADOKARI_RESTORE", previous.continue_from->epoch_dir.string()},
-                          {"YADOKARI_RESTORE_EPOCH", std::to_string(previous.continue_from->epoch)}};
+      request.rank_env = {{yadokari::parameters::kRestore, previous.continue_from->epoch_dir.string()},
+                          {yadokari::parameters::kRestoreEpoch, std::to_string(previous.continue_from->epoch)}};
     } else {
       request.job_file = job_file;
     }

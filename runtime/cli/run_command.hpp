@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/checkpoint_options.hpp"
-#include "cli/recovery_options.hpp"
-#include "launch/launcher.hpp"
+#include "runtime/cli/checkpoint_options.hpp"
+#include "runtime/cli/recovery_options.hpp"
+#include "runtime/launch/launcher.hpp"
 
 namespace yadokari::cli {
 

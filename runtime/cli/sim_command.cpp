@@ -1,4 +1,4 @@
-#include "cli/sim_command.hpp"
+#include "runtime/cli/sim_command.hpp"
 
 #include <unistd.h>
 
@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_error.hpp"
-#include "sim/cluster.hpp"
-#include "sim/command.hpp"
-#include "sim/launch_settings.hpp"
-#include "sim/lifecycle.hpp"
-#include "sim/sim_error.hpp"
-#include "sim/state_file.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/sim/cluster.hpp"
+#include "runtime/sim/command.hpp"
+#include "runtime/sim/launch_settings.hpp"
+#include "runtime/sim/lifecycle.hpp"
+#include "runtime/sim/sim_error.hpp"
+#include "runtime/sim/state_file.hpp"
 
 namespace yadokari::cli {
 

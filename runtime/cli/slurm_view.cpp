@@ -1,10 +1,10 @@
-#include "cli/slurm_view.hpp"
+#include "runtime/cli/slurm_view.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "launch/scontrol.hpp"
+#include "runtime/launch/scontrol.hpp"
 
 namespace yadokari::cli {
 namespace {

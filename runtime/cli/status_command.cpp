@@ -1,16 +1,16 @@
-#include "cli/status_command.hpp"
+#include "runtime/cli/status_command.hpp"
 
 #include <chrono>
 #include <iostream>
 #include <optional>
 
-#include "cli/cli_error.hpp"
-#include "cli/job_pick.hpp"
-#include "cli/slurm_view.hpp"
-#include "cli/status_format.hpp"
-#include "control/job_registry.hpp"
-#include "control/status_client.hpp"
-#include "frontend/network_namespace.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/job_pick.hpp"
+#include "runtime/cli/slurm_view.hpp"
+#include "runtime/cli/status_format.hpp"
+#include "runtime/control/job_registry.hpp"
+#include "runtime/control/status_client.hpp"
+#include "runtime/frontend/network_namespace.hpp"
 
 namespace yadokari::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/status_format.hpp"
+#include "runtime/cli/status_format.hpp"
 
 #include <fmt/format.h>
 

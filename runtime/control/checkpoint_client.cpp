@@ -1,6 +1,6 @@
-#include "control/checkpoint_client.hpp"
+#include "runtime/control/checkpoint_client.hpp"
 
-#include "control/front_end_request.hpp"
+#include "runtime/control/front_end_request.hpp"
 
 namespace yadokari::control {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "protocol/codec.hpp"
-#include "control/client_error.hpp"
+#include "runtime/control/client_error.hpp"
 
 namespace yadokari::control {
 

@@ -1,11 +1,11 @@
-#include "control/checkpoint_orchestrator.hpp"
+#include "runtime/control/checkpoint_orchestrator.hpp"
 
 #include <algorithm>
 #include <system_error>
 #include <utility>
 
-#include "storage/epoch_store.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::control {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "control/compute_ledger.hpp"
+#include "runtime/control/compute_ledger.hpp"
 #include "protocol/codec.hpp"
 
 namespace yadokari::control {

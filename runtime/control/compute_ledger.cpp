@@ -1,4 +1,4 @@
-#include "control/compute_ledger.hpp"
+#include "runtime/control/compute_ledger.hpp"
 
 namespace yadokari::control {
 

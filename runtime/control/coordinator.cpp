@@ -1,4 +1,4 @@
-#include "control/coordinator.hpp"
+#include "runtime/control/coordinator.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "control/coordinator_sockets.hpp"
+#include "runtime/control/coordinator_sockets.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
 #include "protocol/secret.hpp"

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "control/checkpoint_orchestrator.hpp"
+#include "runtime/control/checkpoint_orchestrator.hpp"
 #include "protocol/codec.hpp"
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
 #include "common/error.hpp"
 
 namespace yadokari::control {

@@ -6,9 +6,9 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "control/coordinator.hpp"
-#include "control/coordinator_sockets.hpp"
-#include "storage/epoch_store.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/control/coordinator_sockets.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
 
 namespace yadokari::control {
 namespace {

@@ -6,8 +6,8 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
-#include "control/coordinator.hpp"
-#include "control/coordinator_sockets.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/control/coordinator_sockets.hpp"
 #include "protocol/secret.hpp"
 
 namespace yadokari::control {

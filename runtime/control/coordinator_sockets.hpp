@@ -2,7 +2,7 @@
 // The coordinator's sockets, shared by coordinator.cpp and coordinator_checkpoint.cpp only.
 #include <zmq.hpp>
 
-#include "control/coordinator.hpp"
+#include "runtime/control/coordinator.hpp"
 
 namespace yadokari::control {
 

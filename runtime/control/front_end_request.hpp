@@ -11,7 +11,7 @@
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
-#include "control/client_error.hpp"
+#include "runtime/control/client_error.hpp"
 
 namespace yadokari::control {
 

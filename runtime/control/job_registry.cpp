@@ -1,4 +1,4 @@
-#include "control/job_registry.hpp"
+#include "runtime/control/job_registry.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +16,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_whole.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::control {
 namespace fs = std::filesystem;
@@ -76,7 +77,7 @@ JobRecord from_json(const json& j) {
 
 fs::path state_dir() {
   fs::path dir;
-  if (const char* configured = std::getenv("YADOKARI_STATE_DIR"); configured && *configured) {
+  if (const char* configured = std::getenv(yadokari::parameters::kStateDir); configured && *configured) {
     dir = configured;
     std::error_code ec;
     fs::create_directories(dir.parent_path(), ec);  // only the last level must be private

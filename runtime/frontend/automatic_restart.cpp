@@ -1,4 +1,4 @@
-#include "frontend/automatic_restart.hpp"
+#include "runtime/frontend/automatic_restart.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -6,15 +6,16 @@
 #include <set>
 #include <vector>
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/job_file.hpp"
-#include "frontend/job_stopper.hpp"
-#include "frontend/node_agents.hpp"
-#include "frontend/node_local_images.hpp"
-#include "frontend/platform.hpp"
-#include "frontend/restart_checks.hpp"
-#include "frontend/restart_plan.hpp"
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/frontend/job_stopper.hpp"
+#include "runtime/frontend/node_agents.hpp"
+#include "runtime/frontend/node_local_images.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "runtime/frontend/restart_checks.hpp"
+#include "runtime/frontend/restart_plan.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -191,9 +192,9 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   std::fprintf(stderr, "yadokari: placement: %s\n", plan.placement.explanation.c_str());
   Incarnation next;
   next.hosts = plan.hosts;
-  next.rank_env = {{"YADOKARI_RESTORE", choice.epoch_dir.string()},
-                   {"YADOKARI_RESTORE_EPOCH", std::to_string(choice.epoch)},
-                   {"YADOKARI_RANK_MAP", plan.rank_map}};
+  next.rank_env = {{yadokari::parameters::kRestore, choice.epoch_dir.string()},
+                   {yadokari::parameters::kRestoreEpoch, std::to_string(choice.epoch)},
+                   {yadokari::parameters::kRankMap, plan.rank_map}};
   return next;
 }
 

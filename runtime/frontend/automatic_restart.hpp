@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "control/coordinator.hpp"
-#include "frontend/recovery_settings.hpp"
-#include "frontend/restart_plan.hpp"
-#include "frontend/restart_timeline.hpp"
-#include "launch/launcher.hpp"
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/frontend/recovery_settings.hpp"
+#include "runtime/frontend/restart_plan.hpp"
+#include "runtime/frontend/restart_timeline.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
 
 namespace yadokari::frontend {
 

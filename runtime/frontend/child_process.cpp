@@ -1,4 +1,4 @@
-#include "frontend/child_process.hpp"
+#include "runtime/frontend/child_process.hpp"
 
 #include <signal.h>
 #include <spawn.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "frontend/frontend_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
 
 namespace yadokari::frontend {
 namespace {

@@ -1,9 +1,10 @@
-#include "frontend/job_environment.hpp"
+#include "runtime/frontend/job_environment.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <map>
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 
@@ -22,16 +23,16 @@ JobEnvironment make_job_environment(const std::vector<std::string>& current, con
   // YADOKARI_* settings (YADOKARI_STATS, ...) pass through.
   for (const char* name : kFrontEndOnlyVariables) vars.erase(name);
   for (const auto& [name, value] : settings.extra) vars[name] = value;
-  vars["YADOKARI_FLAVOUR"] = settings.flavour;
-  vars["YADOKARI_CONTROL"] = settings.control_endpoint;
-  vars["YADOKARI_JOB_ID"] = settings.job_id;
-  vars["YADOKARI_JOB_SECRET"] = settings.credential;
+  vars[yadokari::parameters::kFlavour] = settings.flavour;
+  vars[yadokari::parameters::kControl] = settings.control_endpoint;
+  vars[yadokari::parameters::kJobId] = settings.job_id;
+  vars[yadokari::parameters::kJobSecret] = settings.credential;
   // With checkpoints on, the memory layer interposes the application's mmap/munmap/mremap. UCX's
   // memory hooks (MPICH over UCX; Open MPI's pml ucx) would rewrite the executable's GOT entries for
   // them at load time and call libc directly: the application's mappings would be silently not
   // carried (checkpoint/memory/README.md, "The application's mappings"). Not left to the user.
   const bool memory_layer_on = std::any_of(settings.extra.begin(), settings.extra.end(), [](const auto& variable) {
-    return variable.first == "YADOKARI_CKPT_DIR" || variable.first == "YADOKARI_RESTORE";
+    return variable.first == yadokari::parameters::kCkptDir || variable.first == yadokari::parameters::kRestore;
   });
   std::vector<std::string> forwarded_too;
   if (memory_layer_on) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 
@@ -20,8 +21,9 @@ struct JobSettings {
 
 // Variables that only `yadokari run`/`restart` may set for the ranks: inherited values are
 // dropped, so a stray YADOKARI_RESTORE in the user's shell can never make a fresh job restore.
-inline constexpr const char* kFrontEndOnlyVariables[] = {"YADOKARI_CKPT_DIR", "YADOKARI_RESTORE",
-                                                         "YADOKARI_RESTORE_EPOCH", "YADOKARI_RANK_MAP"};
+inline constexpr const char* kFrontEndOnlyVariables[] = {yadokari::parameters::kCkptDir, yadokari::parameters::kRestore,
+                                                         yadokari::parameters::kRestoreEpoch,
+                                                         yadokari::parameters::kRankMap};
 
 // Set to "none" for the ranks of a job with checkpoints (job_environment.cpp says why).
 inline constexpr const char* kUcxMmapHookMode = "UCX_MEM_MMAP_HOOK_MODE";

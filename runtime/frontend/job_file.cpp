@@ -1,14 +1,14 @@
-#include "frontend/job_file.hpp"
+#include "runtime/frontend/job_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.hpp"
 #include "common/json_whole.hpp"
 #include "common/error.hpp"
-#include "frontend/frontend_error.hpp"
-#include "image/fd_io.hpp"
-#include "image/image_error.hpp"
-#include "storage/storage_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::frontend {
 namespace fs = std::filesystem;

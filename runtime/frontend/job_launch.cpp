@@ -1,4 +1,4 @@
-#include "frontend/job_launch.hpp"
+#include "runtime/frontend/job_launch.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -11,22 +11,23 @@
 #include <memory>
 #include <optional>
 
-#include "control/coordinator.hpp"
-#include "control/job_registry.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/control/job_registry.hpp"
 #include "protocol/secret.hpp"
-#include "frontend/automatic_restart.hpp"
-#include "frontend/child_process.hpp"
-#include "frontend/frontend_error.hpp"
-#include "frontend/job_environment.hpp"
-#include "frontend/job_supervision.hpp"
-#include "frontend/node_agents.hpp"
-#include "frontend/node_local_restart.hpp"
-#include "frontend/platform.hpp"
-#include "frontend/previous_run.hpp"
-#include "frontend/restart_timeline.hpp"
-#include "frontend/shim_locator.hpp"
-#include "frontend/signal_checkpoint.hpp"
-#include "frontend/termination_signals.hpp"
+#include "runtime/frontend/automatic_restart.hpp"
+#include "runtime/frontend/child_process.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/job_environment.hpp"
+#include "runtime/frontend/job_supervision.hpp"
+#include "runtime/frontend/node_agents.hpp"
+#include "runtime/frontend/node_local_restart.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "runtime/frontend/previous_run.hpp"
+#include "runtime/frontend/restart_timeline.hpp"
+#include "runtime/frontend/shim_locator.hpp"
+#include "runtime/frontend/signal_checkpoint.hpp"
+#include "runtime/frontend/termination_signals.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -50,9 +51,10 @@ LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::p
                           const std::string& path) {
   const std::string flavour(launch::flavour_name(request.flavour));
   JobSettings settings{shim.string(), flavour, control_endpoint, request.job_id, credential, incarnation.rank_env};
-  if (request.checkpoint.dir) settings.extra.emplace_back("YADOKARI_CKPT_DIR", request.checkpoint.dir->string());
+  if (request.checkpoint.dir)
+    settings.extra.emplace_back(yadokari::parameters::kCkptDir, request.checkpoint.dir->string());
   if (request.checkpoint.full_every)
-    settings.extra.emplace_back("YADOKARI_CKPT_FULL_EVERY", std::to_string(*request.checkpoint.full_every));
+    settings.extra.emplace_back(yadokari::parameters::kCkptFullEvery, std::to_string(*request.checkpoint.full_every));
   JobEnvironment env = make_job_environment(current_environment(), settings);
   for (const auto& [name, value] : platform.launcher_environment()) env.launcher_env.push_back(name + "=" + value);
 
@@ -238,7 +240,7 @@ int launch_job(const LaunchRequest& request) {
   const bool launched_from_epoch =
       request.restore_node_local ||
       std::any_of(request.rank_env.begin(), request.rank_env.end(),
-                  [](const auto& variable) { return variable.first == "YADOKARI_RESTORE"; });
+                  [](const auto& variable) { return variable.first == yadokari::parameters::kRestore; });
   const std::function<bool()> restart_failures = [&] {
     return ckpt.dir && (launched_from_epoch || coordinator.last_committed_epoch() > 0);
   };

@@ -3,7 +3,7 @@
 // which differ only in how they decide what to launch.
 #include <string>
 
-#include "frontend/launch_request.hpp"
+#include "runtime/frontend/launch_request.hpp"
 
 namespace yadokari::frontend {
 

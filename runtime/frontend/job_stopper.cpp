@@ -1,4 +1,4 @@
-#include "frontend/job_stopper.hpp"
+#include "runtime/frontend/job_stopper.hpp"
 
 #include <dirent.h>
 #include <signal.h>
@@ -11,8 +11,8 @@
 #include <map>
 #include <thread>
 
-#include "frontend/child_process.hpp"
-#include "launch/launcher_leftovers.hpp"
+#include "runtime/frontend/child_process.hpp"
+#include "runtime/launch/launcher_leftovers.hpp"
 
 namespace yadokari::frontend {
 namespace {

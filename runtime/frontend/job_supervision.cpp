@@ -1,4 +1,4 @@
-#include "frontend/job_supervision.hpp"
+#include "runtime/frontend/job_supervision.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <string>
 
-#include "frontend/child_process.hpp"
-#include "frontend/job_stopper.hpp"
+#include "runtime/frontend/child_process.hpp"
+#include "runtime/frontend/job_stopper.hpp"
 
 namespace yadokari::frontend {
 namespace {

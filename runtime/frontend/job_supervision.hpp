@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "control/coordinator.hpp"
-#include "frontend/restart_timeline.hpp"
-#include "frontend/signal_checkpoint.hpp"
-#include "frontend/termination_signals.hpp"
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/frontend/restart_timeline.hpp"
+#include "runtime/frontend/signal_checkpoint.hpp"
+#include "runtime/frontend/termination_signals.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
 
 namespace yadokari::frontend {
 

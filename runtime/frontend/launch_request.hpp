@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/checkpoint_settings.hpp"
-#include "frontend/job_file.hpp"
-#include "frontend/recovery_settings.hpp"
-#include "launch/launcher.hpp"
-#include "launch/mpi_flavour.hpp"
+#include "runtime/frontend/checkpoint_settings.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/frontend/recovery_settings.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,4 +1,4 @@
-#include "frontend/network_namespace.hpp"
+#include "runtime/frontend/network_namespace.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "frontend/frontend_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,4 +1,4 @@
-#include "frontend/node_agents.hpp"
+#include "runtime/frontend/node_agents.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -6,9 +6,10 @@
 #include <cstdlib>
 #include <thread>
 
-#include "frontend/child_process.hpp"
-#include "frontend/frontend_error.hpp"
-#include "launch/launcher.hpp"
+#include "runtime/frontend/child_process.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 // The yadokari to run on the nodes: $YADOKARI_AGENT, else this very executable (simulated
 // nodes share this host's file system).
 std::string agent_executable() {
-  if (const char* configured = std::getenv("YADOKARI_AGENT"); configured && *configured) return configured;
+  if (const char* configured = std::getenv(yadokari::parameters::kAgent); configured && *configured) return configured;
   char path[4096] = {};
   const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
   if (length <= 0) throw FrontendError(ErrorKind::failure, "cannot find the yadokari executable (/proc/self/exe)");

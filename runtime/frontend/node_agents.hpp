@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "control/coordinator.hpp"
+#include "runtime/control/coordinator.hpp"
 
 namespace yadokari::frontend {
 

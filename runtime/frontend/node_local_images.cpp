@@ -1,12 +1,12 @@
-#include "frontend/node_local_images.hpp"
+#include "runtime/frontend/node_local_images.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 
-#include "frontend/frontend_error.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage/storage_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::frontend {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "control/coordinator.hpp"
-#include "storage/manifest.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "checkpoint/storage/manifest.hpp"
 
 namespace yadokari::frontend {
 

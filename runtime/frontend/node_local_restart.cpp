@@ -1,13 +1,14 @@
-#include "frontend/node_local_restart.hpp"
+#include "runtime/frontend/node_local_restart.hpp"
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/node_local_images.hpp"
-#include "frontend/platform.hpp"
-#include "frontend/restart_plan.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/node_local_images.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "runtime/frontend/restart_plan.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 
@@ -43,9 +44,10 @@ Incarnation restore_node_local(const RestartContext& context, control::Coordinat
                static_cast<unsigned long long>(chosen.epoch), hosts.c_str());
   Incarnation first;
   first.hosts = plan.hosts;
-  first.rank_env = {{"YADOKARI_RESTORE", (context.node_dir / context.job_id / std::to_string(chosen.epoch)).string()},
-                    {"YADOKARI_RESTORE_EPOCH", std::to_string(chosen.epoch)},
-                    {"YADOKARI_RANK_MAP", plan.rank_map}};
+  first.rank_env = {
+      {yadokari::parameters::kRestore, (context.node_dir / context.job_id / std::to_string(chosen.epoch)).string()},
+      {yadokari::parameters::kRestoreEpoch, std::to_string(chosen.epoch)},
+      {yadokari::parameters::kRankMap, plan.rank_map}};
   return first;
 }
 

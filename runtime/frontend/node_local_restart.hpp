@@ -2,8 +2,8 @@
 // `yadokari restart` of a checkpoint whose images are kept on the nodes (--node-dir): once the
 // job's agents run, the epoch is chosen, placed and staged the way an automatic restart does it
 // (automatic_restart.hpp), before the first launch.
-#include "control/coordinator.hpp"
-#include "frontend/automatic_restart.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/frontend/automatic_restart.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,7 +1,7 @@
-#include "frontend/platform.hpp"
+#include "runtime/frontend/platform.hpp"
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/platform_slurm.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/platform_slurm.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,4 +1,4 @@
-#include "frontend/platform_hosts.hpp"
+#include "runtime/frontend/platform_hosts.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -8,9 +8,10 @@
 #include <cstdlib>
 #include <memory>
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/node_agents.hpp"
-#include "frontend/platform.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/node_agents.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 
@@ -53,7 +54,7 @@ std::string coordinator_address(const std::vector<launch::HostSlots>& hosts, con
 
 AgentLaunch host_agent_launch(const std::string& host) {
   if (is_this_host(host)) return AgentLaunch{host, {}, false};
-  const char* configured = std::getenv("YADOKARI_RSH");
+  const char* configured = std::getenv(yadokari::parameters::kRsh);
   const char* slurm_job = std::getenv("SLURM_JOB_ID");
   // Inside a Slurm allocation its own launcher reaches the nodes (and no ssh may be allowed).
   const char* fallback =

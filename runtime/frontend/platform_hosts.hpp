@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "control/coordinator.hpp"
-#include "frontend/node_agents.hpp"
-#include "frontend/restart_plan.hpp"
-#include "launch/launcher.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "runtime/frontend/node_agents.hpp"
+#include "runtime/frontend/restart_plan.hpp"
+#include "runtime/launch/launcher.hpp"
 
 namespace yadokari::frontend {
 

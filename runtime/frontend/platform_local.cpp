@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <optional>
 
-#include "frontend/platform_hosts.hpp"
-#include "frontend/platform.hpp"
-#include "launch/shared_memory_dir.hpp"
+#include "runtime/frontend/platform_hosts.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "runtime/launch/shared_memory_dir.hpp"
 
 namespace yadokari::frontend {
 namespace {

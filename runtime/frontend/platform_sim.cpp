@@ -8,13 +8,13 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/network_namespace.hpp"
-#include "frontend/platform.hpp"
-#include "launch/launcher.hpp"
-#include "sim/launch_settings.hpp"
-#include "sim/lifecycle.hpp"
-#include "sim/sim_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/network_namespace.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "runtime/launch/launcher.hpp"
+#include "runtime/sim/launch_settings.hpp"
+#include "runtime/sim/lifecycle.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::frontend {
 namespace {

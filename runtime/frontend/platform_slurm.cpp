@@ -8,18 +8,18 @@
 // steps. No remote shell anywhere. Slurm kills a job when one of its nodes fails unless it was
 // submitted with --no-kill (docs/platform.md §6); with it, a lost node's ranks restart on the
 // allocation's survivors.
-#include "frontend/platform_slurm.hpp"
+#include "runtime/frontend/platform_slurm.hpp"
 
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/node_agents.hpp"
-#include "frontend/platform.hpp"
-#include "frontend/platform_hosts.hpp"
-#include "launch/scontrol.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/node_agents.hpp"
+#include "runtime/frontend/platform.hpp"
+#include "runtime/frontend/platform_hosts.hpp"
+#include "runtime/launch/scontrol.hpp"
 
 namespace yadokari::frontend {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "launch/launcher.hpp"
+#include "runtime/launch/launcher.hpp"
 
 namespace yadokari::frontend {
 

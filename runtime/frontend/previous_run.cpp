@@ -1,11 +1,11 @@
-#include "frontend/previous_run.hpp"
+#include "runtime/frontend/previous_run.hpp"
 
 #include <cstdio>
 #include <system_error>
 
-#include "frontend/frontend_error.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage/storage_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::frontend {
 namespace fs = std::filesystem;

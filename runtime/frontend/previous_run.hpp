@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/job_file.hpp"
-#include "frontend/restart_checks.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/frontend/restart_checks.hpp"
 
 namespace yadokari::frontend {
 

@@ -3,7 +3,7 @@
 // YADOKARI_* variables by cli/recovery_options.hpp).
 #include <string>
 
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
 #include "scheduler/placement.hpp"
 
 namespace yadokari::frontend {

@@ -1,13 +1,13 @@
-#include "frontend/restart_checks.hpp"
+#include "runtime/frontend/restart_checks.hpp"
 
 #include <set>
 
-#include "frontend/frontend_error.hpp"
-#include "image/binary_identity.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage/storage_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "checkpoint/image/binary_identity.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 namespace yadokari::frontend {
 namespace fs = std::filesystem;

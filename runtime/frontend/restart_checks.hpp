@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/job_file.hpp"
-#include "launch/mpi_flavour.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 
 namespace yadokari::frontend {
 

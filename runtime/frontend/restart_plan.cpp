@@ -1,4 +1,4 @@
-#include "frontend/restart_plan.hpp"
+#include "runtime/frontend/restart_plan.hpp"
 
 #include <cstdio>
 #include <map>

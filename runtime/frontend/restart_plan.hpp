@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/launcher.hpp"
+#include "runtime/launch/launcher.hpp"
 #include "scheduler/placement.hpp"
 
 namespace yadokari::frontend {

@@ -1,4 +1,4 @@
-#include "frontend/restart_timeline.hpp"
+#include "runtime/frontend/restart_timeline.hpp"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,10 @@
-#include "frontend/shim_locator.hpp"
+#include "runtime/frontend/shim_locator.hpp"
 
 #include <cstdlib>
 #include <string>
 
-#include "frontend/frontend_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::frontend {
 namespace fs = std::filesystem;
@@ -11,7 +12,7 @@ namespace fs = std::filesystem;
 fs::path locate_shim(launch::MpiFlavour flavour) {
   const std::string file_name = "libyadokari-" + std::string(launch::flavour_name(flavour)) + ".so";
   fs::path dir;
-  if (const char* override_dir = std::getenv("YADOKARI_SHIM_DIR"); override_dir && *override_dir) {
+  if (const char* override_dir = std::getenv(yadokari::parameters::kShimDir); override_dir && *override_dir) {
     dir = override_dir;
   } else {
     std::error_code ec;

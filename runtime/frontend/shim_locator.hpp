@@ -1,7 +1,7 @@
 #pragma once
 #include <filesystem>
 
-#include "launch/mpi_flavour.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,8 +1,8 @@
-#include "frontend/signal_checkpoint.hpp"
+#include "runtime/frontend/signal_checkpoint.hpp"
 
 #include <signal.h>
 
-#include "frontend/launch_request.hpp"
+#include "runtime/frontend/launch_request.hpp"
 
 namespace yadokari::frontend {
 namespace {

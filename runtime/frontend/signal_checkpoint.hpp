@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "control/checkpoint_orchestrator.hpp"
-#include "frontend/termination_signals.hpp"
+#include "runtime/control/checkpoint_orchestrator.hpp"
+#include "runtime/frontend/termination_signals.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,4 +1,4 @@
-#include "frontend/termination_signals.hpp"
+#include "runtime/frontend/termination_signals.hpp"
 
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "frontend/frontend_error.hpp"
+#include "runtime/frontend/frontend_error.hpp"
 
 namespace yadokari::frontend {
 

@@ -1,4 +1,4 @@
-#include "launch/bounded_command.hpp"
+#include "runtime/launch/bounded_command.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "launch/elf_dynamic.hpp"
+#include "runtime/launch/elf_dynamic.hpp"
 
 #include <elf.h>
 

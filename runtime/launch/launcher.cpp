@@ -1,4 +1,4 @@
-#include "launch/launcher.hpp"
+#include "runtime/launch/launcher.hpp"
 
 #include <unistd.h>
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "launch/mpi_flavour.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 #include "common/error.hpp"
 
 namespace yadokari::launch {

@@ -1,4 +1,4 @@
-#include "launch/launcher_leftovers.hpp"
+#include "runtime/launch/launcher_leftovers.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "launch/library_search.hpp"
+#include "runtime/launch/library_search.hpp"
 
 #include <glob.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "launch/elf_dynamic.hpp"
+#include "runtime/launch/elf_dynamic.hpp"
 
 namespace yadokari::launch {
 

@@ -1,4 +1,4 @@
-#include "launch/mpi_flavour.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 
 #include <deque>
 #include <map>

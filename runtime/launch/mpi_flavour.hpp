@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "launch/library_search.hpp"
+#include "runtime/launch/library_search.hpp"
 
 namespace yadokari::launch {
 

@@ -1,4 +1,4 @@
-#include "launch/scontrol.hpp"
+#include "runtime/launch/scontrol.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "launch/bounded_command.hpp"
+#include "runtime/launch/bounded_command.hpp"
 
 namespace yadokari::launch {
 namespace {

@@ -1,4 +1,4 @@
-#include "launch/shared_memory_dir.hpp"
+#include "runtime/launch/shared_memory_dir.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "sim/agent_script.hpp"
+#include "runtime/sim/agent_script.hpp"
 
-#include "sim/cpu_limit.hpp"
-#include "sim/state_file.hpp"
+#include "runtime/sim/cpu_limit.hpp"
+#include "runtime/sim/state_file.hpp"
 
 namespace yadokari::sim {
 

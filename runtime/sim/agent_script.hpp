@@ -6,7 +6,7 @@
 // environment, inside the node's network, UTS, IPC and mount namespaces.
 #include <string>
 
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

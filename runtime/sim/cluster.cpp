@@ -1,7 +1,7 @@
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
-#include "sim/holder.hpp"
-#include "sim/sim_error.hpp"
+#include "runtime/sim/holder.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/command.hpp"
+#include "runtime/sim/command.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "sim/sim_error.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/cpu_limit.hpp"
+#include "runtime/sim/cpu_limit.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <system_error>
 #include <thread>
 
-#include "sim/sim_error.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/holder.hpp"
+#include "runtime/sim/holder.hpp"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "sim/sim_error.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 

@@ -1,9 +1,9 @@
-#include "sim/host_files.hpp"
+#include "runtime/sim/host_files.hpp"
 
 #include <fstream>
 
-#include "sim/sim_error.hpp"
-#include "sim/state_file.hpp"
+#include "runtime/sim/sim_error.hpp"
+#include "runtime/sim/state_file.hpp"
 
 namespace yadokari::sim {
 

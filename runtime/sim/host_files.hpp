@@ -3,7 +3,7 @@
 // launchers' hostfiles (Open MPI `host slots=S`, Hydra `host:S`; Hydra rejects `slots=`).
 #include <string>
 
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/launch_settings.hpp"
+#include "runtime/sim/launch_settings.hpp"
 
 #include <unistd.h>
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "launch/mpi_flavour.hpp"
-#include "sim/cluster.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/lifecycle.hpp"
+#include "runtime/sim/lifecycle.hpp"
 
 #include <unistd.h>
 
@@ -6,18 +6,19 @@
 #include <filesystem>
 #include <optional>
 
-#include "launch/launcher_leftovers.hpp"
-#include "sim/agent_script.hpp"
-#include "sim/command.hpp"
-#include "sim/cpu_limit.hpp"
-#include "sim/holder.hpp"
-#include "sim/link_shape.hpp"
-#include "sim/host_files.hpp"
-#include "sim/namespace_members.hpp"
-#include "sim/network.hpp"
-#include "sim/sim_error.hpp"
-#include "sim/slurm_daemons.hpp"
-#include "sim/state_file.hpp"
+#include "runtime/launch/launcher_leftovers.hpp"
+#include "runtime/sim/agent_script.hpp"
+#include "runtime/sim/command.hpp"
+#include "runtime/sim/cpu_limit.hpp"
+#include "runtime/sim/holder.hpp"
+#include "runtime/sim/link_shape.hpp"
+#include "runtime/sim/host_files.hpp"
+#include "runtime/sim/namespace_members.hpp"
+#include "runtime/sim/network.hpp"
+#include "runtime/sim/sim_error.hpp"
+#include "runtime/sim/slurm_daemons.hpp"
+#include "runtime/sim/state_file.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::sim {
 
@@ -91,7 +92,7 @@ void remove_cluster_dir(const std::filesystem::path& dir) {
   std::filesystem::remove_all(dir, error);
   if (error) throw SimError("cannot remove " + dir.string() + ": " + error.message());
   // The default base directory goes when its last cluster goes; one named by YADOKARI_SIM_DIR stays.
-  const char* base = std::getenv("YADOKARI_SIM_DIR");
+  const char* base = std::getenv(yadokari::parameters::kSimDir);
   if (!base || !*base) std::filesystem::remove(dir.parent_path(), error);  // fails (ignored) unless empty
 }
 

@@ -2,7 +2,7 @@
 // `yadokari sim up/down/kill` and the checks around them.
 #include <string>
 
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/link_shape.hpp"
+#include "runtime/sim/link_shape.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <utility>
 
-#include "sim/sim_error.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 namespace {

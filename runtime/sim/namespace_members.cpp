@@ -1,4 +1,4 @@
-#include "sim/namespace_members.hpp"
+#include "runtime/sim/namespace_members.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include <set>
 #include <thread>
 
-#include "sim/holder.hpp"
-#include "sim/sim_error.hpp"
+#include "runtime/sim/holder.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 

@@ -1,11 +1,11 @@
-#include "sim/network.hpp"
+#include "runtime/sim/network.hpp"
 
 #include <utility>
 #include <vector>
 
-#include "sim/command.hpp"
-#include "sim/link_shape.hpp"
-#include "sim/sim_error.hpp"
+#include "runtime/sim/command.hpp"
+#include "runtime/sim/link_shape.hpp"
+#include "runtime/sim/sim_error.hpp"
 
 namespace yadokari::sim {
 

@@ -4,7 +4,7 @@
 // (`eth0` in the node, `<id>` on the bridge), addresses from 10.213.0.0/24, loopback up.
 #include <string>
 
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

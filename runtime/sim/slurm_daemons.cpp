@@ -1,4 +1,4 @@
-#include "sim/slurm_daemons.hpp"
+#include "runtime/sim/slurm_daemons.hpp"
 
 #include <signal.h>
 
@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "sim/command.hpp"
-#include "sim/cpu_limit.hpp"
-#include "sim/sim_error.hpp"
-#include "sim/state_file.hpp"
+#include "runtime/sim/command.hpp"
+#include "runtime/sim/cpu_limit.hpp"
+#include "runtime/sim/sim_error.hpp"
+#include "runtime/sim/state_file.hpp"
 
 namespace yadokari::sim {
 namespace {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

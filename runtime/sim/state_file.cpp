@@ -1,4 +1,4 @@
-#include "sim/state_file.hpp"
+#include "runtime/sim/state_file.hpp"
 
 #include <sys/stat.h>
 
@@ -11,7 +11,8 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/json_whole.hpp"
-#include "sim/sim_error.hpp"
+#include "runtime/sim/sim_error.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::sim {
 
@@ -39,7 +40,7 @@ Node node_from(const nlohmann::json& j) {
 }  // namespace
 
 std::filesystem::path clusters_base_dir() {
-  const char* dir = std::getenv("YADOKARI_SIM_DIR");
+  const char* dir = std::getenv(yadokari::parameters::kSimDir);
   return (dir && *dir) ? std::filesystem::path(dir) : std::filesystem::path("/run/yadokari/sim");
 }
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cluster.hpp"
+#include "runtime/sim/cluster.hpp"
 
 namespace yadokari::sim {
 

@@ -1,5 +1,5 @@
 // auto: the cost model picks consolidation for communication-bound jobs, spreading otherwise.
-#include "support.hpp"
+#include "scheduler/tests/support.hpp"
 
 using namespace yadokari::scheduler;
 using namespace yadokari::scheduler::test;

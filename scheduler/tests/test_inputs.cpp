@@ -1,5 +1,5 @@
 // Policy names, input validation, error messages, rank map and host list, determinism.
-#include "support.hpp"
+#include "scheduler/tests/support.hpp"
 
 using namespace yadokari::scheduler;
 using namespace yadokari::scheduler::test;

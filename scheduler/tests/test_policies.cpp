@@ -1,5 +1,5 @@
 // Each policy on its own.
-#include "support.hpp"
+#include "scheduler/tests/support.hpp"
 
 using namespace yadokari::scheduler;
 using namespace yadokari::scheduler::test;

@@ -1,6 +1,6 @@
 // Seed 000 §5.4: per-process re-placement versus the node-level baseline.
 #include "scheduler/seed_scenarios.hpp"
-#include "support.hpp"
+#include "scheduler/tests/support.hpp"
 
 using namespace yadokari::scheduler;
 using namespace yadokari::scheduler::test;

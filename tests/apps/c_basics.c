@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "pause_point.h"
+#include "tests/apps/pause_point.h"
 
 static double step(double* values, int n, int rank, int size) {
   double sum = 0;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "pause_point.h"
+#include "tests/apps/pause_point.h"
 
 static int count_plugin(struct dl_phdr_info* info, size_t size, void* arg) {
   (void)size;

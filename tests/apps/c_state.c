@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pause_point.h"
+#include "tests/apps/pause_point.h"
 
 #define N 4096
 

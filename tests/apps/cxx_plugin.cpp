@@ -12,8 +12,8 @@
 #include <iomanip>
 #include <string>
 
-#include "cxx_plugin.hpp"
-#include "pause_point.h"
+#include "tests/apps/cxx_plugin.hpp"
+#include "tests/apps/pause_point.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "cxx_plugin.hpp"
+#include "tests/apps/cxx_plugin.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "pause_point.h"
+#include "tests/apps/pause_point.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pause_point.h"
+#include "tests/apps/pause_point.h"
 
 enum { kMaxThreads = 64, kN = 200000 };
 

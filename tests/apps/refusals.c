@@ -29,7 +29,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "pause_point.h"
+#include "tests/apps/pause_point.h"
 
 static FILE* expected; /* rank 0 only */
 

@@ -3,9 +3,11 @@
 
   common <- protocol <- {checkpoint, scheduler} <- pmpi-layer, runtime
 
-A file may include only from its own layer or a lower one, and no two files include each other
-(directly or in a longer loop; a .cpp and its .hpp count as one unit). With --shim LIB..., the
-shim libraries must not contain front-end code (the coordinator, the CLI, agents, the supervisor).
+Every quoted include of a repository file names its path from the project root (one include
+root). A file may include only from its own layer or a lower one, and no two files include each
+other (directly or in a longer loop; a .cpp and its .hpp count as one unit). With --shim LIB...,
+the shim libraries must not contain front-end code (the coordinator, the CLI, agents, the
+supervisor).
 
 Usage: check_layers.py SOURCE_DIR [--shim LIB ...]
 Prints one line per offence and exits 1 if there is any."""
@@ -18,16 +20,13 @@ import sys
 LAYER = {"common": 0, "protocol": 1, "checkpoint": 2, "scheduler": 2, "pmpi-layer": 3, "runtime": 3}
 # Folders above that may not see each other (the shim and the front end are separate programs).
 APART = {("pmpi-layer", "runtime"), ("runtime", "pmpi-layer")}
-# The first component of a quoted include, and where the folder it names lives.
-INCLUDE_ROOTS = {
-    "common": "common", "protocol": "protocol",
-    "image": "checkpoint/image", "storage": "checkpoint/storage", "memory": "checkpoint/memory",
-    "scheduler": "scheduler",
-    "core": "pmpi-layer/src/core", "link": "pmpi-layer/src/link",
-}
-for name in ("agent", "cli", "control", "frontend", "launch", "membership", "sim"):
-    INCLUDE_ROOTS[name] = "runtime/" + name
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def every_source(src):
+    """Every tracked C/C++ file, tests, examples and benchmarks included."""
+    return subprocess.run(["git", "-C", src, "ls-files", "*.cpp", "*.hpp", "*.c", "*.h", "*.S"],
+                          capture_output=True, text=True, check=True).stdout.split()
 
 
 def tracked_sources(src):
@@ -36,21 +35,25 @@ def tracked_sources(src):
     return [f for f in out if f.split("/")[0] in LAYER]
 
 
+# Quoted includes that are not repository paths: the public C API header (included as users include
+# it) and headers generated into the build tree.
+NOT_OURS = {"yadokari.h", "function_ids.hpp"}
+
+
 def resolve(including, target, src):
-    """The repository path an include names, or None when it is not ours."""
+    """The repository path an include names, or None when it is not one of our files. An include
+    written relative to the including file or to a module folder is returned as ("offence", path)."""
+    if os.path.isfile(os.path.join(src, target)) and not target.startswith("."):
+        return target
+    if target in NOT_OURS:
+        return None
     here = os.path.normpath(os.path.join(os.path.dirname(including), target))
     if os.path.isfile(os.path.join(src, here)):
-        return here
-    first, _, rest = target.partition("/")
-    if first in INCLUDE_ROOTS and rest:
-        path = INCLUDE_ROOTS[first] + "/" + rest
+        return ("offence", here)
+    for root in ("runtime", "checkpoint", "pmpi-layer/src", "checkpoint/memory/src"):
+        path = root + "/" + target
         if os.path.isfile(os.path.join(src, path)):
-            return path
-    # pmpi-layer's shim folders are included relative to pmpi-layer/src ("cut/drain.hpp").
-    if including.startswith("pmpi-layer/"):
-        path = "pmpi-layer/src/" + target
-        if os.path.isfile(os.path.join(src, path)):
-            return path
+            return ("offence", path)
     return None
 
 
@@ -73,6 +76,12 @@ def main():
     edges = {}
     sources = tracked_sources(src)
     units = {os.path.splitext(f)[0] for f in sources}
+    for f in every_source(src):
+        with open(os.path.join(src, f), errors="replace") as text:
+            for target in INCLUDE.findall(text.read()):
+                found = resolve(f, target, src)
+                if isinstance(found, tuple):
+                    offences.append(f'{f}: includes "{target}": write "{found[1]}" (one include root)')
     for f in sources:
         if "/tests/" in f or "/test/" in f:
             continue
@@ -80,7 +89,7 @@ def main():
             includes = INCLUDE.findall(text.read())
         for target in includes:
             path = resolve(f, target, src)
-            if path is None:
+            if path is None or isinstance(path, tuple):
                 continue
             a, b = f.split("/")[0], path.split("/")[0]
             if (a, b) in APART:

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/node_agent.hpp"
-#include "control/coordinator.hpp"
+#include "runtime/agent/node_agent.hpp"
+#include "runtime/control/coordinator.hpp"
 
 #include "protocol/credential.hpp"
 

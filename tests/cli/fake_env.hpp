@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/option_source.hpp"
+#include "runtime/cli/option_source.hpp"
 
 inline yadokari::cli::EnvLookup fake_env(std::map<std::string, std::string> vars) {
   return [vars](const std::string& name) -> std::optional<std::string> {

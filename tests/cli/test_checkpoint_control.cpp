@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <thread>
 
-#include "control/checkpoint_client.hpp"
-#include "control/coordinator.hpp"
-#include "link/rank_client.hpp"
+#include "runtime/control/checkpoint_client.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "pmpi-layer/src/link/rank_client.hpp"
 #include "protocol/credential.hpp"
-#include "fake_rank/fake_checkpoint_rank.hpp"
-#include "storage/epoch_store.hpp"
+#include "tests/cli/fake_rank/fake_checkpoint_rank.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
 
 using namespace yadokari::control;
 using namespace yadokari::protocol;

@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "cli/checkpoint_options.hpp"
-#include "cli/cli_error.hpp"
-#include "fake_env.hpp"
+#include "runtime/cli/checkpoint_options.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "tests/cli/fake_env.hpp"
 
 using namespace yadokari::cli;
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <optional>
 
-#include "control/checkpoint_orchestrator.hpp"
-#include "image/image_writer.hpp"
-#include "storage/epoch_store.hpp"
+#include "runtime/control/checkpoint_orchestrator.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
 
 using namespace yadokari::control;
 using namespace yadokari::protocol;

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "frontend/child_process.hpp"
+#include "runtime/frontend/child_process.hpp"
 
 using namespace yadokari::frontend;
 

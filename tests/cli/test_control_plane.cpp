@@ -10,9 +10,9 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "control/coordinator.hpp"
-#include "link/rank_client.hpp"
-#include "control/status_client.hpp"
+#include "runtime/control/coordinator.hpp"
+#include "pmpi-layer/src/link/rank_client.hpp"
+#include "runtime/control/status_client.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
 

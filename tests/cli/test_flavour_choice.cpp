@@ -2,9 +2,9 @@
 
 #include <filesystem>
 
-#include "cli/cli_error.hpp"
-#include "cli/flavour_choice.hpp"
-#include "cli/python_mpi_module.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/flavour_choice.hpp"
+#include "runtime/cli/python_mpi_module.hpp"
 
 using namespace yadokari::cli;
 using yadokari::launch::MpiFlavour;

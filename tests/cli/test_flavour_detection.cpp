@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "launch/mpi_flavour.hpp"
+#include "runtime/launch/mpi_flavour.hpp"
 
 // Paths of the test programs built by tests/cli/CMakeLists.txt.
 #ifndef TEST_PROGRAMS_DEFINED

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "membership/heartbeat_tracker.hpp"
+#include "runtime/membership/heartbeat_tracker.hpp"
 
 using namespace yadokari::membership;
 using namespace std::chrono_literals;

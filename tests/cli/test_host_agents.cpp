@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/hostfile.hpp"
-#include "frontend/platform_hosts.hpp"
-#include "frontend/platform_slurm.hpp"
-#include "frontend/node_agents.hpp"
+#include "runtime/cli/hostfile.hpp"
+#include "runtime/frontend/platform_hosts.hpp"
+#include "runtime/frontend/platform_slurm.hpp"
+#include "runtime/frontend/node_agents.hpp"
 
 using namespace yadokari::frontend;
 using yadokari::cli::read_hostfile;

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "frontend/job_environment.hpp"
+#include "runtime/frontend/job_environment.hpp"
 
 using namespace yadokari::frontend;
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "control/job_registry.hpp"
+#include "runtime/control/job_registry.hpp"
 
 using namespace yadokari::control;
 namespace fs = std::filesystem;

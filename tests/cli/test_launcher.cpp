@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "launch/launcher.hpp"
+#include "runtime/launch/launcher.hpp"
 
 using namespace yadokari::launch;
 using Args = std::vector<std::string>;

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "launch/launcher_leftovers.hpp"
+#include "runtime/launch/launcher_leftovers.hpp"
 
 namespace fs = std::filesystem;
 using namespace yadokari::launch;

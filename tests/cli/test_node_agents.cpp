@@ -13,8 +13,8 @@
 #include <future>
 #include <thread>
 
-#include "agent/job_processes.hpp"
-#include "agent_harness.hpp"
+#include "runtime/agent/job_processes.hpp"
+#include "tests/cli/agent_harness.hpp"
 
 using namespace yadokari;
 using namespace std::chrono_literals;

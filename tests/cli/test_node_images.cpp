@@ -11,9 +11,9 @@
 #include <iterator>
 #include <vector>
 
-#include "agent/node_images.hpp"
-#include "agent_harness.hpp"
-#include "image/image_writer.hpp"
+#include "runtime/agent/node_images.hpp"
+#include "tests/cli/agent_harness.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 using namespace yadokari;
 using namespace agent_harness;

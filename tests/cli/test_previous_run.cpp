@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "frontend/frontend_error.hpp"
-#include "frontend/job_file.hpp"
-#include "frontend/previous_run.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "runtime/frontend/previous_run.hpp"
 
 namespace fs = std::filesystem;
 using namespace yadokari::frontend;

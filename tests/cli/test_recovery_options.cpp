@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "cli/cli_error.hpp"
-#include "fake_env.hpp"
-#include "cli/recovery_options.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "tests/cli/fake_env.hpp"
+#include "runtime/cli/recovery_options.hpp"
 
 using namespace yadokari::cli;
 

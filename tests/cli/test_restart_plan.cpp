@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "cli/status_format.hpp"
-#include "frontend/restart_plan.hpp"
+#include "runtime/cli/status_format.hpp"
+#include "runtime/frontend/restart_plan.hpp"
 
 using namespace yadokari;
 using frontend::ClusterNode;

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "frontend/launch_request.hpp"
-#include "frontend/signal_checkpoint.hpp"
+#include "runtime/frontend/launch_request.hpp"
+#include "runtime/frontend/signal_checkpoint.hpp"
 
 using yadokari::control::EpochEnd;
 using yadokari::frontend::ReceivedSignal;

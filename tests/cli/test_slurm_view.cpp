@@ -10,9 +10,9 @@
 #include <fstream>
 #include <optional>
 
-#include "cli/slurm_view.hpp"
-#include "launch/bounded_command.hpp"
-#include "launch/scontrol.hpp"
+#include "runtime/cli/slurm_view.hpp"
+#include "runtime/launch/bounded_command.hpp"
+#include "runtime/launch/scontrol.hpp"
 
 using namespace yadokari::cli;
 using yadokari::launch::run_bounded;

@@ -1,8 +1,8 @@
 // Fuzz target: `yadokari run --hostfile F` (cli::read_hostfile).
-#include "cli/cli_error.hpp"
-#include "cli/hostfile.hpp"
-#include "fuzz_target.hpp"
-#include "scratch_file.hpp"
+#include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/hostfile.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+#include "tests/fuzz/scratch_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace cli = yadokari::cli;

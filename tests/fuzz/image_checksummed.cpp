@@ -8,11 +8,11 @@
 #include <cstring>
 #include <vector>
 
-#include "fuzz_target.hpp"
-#include "image/format.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "scratch_file.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+#include "checkpoint/image/format.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "tests/fuzz/scratch_file.hpp"
 
 namespace {
 namespace format = yadokari::image::format;

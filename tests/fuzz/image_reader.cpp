@@ -1,9 +1,9 @@
 // Fuzz target: a checkpoint image file (image::ImageReader: the header, every area record, then
 // every area's data, docs/formats/image.md).
-#include "fuzz_target.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "scratch_file.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "tests/fuzz/scratch_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace image = yadokari::image;

@@ -1,8 +1,8 @@
 // Fuzz target: a checkpoint directory's job.json (frontend::read_job_file, docs/formats/job-json.md).
-#include "frontend/frontend_error.hpp"
-#include "frontend/job_file.hpp"
-#include "fuzz_target.hpp"
-#include "scratch_file.hpp"
+#include "runtime/frontend/frontend_error.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+#include "tests/fuzz/scratch_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace frontend = yadokari::frontend;

@@ -1,8 +1,8 @@
 // Fuzz target: a job record in the state directory (control::running_jobs, which `yadokari
 // status` and friends use). Records it cannot parse are skipped, so nothing may escape at all.
-#include "control/job_registry.hpp"
-#include "fuzz_target.hpp"
-#include "scratch_file.hpp"
+#include "runtime/control/job_registry.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+#include "tests/fuzz/scratch_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace control = yadokari::control;

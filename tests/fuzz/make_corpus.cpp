@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include <vector>
 
-#include "control/job_registry.hpp"
-#include "frontend/job_file.hpp"
-#include "image/image_writer.hpp"
+#include "runtime/control/job_registry.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "checkpoint/image/image_writer.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
-#include "storage/manifest.hpp"
+#include "checkpoint/storage/manifest.hpp"
 
 namespace {
 namespace fs = std::filesystem;

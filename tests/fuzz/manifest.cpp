@@ -2,9 +2,9 @@
 // read_manifest uses; docs/formats/manifest.md).
 #include <string>
 
-#include "fuzz_target.hpp"
-#include "storage/manifest.hpp"
-#include "storage/storage_error.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
+#include "checkpoint/storage/manifest.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace storage = yadokari::storage;

@@ -2,7 +2,7 @@
 // docs/formats/protocol.md, "Encryption"). It refuses with nullopt, never by throwing.
 #include <string_view>
 
-#include "fuzz_target.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 #include "protocol/credential.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,7 +2,7 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_target.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 #include "protocol/codec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_target.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
 namespace {
 namespace fs = std::filesystem;

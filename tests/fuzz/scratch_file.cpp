@@ -1,4 +1,4 @@
-#include "scratch_file.hpp"
+#include "tests/fuzz/scratch_file.hpp"
 
 #include <cstdio>
 #include <cstdlib>

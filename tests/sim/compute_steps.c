@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../apps/pause_point.h"
+#include "tests/apps/pause_point.h"
 
 enum { WORDS = 512 };
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../apps/pause_point.h"
+#include "tests/apps/pause_point.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -3,15 +3,15 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include "sim/agent_script.hpp"
-#include "sim/cluster.hpp"
-#include "sim/cpu_limit.hpp"
-#include "sim/host_files.hpp"
-#include "sim/launch_settings.hpp"
-#include "sim/link_shape.hpp"
-#include "sim/sim_error.hpp"
-#include "sim/slurm_daemons.hpp"
-#include "sim/state_file.hpp"
+#include "runtime/sim/agent_script.hpp"
+#include "runtime/sim/cluster.hpp"
+#include "runtime/sim/cpu_limit.hpp"
+#include "runtime/sim/host_files.hpp"
+#include "runtime/sim/launch_settings.hpp"
+#include "runtime/sim/link_shape.hpp"
+#include "runtime/sim/sim_error.hpp"
+#include "runtime/sim/slurm_daemons.hpp"
+#include "runtime/sim/state_file.hpp"
 
 using namespace yadokari::sim;
 

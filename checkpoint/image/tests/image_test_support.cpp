@@ -1,4 +1,4 @@
-#include "image_test_support.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "image/area.hpp"
-#include "image/image_header.hpp"
-#include "image/image_writer.hpp"
+#include "checkpoint/image/area.hpp"
+#include "checkpoint/image/image_header.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 namespace yadokari::image::testing {
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "image/binary_identity.hpp"
-#include "image/image_error.hpp"
-#include "image_test_support.hpp"
+#include "checkpoint/image/binary_identity.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 using namespace yadokari::image;
 using namespace yadokari::image::testing;

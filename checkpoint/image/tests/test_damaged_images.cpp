@@ -5,11 +5,11 @@
 
 #include <filesystem>
 
-#include "image/byte_codec.hpp"
-#include "image/format.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "image_test_support.hpp"
+#include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/format.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 using namespace yadokari::image;
 using namespace yadokari::image::testing;

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "image/delta_area.hpp"
-#include "image/image_chain.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "image/image_writer.hpp"
-#include "image_test_support.hpp"
+#include "checkpoint/image/delta_area.hpp"
+#include "checkpoint/image/image_chain.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 using namespace yadokari::image;
 using namespace yadokari::image::testing;

@@ -3,12 +3,12 @@
 
 #include <filesystem>
 
-#include "image/file_hash.hpp"
-#include "image/format.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "image/image_writer.hpp"
-#include "image_test_support.hpp"
+#include "checkpoint/image/file_hash.hpp"
+#include "checkpoint/image/format.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 using namespace yadokari::image;
 using namespace yadokari::image::testing;

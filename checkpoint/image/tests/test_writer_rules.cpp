@@ -5,10 +5,10 @@
 #include <chrono>
 #include <filesystem>
 
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "image/image_writer.hpp"
-#include "image_test_support.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 using namespace yadokari::image;
 using namespace yadokari::image::testing;

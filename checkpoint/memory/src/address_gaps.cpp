@@ -1,4 +1,4 @@
-#include "address_gaps.hpp"
+#include "checkpoint/memory/src/address_gaps.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "mapping_live.hpp"
+#include "checkpoint/memory/src/mapping_live.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "exe_layout.hpp"
+#include "checkpoint/memory/src/exe_layout.hpp"
 
 namespace yadokari::memory {
 

@@ -1,11 +1,11 @@
-#include "arena.hpp"
+#include "checkpoint/memory/src/arena.hpp"
 
 #include <sys/mman.h>
 
 #include <cstring>
 
-#include "diag.hpp"
-#include "layout.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/layout.hpp"
 
 namespace yadokari::memory {
 namespace {

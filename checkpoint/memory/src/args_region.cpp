@@ -1,10 +1,10 @@
-#include "args_region.hpp"
+#include "checkpoint/memory/src/args_region.hpp"
 
 #include <sys/mman.h>
 
 #include <cstring>
 
-#include "layout.hpp"
+#include "checkpoint/memory/src/layout.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -1,4 +1,4 @@
-#include "aslr.hpp"
+#include "checkpoint/memory/src/aslr.hpp"
 
 #include <fcntl.h>
 #include <sys/personality.h>
@@ -8,14 +8,15 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "diag.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "common/parameters.hpp"
 
 extern char** environ;
 
 namespace yadokari::memory {
 namespace {
 
-constexpr const char* kGuard = "YADOKARI_ASLR_REEXEC";
+constexpr const char* kGuard = yadokari::parameters::kAslrReexec;
 
 bool randomization_disabled_system_wide() {
   int fd = open("/proc/sys/kernel/randomize_va_space", O_RDONLY | O_CLOEXEC);

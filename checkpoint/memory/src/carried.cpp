@@ -1,9 +1,9 @@
-#include "carried.hpp"
+#include "checkpoint/memory/src/carried.hpp"
 
 #include <cstdio>
 
-#include "../memory.h"
-#include "diag.hpp"
+#include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/src/diag.hpp"
 
 namespace yadokari::memory {
 namespace {

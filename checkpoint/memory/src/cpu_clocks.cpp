@@ -1,5 +1,5 @@
 // The application's CPU-time clocks across a restart: see cpu_clocks.hpp.
-#include "cpu_clocks.hpp"
+#include "checkpoint/memory/src/cpu_clocks.hpp"
 
 #include <dlfcn.h>
 #include <sys/resource.h>
@@ -9,10 +9,10 @@
 
 #include <cstdint>
 
-#include "../memory.h"
+#include "checkpoint/memory/memory.h"
 #include "common/export.hpp"
-#include "diag.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
 namespace {

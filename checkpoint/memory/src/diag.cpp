@@ -1,4 +1,4 @@
-#include "diag.hpp"
+#include "checkpoint/memory/src/diag.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "dirty_pages.hpp"
+#include "checkpoint/memory/src/dirty_pages.hpp"
 
 #include <fcntl.h>
 #include <linux/userfaultfd.h>

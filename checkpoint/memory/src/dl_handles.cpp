@@ -7,8 +7,8 @@
 #include <dlfcn.h>
 
 #include "common/export.hpp"
-#include "diag.hpp"
-#include "loaded_libraries.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
 
 extern "C" {
 void* (*yk_real_dlsym)(void*, const char*);  // glibc's dlsym, the stub's jump target

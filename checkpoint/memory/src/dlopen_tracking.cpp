@@ -14,11 +14,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "diag.hpp"
-#include "library_region.hpp"
-#include "loaded_libraries.hpp"
-#include "routing.hpp"
-#include "spin_lock.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/library_region.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
+#include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
 
 extern "C" {
 void* (*yk_real_dlopen)(const char*, int);  // glibc's dlopen, the stub's jump target

@@ -6,9 +6,9 @@
 // exact while the process lives, but a restarted process then sees the new process's environment.
 #include <cstring>
 
-#include "args_region.hpp"
-#include "process.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/args_region.hpp"
+#include "checkpoint/memory/src/process.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 extern char** environ;

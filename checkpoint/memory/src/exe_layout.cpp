@@ -1,4 +1,4 @@
-#include "exe_layout.hpp"
+#include "checkpoint/memory/src/exe_layout.hpp"
 
 #include <elf.h>
 #include <link.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mapped_file.hpp"
+#include "checkpoint/memory/src/mapped_file.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -8,9 +8,9 @@
 #include <dlfcn.h>
 
 #include "common/export.hpp"
-#include "diag.hpp"
-#include "loaded_libraries.hpp"
-#include "process_state.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
+#include "checkpoint/memory/src/process_state.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -2,8 +2,8 @@
 // glibc's fopen/freopen/fclose/tmpfile call its internal open/close, never the interposable
 // symbols, so the stdio calls are interposed as well: the real one runs, then the FILE's
 // descriptor is moved up the same way glibc's freopen moves one (dup, then set _fileno).
-#include "fd_table.hpp"
-#include "spin_lock.hpp"
+#include "checkpoint/memory/src/fd_table.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "diag.hpp"
-#include "routing.hpp"
-#include "uncarried_fds.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/uncarried_fds.hpp"
 #include "common/export.hpp"
 
 extern "C" void _IO_link_in(void* fp);  // glibc: puts a FILE on _IO_list_all (exported since 2.2.5)

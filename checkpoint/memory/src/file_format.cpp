@@ -1,4 +1,4 @@
-#include "file_format.hpp"
+#include "checkpoint/memory/src/file_format.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../memory.h"
-#include "diag.hpp"
+#include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/src/diag.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -5,7 +5,7 @@
 // and renamed when complete. Raw system calls only: no allocation.
 #include <cstdint>
 
-#include "../areas.hpp"
+#include "checkpoint/memory/areas.hpp"
 
 namespace yadokari::memory {
 

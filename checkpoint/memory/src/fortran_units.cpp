@@ -1,6 +1,6 @@
 // The application's Fortran units and RANDOM_NUMBER state across a restart: see fortran_units.hpp.
-#include "fortran_units.hpp"
-#include "spin_lock.hpp"
+#include "checkpoint/memory/src/fortran_units.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "diag.hpp"
-#include "gfortran_abi.hpp"
-#include "process.hpp"
-#include "refusal.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/gfortran_abi.hpp"
+#include "checkpoint/memory/src/process.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 namespace yadokari::memory {

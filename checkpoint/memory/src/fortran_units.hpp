@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fd_table.hpp"
+#include "checkpoint/memory/src/fd_table.hpp"
 
 namespace yadokari::memory {
 

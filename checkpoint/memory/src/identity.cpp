@@ -1,4 +1,4 @@
-#include "identity.hpp"
+#include "checkpoint/memory/src/identity.hpp"
 
 #include <elf.h>
 #include <link.h>
@@ -11,8 +11,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "diag.hpp"
-#include "mapped_file.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/mapped_file.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -12,9 +12,9 @@
 #include <cstring>
 
 #include "common/export.hpp"
-#include "diag.hpp"
-#include "process_state.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/process_state.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -1,13 +1,13 @@
-#include "library_placement.hpp"
+#include "checkpoint/memory/src/library_placement.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
 
 #include <cstdio>
 
-#include "address_gaps.hpp"
-#include "library_region.hpp"
-#include "loaded_libraries.hpp"
+#include "checkpoint/memory/src/address_gaps.hpp"
+#include "checkpoint/memory/src/library_region.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
 
 namespace yadokari::memory {
 namespace {

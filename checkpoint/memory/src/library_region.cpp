@@ -1,4 +1,4 @@
-#include "library_region.hpp"
+#include "checkpoint/memory/src/library_region.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "address_gaps.hpp"
-#include "diag.hpp"
-#include "layout.hpp"
-#include "mapping_live.hpp"
-#include "routing.hpp"
-#include "spin_lock.hpp"
+#include "checkpoint/memory/src/address_gaps.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/mapping_live.hpp"
+#include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
 
 extern "C" void* (*yk_real_dlopen)(const char*, int);  // glibc's dlopen (dlopen_tracking.cpp)
 

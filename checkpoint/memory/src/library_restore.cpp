@@ -12,11 +12,11 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "exe_layout.hpp"
-#include "library_placement.hpp"
-#include "library_tls.hpp"
-#include "loaded_libraries.hpp"
-#include "mapped_file.hpp"
+#include "checkpoint/memory/src/exe_layout.hpp"
+#include "checkpoint/memory/src/library_placement.hpp"
+#include "checkpoint/memory/src/library_tls.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
+#include "checkpoint/memory/src/mapped_file.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -10,13 +10,13 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "exe_layout.hpp"
-#include "identity.hpp"
-#include "layout.hpp"
-#include "library_tls.hpp"
-#include "loaded_libraries.hpp"
-#include "mapped_file.hpp"
-#include "refusal.hpp"
+#include "checkpoint/memory/src/exe_layout.hpp"
+#include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/library_tls.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
+#include "checkpoint/memory/src/mapped_file.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -1,4 +1,4 @@
-#include "library_tls.hpp"
+#include "checkpoint/memory/src/library_tls.hpp"
 
 #include <dlfcn.h>
 

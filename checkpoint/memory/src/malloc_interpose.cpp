@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "layout.hpp"
-#include "process.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/process.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 extern "C" {

@@ -9,13 +9,13 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../areas.hpp"
-#include "app_mappings.hpp"
-#include "diag.hpp"
-#include "layout.hpp"
-#include "mapping_image.hpp"
-#include "mapping_live.hpp"
-#include "refusal.hpp"
+#include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/src/app_mappings.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/mapping_image.hpp"
+#include "checkpoint/memory/src/mapping_live.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The capture half of the application's mappings (app_mappings.hpp has the restore half).
-#include "../areas.hpp"
+#include "checkpoint/memory/areas.hpp"
 
 namespace yadokari::memory {
 

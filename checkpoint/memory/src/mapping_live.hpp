@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mapping_table.hpp"
+#include "checkpoint/memory/src/mapping_table.hpp"
 
 namespace yadokari::memory {
 

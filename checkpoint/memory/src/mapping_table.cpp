@@ -1,4 +1,4 @@
-#include "mapping_table.hpp"
+#include "checkpoint/memory/src/mapping_table.hpp"
 
 #include <cstring>
 

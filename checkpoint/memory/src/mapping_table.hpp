@@ -4,7 +4,7 @@
 // capture and the restore (mapping_image.cpp) read and replace it.
 #include <cstdint>
 
-#include "app_mappings.hpp"
+#include "checkpoint/memory/src/app_mappings.hpp"
 
 namespace yadokari::memory {
 

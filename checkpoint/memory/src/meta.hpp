@@ -2,10 +2,10 @@
 // The meta area: everything needed to check an image against this process and to jump back.
 #include <cstdint>
 
-#include "carried.hpp"
-#include "context.hpp"
-#include "identity.hpp"
-#include "std_streams.hpp"
+#include "checkpoint/memory/src/carried.hpp"
+#include "checkpoint/memory/src/context.hpp"
+#include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/std_streams.hpp"
 
 namespace yadokari::memory {
 

@@ -17,10 +17,10 @@
 #include <cstring>
 
 #include "common/export.hpp"
-#include "diag.hpp"
-#include "layout.hpp"
-#include "mapping_live.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/mapping_live.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
 namespace {

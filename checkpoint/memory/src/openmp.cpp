@@ -1,15 +1,15 @@
 // See openmp.hpp. libgomp's API is resolved at load time (docs/architecture.md, pitfall 8) with
 // RTLD_DEFAULT: libgomp is either among the objects loaded before main or not used at all (an
 // OpenMP library loaded later by dlopen is refused by dlopen_tracking.cpp).
-#include "openmp.hpp"
+#include "checkpoint/memory/src/openmp.hpp"
 
 #include <dlfcn.h>
 
 #include <cstdio>
 
-#include "../memory.h"
-#include "refusal.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
 namespace {

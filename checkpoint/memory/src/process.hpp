@@ -3,7 +3,7 @@
 // (docs/architecture.md, pitfall 8: nothing needed after a restore may be resolved lazily).
 #include <cstdint>
 
-#include "arena.hpp"
+#include "checkpoint/memory/src/arena.hpp"
 
 namespace yadokari::memory {
 

@@ -1,5 +1,5 @@
 // The application's libc process state across a restart: see process_state.hpp.
-#include "process_state.hpp"
+#include "checkpoint/memory/src/process_state.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../memory.h"
+#include "checkpoint/memory/memory.h"
 #include "common/export.hpp"
-#include "refusal.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -22,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../areas.hpp"
+#include "checkpoint/memory/areas.hpp"
 
 namespace yadokari::memory {
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "../memory.h"
-#include "routing.hpp"
+#include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 namespace yadokari::memory {

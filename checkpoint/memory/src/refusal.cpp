@@ -1,11 +1,11 @@
-#include "refusal.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
 
 #include <cstring>
 #include <initializer_list>
 
-#include "../memory.h"
+#include "checkpoint/memory/memory.h"
 #include "common/export.hpp"
-#include "diag.hpp"
+#include "checkpoint/memory/src/diag.hpp"
 
 namespace yadokari::memory {
 namespace {

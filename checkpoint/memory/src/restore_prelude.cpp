@@ -1,10 +1,10 @@
-#include "restore_prelude.hpp"
+#include "checkpoint/memory/src/restore_prelude.hpp"
 
 #include <cstdio>
 
-#include "app_mappings.hpp"
-#include "loaded_libraries.hpp"
-#include "process_state.hpp"
+#include "checkpoint/memory/src/app_mappings.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
+#include "checkpoint/memory/src/process_state.hpp"
 
 namespace yadokari::memory {
 namespace {

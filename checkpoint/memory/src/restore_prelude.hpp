@@ -4,7 +4,7 @@
 // (its working directory exists) and the table of libraries it loaded after start.
 #include <cstddef>
 
-#include "../areas.hpp"
+#include "checkpoint/memory/areas.hpp"
 
 namespace yadokari::memory {
 

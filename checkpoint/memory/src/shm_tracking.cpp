@@ -18,10 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "spin_lock.hpp"
-#include "diag.hpp"
-#include "refusal.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 namespace yadokari::memory {

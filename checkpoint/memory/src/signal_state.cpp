@@ -12,8 +12,8 @@
 #include <cstring>
 
 #include "common/export.hpp"
-#include "diag.hpp"
-#include "process_state.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/process_state.hpp"
 
 namespace yadokari::memory {
 namespace {

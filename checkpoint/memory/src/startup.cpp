@@ -7,17 +7,18 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../memory.h"
-#include "args_region.hpp"
-#include "aslr.hpp"
-#include "context.hpp"
-#include "diag.hpp"
-#include "fd_table.hpp"
-#include "identity.hpp"
-#include "layout.hpp"
-#include "process.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/src/args_region.hpp"
+#include "checkpoint/memory/src/aslr.hpp"
+#include "checkpoint/memory/src/context.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/fd_table.hpp"
+#include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/process.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -71,7 +72,7 @@ void atfork_release() { arena_unlock(); }
 // __libc_start_main.
 __attribute__((constructor(101))) void load_time(int, char** argv, char**) {
   resolve_real_functions();
-  const char* setting = std::getenv("YADOKARI_MEMORY");
+  const char* setting = std::getenv(yadokari::parameters::kMemory);
   if (setting && std::strcmp(setting, "off") == 0) return;
   if (!(setting && std::strcmp(setting, "on") == 0) && !yk_mem_wanted_by_default()) return;
   if (!ensure_no_aslr(argv)) return;
@@ -84,7 +85,7 @@ __attribute__((constructor(101))) void load_time(int, char** argv, char**) {
     say("cannot reserve the application arena at its fixed address; checkpoints disabled");
     return;
   }
-  const char* restore = std::getenv("YADOKARI_RESTORE");
+  const char* restore = std::getenv(yadokari::parameters::kRestore);
   if (restore && *restore) g_restore_pending = true;
   pthread_atfork(atfork_prepare, atfork_release, atfork_release);
   g_enabled = true;

@@ -1,6 +1,6 @@
 // Definitions of the routing flags (routing.hpp) and process state (process.hpp).
-#include "process.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/process.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
 

@@ -1,8 +1,8 @@
-#include "std_streams.hpp"
+#include "checkpoint/memory/src/std_streams.hpp"
 
 #include <cstdio>
 
-#include "layout.hpp"
+#include "checkpoint/memory/src/layout.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -18,10 +18,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "diag.hpp"
-#include "identity.hpp"
-#include "refusal.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 extern "C" void __libc_free(void*);

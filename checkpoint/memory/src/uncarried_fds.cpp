@@ -2,8 +2,8 @@
 // create them are interposed here (the real ones resolved at load time: docs/architecture.md pitfall 8);
 // each wrapper calls the real function and, in application context, notes the result.
 // Noting never changes errno or the result: the wrappers behave exactly like the real calls.
-#include "uncarried_fds.hpp"
-#include "spin_lock.hpp"
+#include "checkpoint/memory/src/uncarried_fds.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -20,9 +20,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "diag.hpp"
-#include "refusal.hpp"
-#include "routing.hpp"
+#include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
 
 namespace yadokari::memory {

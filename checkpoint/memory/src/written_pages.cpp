@@ -1,12 +1,12 @@
 // The capture's side of dirty-page tracking (written_pages.hpp): which ranges DirtyTracker watches.
-#include "../written_pages.hpp"
+#include "checkpoint/memory/written_pages.hpp"
 
-#include "arena.hpp"
-#include "dirty_pages.hpp"
-#include "exe_layout.hpp"
-#include "layout.hpp"
-#include "mapping_live.hpp"
-#include "process.hpp"
+#include "checkpoint/memory/src/arena.hpp"
+#include "checkpoint/memory/src/dirty_pages.hpp"
+#include "checkpoint/memory/src/exe_layout.hpp"
+#include "checkpoint/memory/src/layout.hpp"
+#include "checkpoint/memory/src/mapping_live.hpp"
+#include "checkpoint/memory/src/process.hpp"
 
 namespace yadokari::memory {
 namespace {

@@ -1,4 +1,4 @@
-#include "storage_test_support.hpp"
+#include "checkpoint/storage/tests/storage_test_support.hpp"
 
 #include <sys/mount.h>
 
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "image/image_writer.hpp"
-#include "image_test_support.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
 
 namespace yadokari::storage::testing {
 

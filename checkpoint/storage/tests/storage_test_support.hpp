@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "storage/epoch_store.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
 
 namespace yadokari::storage::testing {
 

@@ -6,12 +6,12 @@
 #include <fstream>
 #include <map>
 
-#include "image/image_error.hpp"
-#include "image/image_writer.hpp"
-#include "image_test_support.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage/storage_error.hpp"
-#include "storage_test_support.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/storage_error.hpp"
+#include "checkpoint/storage/tests/storage_test_support.hpp"
 
 using namespace yadokari::storage;
 using namespace yadokari::storage::testing;

@@ -4,11 +4,11 @@
 
 #include <filesystem>
 
-#include "image/image_reader.hpp"
-#include "image/image_writer.hpp"
-#include "image_test_support.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage_test_support.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/tests/storage_test_support.hpp"
 
 using namespace yadokari::storage;
 using namespace yadokari::storage::testing;

@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "storage/keep_policy.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/storage/keep_policy.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 using namespace yadokari::storage;
 

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "storage/manifest.hpp"
-#include "storage/storage_error.hpp"
+#include "checkpoint/storage/manifest.hpp"
+#include "checkpoint/storage/storage_error.hpp"
 
 using namespace yadokari::storage;
 

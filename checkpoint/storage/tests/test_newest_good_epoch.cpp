@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "image/image_reader.hpp"
-#include "image_test_support.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage/storage_error.hpp"
-#include "storage_test_support.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/storage_error.hpp"
+#include "checkpoint/storage/tests/storage_test_support.hpp"
 
 using namespace yadokari::storage;
 using namespace yadokari::storage::testing;

@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "image_test_support.hpp"
-#include "storage/epoch_store.hpp"
-#include "storage_test_support.hpp"
+#include "checkpoint/image/tests/image_test_support.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
+#include "checkpoint/storage/tests/storage_test_support.hpp"
 
 using namespace yadokari::storage;
 using namespace yadokari::storage::testing;

@@ -4,13 +4,13 @@
 // MPI-free so it can be unit-tested without a library.
 #pragma once
 
-#include "core/counter.hpp"
+#include "pmpi-layer/src/core/counter.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 struct Channel {
   Counter messages_sent, bytes_sent, messages_received, bytes_received;
@@ -127,4 +127,4 @@ inline TrafficRow make_traffic_row(std::size_t world_size) {
   return r;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,6 +1,6 @@
 // Time a rank spends computing (outside MPI), estimated from periodic looks at whether its
 // application thread is inside an MPI call. The wrappers already publish the current call
-// (yk::g_current_call), so the measurement adds nothing to the MPI fast path; a background
+// (yadokari::shim::g_current_call), so the measurement adds nothing to the MPI fast path; a background
 // sampler (mpi/compute_sampler.cpp) feeds this clock. MPI-free and clock-free (the caller passes
 // the time), so it is unit-tested on its own.
 #pragma once
@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 class ComputeClock {
  public:
@@ -39,4 +39,4 @@ class ComputeClock {
   std::atomic<std::int64_t> total_ns_{0};
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

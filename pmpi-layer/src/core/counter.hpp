@@ -10,7 +10,7 @@
 // For the few helpers every wrapper runs: inlined even where GCC's -O2 heuristics would not.
 #define YK_HOT __attribute__((always_inline)) inline
 
-namespace yk {
+namespace yadokari::shim {
 
 inline bool g_many_writers = false;  // set once, when MPI_THREAD_MULTIPLE is granted
 
@@ -53,4 +53,4 @@ class Counter {
   std::atomic<std::uint64_t> v_{0};
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

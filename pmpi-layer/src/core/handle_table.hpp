@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 template <class Entry>
 class HandleTable {
@@ -188,4 +188,4 @@ class HandleTable {
   std::mutex mutex_;
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

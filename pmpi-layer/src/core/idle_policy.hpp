@@ -13,7 +13,7 @@
 #include <charconv>
 #include <string_view>
 
-namespace yk {
+namespace yadokari::shim {
 
 struct IdlePolicy {
   unsigned polls_before_yield;  // idle polls that spin before each further one yields
@@ -42,4 +42,4 @@ constexpr int local_ranks_from(std::string_view open_mpi, std::string_view hydra
   return 0;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

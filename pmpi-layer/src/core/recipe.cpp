@@ -1,6 +1,6 @@
-#include "core/recipe.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 const char* recipe_op_name(RecipeOp op) {
   switch (op) {
@@ -25,4 +25,4 @@ const char* recipe_op_name(RecipeOp op) {
   return "unknown";
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 enum class RecipeOp : std::uint16_t {
   predefined,  // a library constant (MPI_INT, MPI_SUM, ...) or the virtual world
@@ -68,4 +68,4 @@ struct Recipe {
 
 const char* recipe_op_name(RecipeOp op);
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,9 +1,9 @@
-#include "cut/background_image.hpp"
+#include "pmpi-layer/src/cut/background_image.hpp"
 
-#include "cut/image_progress.hpp"
+#include "pmpi-layer/src/cut/image_progress.hpp"
 
-#include "image/image_writer.hpp"
-#include "link/control_link.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "pmpi-layer/src/link/control_link.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,8 +21,9 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include "common/parameters.hpp"
 
-namespace yk::background_image {
+namespace yadokari::shim::background_image {
 namespace {
 
 namespace ctl = yadokari::protocol;
@@ -145,7 +146,7 @@ void report(ctl::ImageWritten message, pid_t pid, int fd) {
 }  // namespace
 
 bool wanted() {
-  const char* value = std::getenv("YADOKARI_CKPT_BACKGROUND");
+  const char* value = std::getenv(yadokari::parameters::kCkptBackground);
   return !value || std::strcmp(value, "off") != 0;
 }
 
@@ -247,4 +248,4 @@ void wait_for_report() {
   if (g_reporter.joinable()) g_reporter.join();
 }
 
-}  // namespace yk::background_image
+}  // namespace yadokari::shim::background_image

@@ -14,7 +14,7 @@ namespace yadokari::image {
 struct WrittenImage;
 }
 
-namespace yk::background_image {
+namespace yadokari::shim::background_image {
 
 // YADOKARI_CKPT_BACKGROUND: anything but "off" writes images in the background.
 bool wanted();
@@ -49,4 +49,4 @@ void rank_released();
 // control link must outlive it).
 void wait_for_report();
 
-}  // namespace yk::background_image
+}  // namespace yadokari::shim::background_image

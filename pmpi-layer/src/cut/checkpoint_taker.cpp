@@ -1,27 +1,27 @@
-#include "cut/checkpoint_taker.hpp"
+#include "pmpi-layer/src/cut/checkpoint_taker.hpp"
 
-#include "cut/background_image.hpp"
+#include "pmpi-layer/src/cut/background_image.hpp"
 
-#include "cut/cut_protocol.hpp"  // current_epoch_dir
+#include "pmpi-layer/src/cut/cut_protocol.hpp"  // current_epoch_dir
 
-#include "cut/lifecycle.hpp"
+#include "pmpi-layer/src/cut/lifecycle.hpp"
 
-#include "memory/areas.hpp"
-#include "memory/memory.h"
+#include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/memory.h"
 #include "protocol/codec.hpp"
-#include "image/binary_identity.hpp"
-#include "image/image_error.hpp"
-#include "image/image_writer.hpp"
-#include "telemetry/compute_sampler.hpp"
-#include "link/control_link.hpp"
-#include "shim/diagnostics.hpp"
-#include "cut/drain.hpp"
-#include "cut/write_fault.hpp"
-#include "cut/image_areas.hpp"
-#include "cut/incremental_image.hpp"
-#include "telemetry/rank_totals.hpp"
-#include "cut/shim_state.hpp"
-#include "objects/world.hpp"
+#include "checkpoint/image/binary_identity.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "pmpi-layer/src/telemetry/compute_sampler.hpp"
+#include "pmpi-layer/src/link/control_link.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/cut/drain.hpp"
+#include "pmpi-layer/src/cut/write_fault.hpp"
+#include "pmpi-layer/src/cut/image_areas.hpp"
+#include "pmpi-layer/src/cut/incremental_image.hpp"
+#include "pmpi-layer/src/telemetry/rank_totals.hpp"
+#include "pmpi-layer/src/cut/shim_state.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -29,7 +29,7 @@
 #include <cstdio>
 #include <string>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 namespace ctl = yadokari::protocol;
@@ -225,4 +225,4 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
   return outcome;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -2,13 +2,13 @@
 // and restoring it in a fresh process of a restarted job (from the MPI_Init wrapper).
 #pragma once
 
-#include "cut/checkpoint_target.hpp"
-#include "cut/cut_state.hpp"  // g_restarts
+#include "pmpi-layer/src/cut/checkpoint_target.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"  // g_restarts
 
 #include <cstddef>
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 // Drains in-flight messages (collective over the virtual world), writes
 // <epoch dir>/rank-<L>.img and tells the coordinator. Returns `restarted` in a restarted process
@@ -18,4 +18,4 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target);
 // The restore half (restart_loader.cpp): cut::restore_if_requested() and cut::on_restart()
 // (lifecycle.hpp).
 
-}  // namespace yk
+}  // namespace yadokari::shim

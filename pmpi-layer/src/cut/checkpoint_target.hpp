@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 struct CheckpointTarget {
   std::uint64_t epoch = 0;
@@ -13,4 +13,4 @@ struct CheckpointTarget {
 
 enum class CheckpointOutcome { written, failed, restarted };
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,11 +1,11 @@
-#include "cut/cut_keys.hpp"
+#include "pmpi-layer/src/cut/cut_keys.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 std::uint64_t child_cut_key(CommRecord* parent, const CommRecord& child) {
   const CommChannels& c = child.channels;
@@ -24,4 +24,4 @@ std::uint64_t child_cut_key(CommRecord* parent, const CommRecord& child) {
   return key <= kWorldCutKey ? key + 2 : key;  // 0 and 1 are taken
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

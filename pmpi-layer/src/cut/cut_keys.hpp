@@ -6,11 +6,11 @@
 // communicator of one process never waits for another.
 #pragma once
 
-#include "objects/records.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 inline constexpr std::uint64_t kWorldCutKey = 1;
 
@@ -19,4 +19,4 @@ inline constexpr std::uint64_t kWorldCutKey = 1;
 // the members alone).
 std::uint64_t child_cut_key(CommRecord* parent, const CommRecord& child);
 
-}  // namespace yk
+}  // namespace yadokari::shim

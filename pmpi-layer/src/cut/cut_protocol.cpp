@@ -1,13 +1,13 @@
-#include "cut/cut_protocol.hpp"
+#include "pmpi-layer/src/cut/cut_protocol.hpp"
 
-#include "cut/background_image.hpp"  // rank_released
-#include "cut/lifecycle.hpp"
+#include "pmpi-layer/src/cut/background_image.hpp"  // rank_released
+#include "pmpi-layer/src/cut/lifecycle.hpp"
 #include "protocol/codec.hpp"
-#include "memory/memory.h"
-#include "shim/slow_path.hpp"
-#include "link/control_link.hpp"
-#include "objects/virtual_handles.hpp"
-#include "objects/world.hpp"
+#include "checkpoint/memory/memory.h"
+#include "pmpi-layer/src/shim/slow_path.hpp"
+#include "pmpi-layer/src/link/control_link.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 namespace ctl = yadokari::protocol;
@@ -282,12 +282,12 @@ bool current_epoch_dir(char* out, std::size_t size) {
   return true;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
 // The application API (pmpi-layer/api/yadokari.h): under the shim these replace the no-ops.
 extern "C" __attribute__((visibility("default"))) int yadokari_checkpoint(void) {
   yk_mem_enter_library();
-  yk::checkpoint_requested_by_app();
+  yadokari::shim::checkpoint_requested_by_app();
   yk_mem_leave_library();
   return 0;
 }

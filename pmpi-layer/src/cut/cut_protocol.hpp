@@ -7,14 +7,14 @@
 // in-flight messages, write their images and wait for the epoch to commit.
 #pragma once
 
-#include "cut/checkpoint_target.hpp"
-#include "cut/cut_state.hpp"
+#include "pmpi-layer/src/cut/checkpoint_target.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 // g_cut_requested (set by the control thread when a cut is in progress, read relaxed on every
 // call boundary) and g_interruptible: cut_state.hpp.
@@ -45,4 +45,4 @@ bool current_epoch_dir(char* out, std::size_t size);
 using CheckpointTaker = CheckpointOutcome (*)(const CheckpointTarget&);
 void set_checkpoint_taker(CheckpointTaker taker);
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 // Set by the control thread when a cut is in progress; read (relaxed) on every call boundary
 // (cut_protocol.hpp).
@@ -27,4 +27,4 @@ inline std::uint64_t g_drained_total = 0;
 inline std::uint64_t g_objects_replayed = 0;
 inline std::uint64_t g_restarts = 0;
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,13 +1,13 @@
-#include "cut/drain.hpp"
+#include "pmpi-layer/src/cut/drain.hpp"
 
-#include "shim/diagnostics.hpp"
-#include "telemetry/rank_totals.hpp"
-#include "cut/cut_state.hpp"
-#include "objects/channel_hooks.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "shim/slow_path.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/telemetry/rank_totals.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"
+#include "pmpi-layer/src/objects/channel_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/slow_path.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -15,7 +15,7 @@
 #include <deque>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 std::deque<DrainedMessage> g_drained;
@@ -213,7 +213,7 @@ int refuse_if_drained(MPI_Comm comm, const char* function) {
   return kNotDrained;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
 // For tests and, later, the checkpoint protocol: the consistent cut on its own.
-extern "C" YK_API int yadokari_consistent_cut(void) { return yk::consistent_cut(); }
+extern "C" YK_API int yadokari_consistent_cut(void) { return yadokari::shim::consistent_cut(); }

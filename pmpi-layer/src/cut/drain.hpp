@@ -5,7 +5,7 @@
 // the order they were drained (which keeps MPI's non-overtaking order per sender).
 #pragma once
 
-#include "cut/cut_state.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"
 
 #include <mpi.h>
 
@@ -14,7 +14,7 @@
 #include <deque>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 // Returned by the redeliver_* functions when no drained message matches: the wrapper goes on
 // to the library. (MPI error codes are never negative.)
@@ -48,4 +48,4 @@ int redeliver_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 // Receive paths that do not take drained messages yet: stop clearly rather than deliver out of order.
 int refuse_if_drained(MPI_Comm comm, const char* function);
 
-}  // namespace yk
+}  // namespace yadokari::shim

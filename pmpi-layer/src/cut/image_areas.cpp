@@ -1,13 +1,13 @@
-#include "cut/image_areas.hpp"
+#include "pmpi-layer/src/cut/image_areas.hpp"
 
-#include "cut/background_image.hpp"
-#include "image/area_kind.hpp"
-#include "image/delta_area.hpp"
+#include "pmpi-layer/src/cut/background_image.hpp"
+#include "checkpoint/image/area_kind.hpp"
+#include "checkpoint/image/delta_area.hpp"
 
 #include <optional>
 #include <span>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 namespace mem = yadokari::memory;
@@ -168,4 +168,4 @@ bool ImageAreaSource::read(void* dst) {
   }
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -3,17 +3,17 @@
 // back in the same order from an ImageReader. Blobs of the shim (its records) are skipped.
 #pragma once
 
-#include "cut/incremental_image.hpp"
-#include "memory/areas.hpp"
-#include "memory/written_pages.hpp"
-#include "image/image_chain.hpp"
-#include "image/image_writer.hpp"
+#include "pmpi-layer/src/cut/incremental_image.hpp"
+#include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/written_pages.hpp"
+#include "checkpoint/image/image_chain.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 class ImageAreaSink final : public yadokari::memory::AreaSink {
  public:
@@ -67,4 +67,4 @@ class ImageAreaSource final : public yadokari::memory::AreaSource {
   std::string error_;
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,8 +1,8 @@
-#include "cut/image_progress.hpp"
+#include "pmpi-layer/src/cut/image_progress.hpp"
 
-namespace yk::image_progress {
+namespace yadokari::shim::image_progress {
 
 std::atomic<std::uint64_t> g_writing_epoch{0};
 std::atomic<std::uint64_t>* g_bytes = nullptr;
 
-}  // namespace yk::image_progress
+}  // namespace yadokari::shim::image_progress

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace yk::image_progress {
+namespace yadokari::shim::image_progress {
 
 // The epoch whose image a writer is writing (0: none).
 extern std::atomic<std::uint64_t> g_writing_epoch;
@@ -18,4 +18,4 @@ inline std::uint64_t writing_bytes() {
   return writing_epoch() != 0 && g_bytes ? g_bytes->load(std::memory_order_relaxed) : 0;
 }
 
-}  // namespace yk::image_progress
+}  // namespace yadokari::shim::image_progress

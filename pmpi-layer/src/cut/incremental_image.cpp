@@ -1,16 +1,17 @@
-#include "cut/incremental_image.hpp"
+#include "pmpi-layer/src/cut/incremental_image.hpp"
 
-#include "image/image_reader.hpp"
-#include "objects/world.hpp"
-#include "shim/diagnostics.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
 
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include "common/parameters.hpp"
 
-namespace yk::incremental_image {
+namespace yadokari::shim::incremental_image {
 namespace {
 
 namespace fs = std::filesystem;
@@ -23,7 +24,7 @@ unsigned g_chain_length = 0;     // images in that image's chain, the full one i
 bool g_tracking_off = false;
 
 bool committed(std::uint64_t epoch) {
-  const char* dir = std::getenv("YADOKARI_CKPT_DIR");
+  const char* dir = std::getenv(yadokari::parameters::kCkptDir);
   if (!dir || !*dir) return false;
   std::error_code error;
   return fs::exists(fs::path(dir) / std::to_string(epoch) / "MANIFEST", error);
@@ -33,7 +34,7 @@ bool committed(std::uint64_t epoch) {
 
 unsigned full_every() {
   static const unsigned value = [] {
-    const char* text = std::getenv("YADOKARI_CKPT_FULL_EVERY");
+    const char* text = std::getenv(yadokari::parameters::kCkptFullEvery);
     if (!text || !*text) return kDefaultFullEvery;
     unsigned n = 0;
     const auto [end, error] = std::from_chars(text, text + std::strlen(text), n);
@@ -90,4 +91,4 @@ void tracking_unavailable(const std::string& why) {
   g_chain_length = 0;
 }
 
-}  // namespace yk::incremental_image
+}  // namespace yadokari::shim::incremental_image

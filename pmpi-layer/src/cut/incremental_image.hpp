@@ -4,15 +4,15 @@
 // (memory/written_pages.hpp), collected by the image sink in the rank before the writer forks.
 #pragma once
 
-#include "image/area_kind.hpp"
-#include "image/image_header.hpp"
+#include "checkpoint/image/area_kind.hpp"
+#include "checkpoint/image/image_header.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace yk::incremental_image {
+namespace yadokari::shim::incremental_image {
 
 // YADOKARI_CKPT_FULL_EVERY (`--full-every`): a full image every N epochs of a process, increments
 // in between; 1 never writes increments.
@@ -48,4 +48,4 @@ void collected(std::uint64_t epoch, bool increment);
 // Tracking is unavailable: logged once per process with the reason; every image is full.
 void tracking_unavailable(const std::string& why);
 
-}  // namespace yk::incremental_image
+}  // namespace yadokari::shim::incremental_image

@@ -1,13 +1,13 @@
-#include "cut/interruptible.hpp"
+#include "pmpi-layer/src/cut/interruptible.hpp"
 
-#include "core/idle_policy.hpp"
-#include "cut/cut_protocol.hpp"
-#include "cut/lifecycle.hpp"
-#include "objects/channel_hooks.hpp"
-#include "objects/object_hooks.hpp"
-#include "objects/object_state.hpp"
-#include "shim/diagnostics.hpp"
-#include "shim/slow_path.hpp"
+#include "pmpi-layer/src/core/idle_policy.hpp"
+#include "pmpi-layer/src/cut/cut_protocol.hpp"
+#include "pmpi-layer/src/cut/lifecycle.hpp"
+#include "pmpi-layer/src/objects/channel_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/object_state.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/shim/slow_path.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 IdlePolicy g_idle = idle_policy(0, 0);  // set by cut::enable_checkpoints()
@@ -299,4 +299,4 @@ const BlockingWaits& cut::polling_waits() {
   return kPolling;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -10,7 +10,7 @@
 
 #include <mpi.h>
 
-namespace yk {
+namespace yadokari::shim {
 
 int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -27,4 +27,4 @@ int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses
 int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Status* status);
 int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]);
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,9 +1,9 @@
 // The cut's hooks for the composition root (shim/lifecycle.cpp), which alone calls them.
 #pragma once
 
-#include "objects/object_state.hpp"  // BlockingWaits
+#include "pmpi-layer/src/objects/object_state.hpp"  // BlockingWaits
 
-namespace yk::cut {
+namespace yadokari::shim::cut {
 
 // After objects::on_init(), before link::on_init(): the listener for the control link's
 // checkpoint messages (cut_protocol.cpp), so that no message arrives before it is there.
@@ -43,4 +43,4 @@ void on_restart();
 // May checkpoint the process and return in a restarted one.
 void on_finalize();
 
-}  // namespace yk::cut
+}  // namespace yadokari::shim::cut

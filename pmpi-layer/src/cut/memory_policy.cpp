@@ -1,9 +1,10 @@
 // When the shim turns on the memory layer (checkpoint/memory): only for jobs that checkpoint or
 // restore. Every other job keeps glibc's allocator, the kernel's address randomisation and no
 // re-exec.
-#include "memory/memory.h"
+#include "checkpoint/memory/memory.h"
 
 #include <cstdlib>
+#include "common/parameters.hpp"
 
 namespace {
 bool set(const char* name) {
@@ -12,4 +13,6 @@ bool set(const char* name) {
 }
 }  // namespace
 
-extern "C" int yk_mem_wanted_by_default(void) { return set("YADOKARI_CKPT_DIR") || set("YADOKARI_RESTORE"); }
+extern "C" int yk_mem_wanted_by_default(void) {
+  return set(yadokari::parameters::kCkptDir) || set(yadokari::parameters::kRestore);
+}

@@ -1,17 +1,17 @@
-#include "cut/replay.hpp"
+#include "pmpi-layer/src/cut/replay.hpp"
 
-#include "shim/diagnostics.hpp"
-#include "objects/trampolines.hpp"
-#include "cut/cut_state.hpp"
-#include "objects/message_size.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/objects/trampolines.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"
+#include "pmpi-layer/src/objects/message_size.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <unordered_map>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 // What a virtual handle (as the app spells it) stands for while the log is replayed. A virtual
@@ -309,7 +309,7 @@ std::uint64_t replay_creation_log() {
   return g_creation_log.size();
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
 // For tests and, later, the restart path: re-create every object of the app on the library.
-extern "C" YK_API std::uint64_t yadokari_replay_objects(void) { return yk::replay_creation_log(); }
+extern "C" YK_API std::uint64_t yadokari_replay_objects(void) { return yadokari::shim::replay_creation_log(); }

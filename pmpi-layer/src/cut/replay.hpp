@@ -5,14 +5,14 @@
 // handle points at its new library object; objects the app had freed are freed again.
 #pragma once
 
-#include "cut/cut_state.hpp"  // g_objects_replayed
+#include "pmpi-layer/src/cut/cut_state.hpp"  // g_objects_replayed
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 // Collective over the virtual world (communicator creations are collective). Returns the
 // number of calls replayed.
 std::uint64_t replay_creation_log();
 
-}  // namespace yk
+}  // namespace yadokari::shim

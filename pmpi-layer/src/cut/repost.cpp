@@ -2,17 +2,17 @@
 // (shim_state.hpp, repost_pending_receives). Sends and non-blocking collectives were completed
 // at the checkpoint (their statuses are kept by the shim), so only receives pending at the cut
 // are posted again, and persistent requests re-made so that MPI_Start works on them.
-#include "shim/diagnostics.hpp"
-#include "cut/shim_state.hpp"
-#include "cut/drain.hpp"
-#include "objects/channel_hooks.hpp"
-#include "objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/cut/shim_state.hpp"
+#include "pmpi-layer/src/cut/drain.hpp"
+#include "pmpi-layer/src/objects/channel_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 int persistent_send_init(const RequestRecord& r, MPI_Datatype type, MPI_Comm comm, MPI_Request* out) {
@@ -74,4 +74,4 @@ void repost_pending_receives() {
   for (const auto& [posted, index] : order) repost(table.at(index));
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

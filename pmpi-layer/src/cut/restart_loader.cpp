@@ -1,27 +1,28 @@
 // The restore half of checkpoint_taker.hpp: what the MPI_Init wrapper of a restarted rank does.
-#include "cut/checkpoint_taker.hpp"
-#include "cut/lifecycle.hpp"
+#include "pmpi-layer/src/cut/checkpoint_taker.hpp"
+#include "pmpi-layer/src/cut/lifecycle.hpp"
 
-#include "link/control_link.hpp"
+#include "pmpi-layer/src/link/control_link.hpp"
 
-#include "memory/areas.hpp"
-#include "memory/memory.h"
-#include "image/image_chain.hpp"
-#include "image/image_error.hpp"
-#include "image/image_reader.hpp"
-#include "shim/diagnostics.hpp"
-#include "cut/image_areas.hpp"
-#include "cut/replay.hpp"
-#include "cut/shim_state.hpp"
-#include "objects/world.hpp"
+#include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/memory.h"
+#include "checkpoint/image/image_chain.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/cut/image_areas.hpp"
+#include "pmpi-layer/src/cut/replay.hpp"
+#include "pmpi-layer/src/cut/shim_state.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 // When cut::restore_if_requested() began; in the shim's own data, which the memory restore leaves alone.
@@ -51,7 +52,7 @@ void cut::restore_if_requested() {
   // (handlers, atexit functions...) is carried; what it registered before is registered again by
   // its own code in a restarted process (checkpoint/memory/memory.h).
   yk_mem_restore_point();
-  const char* dir = std::getenv("YADOKARI_RESTORE");
+  const char* dir = std::getenv(yadokari::parameters::kRestore);
   if (!dir || !*dir) return;
   g_restore_started = std::chrono::steady_clock::now();
   const std::string path = std::string(dir) + "/rank-" + std::to_string(identity().logical_rank) + ".img";
@@ -85,4 +86,4 @@ void cut::on_restart() {
   send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds});
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

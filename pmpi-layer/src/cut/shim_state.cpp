@@ -3,22 +3,22 @@
 // the cut's part here), and whether this process's state can be carried at all (shim_state.hpp).
 // The bytes: a header (magic, version, flavour, rank, sizes), then the fields in the order of
 // describe(StateIO&, ShimState&) (shim_state_io.hpp does the encoding).
-#include "cut/shim_state.hpp"
+#include "pmpi-layer/src/cut/shim_state.hpp"
 
-#include "cut/cut_state.hpp"
-#include "cut/drain.hpp"
-#include "cut/shim_state_io.hpp"
-#include "objects/object_image.hpp"
-#include "objects/virtual_handles.hpp"
-#include "objects/world.hpp"
-#include "shim/slow_path.hpp"
-#include "telemetry/call_counters.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"
+#include "pmpi-layer/src/cut/drain.hpp"
+#include "pmpi-layer/src/cut/shim_state_io.hpp"
+#include "pmpi-layer/src/objects/object_image.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
+#include "pmpi-layer/src/shim/slow_path.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"
 
 #include <chrono>
 #include <sstream>
 #include <tuple>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 using state_io::StateReader;
@@ -263,4 +263,4 @@ void forget_shim_state() {
   install(s);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace yk {
+namespace yadokari::shim {
 
 // At a checkpoint, after the consistent cut (drain), before save_shim_state(): completes every
 // pending send (the drain received them all) and every non-blocking collective that is done,
@@ -48,4 +48,4 @@ void repost_pending_receives();
 // MPI_COMM_SELF as after_library_init() made them.
 void forget_shim_state();
 
-}  // namespace yk
+}  // namespace yadokari::shim

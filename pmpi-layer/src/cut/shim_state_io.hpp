@@ -10,12 +10,12 @@
 // ASLR off and the application's memory comes back at the same addresses.
 #pragma once
 
-#include "core/channel_table.hpp"
-#include "core/recipe.hpp"
-#include "cut/drain.hpp"
-#include "objects/records.hpp"
-#include "objects/trampolines.hpp"
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/core/channel_table.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
+#include "pmpi-layer/src/cut/drain.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
+#include "pmpi-layer/src/objects/trampolines.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <cereal/archives/portable_binary.hpp>
 #include <mpi.h>
@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-namespace yk::state_io {
+namespace yadokari::shim::state_io {
 
 // A record type gained a field that the lists below do not carry yet: a restart would lose it
 // silently. The mirrors must list the same members in the same order.
@@ -348,4 +348,4 @@ void describe(IO& io, Entry<H, Rec>& e) {
   io(e.recipe, e.record, e.references);
 }
 
-}  // namespace yk::state_io
+}  // namespace yadokari::shim::state_io

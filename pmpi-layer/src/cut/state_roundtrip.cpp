@@ -3,19 +3,19 @@
 // shim's tables and queues); the shim's state then comes back from its bytes, the objects are
 // re-created and the receives re-posted, exactly as the MPI_Init wrapper of a restarted rank
 // does. The application goes on with its old handles and must not notice.
-#include "memory/memory.h"
-#include "shim/diagnostics.hpp"
-#include "cut/replay.hpp"
-#include "cut/shim_state.hpp"
-#include "cut/drain.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
+#include "checkpoint/memory/memory.h"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/cut/replay.hpp"
+#include "pmpi-layer/src/cut/shim_state.hpp"
+#include "pmpi-layer/src/cut/drain.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
 
 #include <exception>
 #include <stdexcept>
 #include <string>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 // The library's requests behind the app's: what dies with the old process. A receive still
@@ -87,13 +87,13 @@ int roundtrip() {
 }
 
 }  // namespace
-}  // namespace yk
+}  // namespace yadokari::shim
 
 // Collective over the virtual world. Allocations are the shim's, never the app's (as inside
 // any MPI call: the memory layer's arena holds only application data).
 extern "C" YK_API int yadokari_test_state_roundtrip(void) {
   yk_mem_enter_library();
-  const int rc = yk::roundtrip();
+  const int rc = yadokari::shim::roundtrip();
   yk_mem_leave_library();
   return rc;
 }

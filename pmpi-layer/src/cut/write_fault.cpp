@@ -1,15 +1,16 @@
-#include "cut/write_fault.hpp"
+#include "pmpi-layer/src/cut/write_fault.hpp"
 
 #include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <thread>
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 void pause_in_image_write(std::uint64_t epoch) {
-  const char* spec = std::getenv("YADOKARI_FAULT_SLOW_WRITE");
+  const char* spec = std::getenv(yadokari::parameters::kFaultSlowWrite);
   if (!spec || !*spec) return;
   char* colon = nullptr;
   const unsigned long long wanted = std::strtoull(spec, &colon, 10);
@@ -19,9 +20,9 @@ void pause_in_image_write(std::uint64_t epoch) {
 }
 
 void kill_writer_if_asked(int logical_rank, unsigned earlier_images) {
-  const char* spec = std::getenv("YADOKARI_FAULT_KILL_WRITER");
+  const char* spec = std::getenv(yadokari::parameters::kFaultKillWriter);
   if (!spec || !*spec || earlier_images != 0) return;
   if (std::strtol(spec, nullptr, 10) == logical_rank) ::raise(SIGKILL);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

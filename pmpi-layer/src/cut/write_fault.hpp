@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 void pause_in_image_write(std::uint64_t epoch);
 
@@ -16,4 +16,4 @@ void pause_in_image_write(std::uint64_t epoch);
 // rank R's first image in this process kill itself (SIGKILL) before it finishes the image.
 void kill_writer_if_asked(int logical_rank, unsigned earlier_images);
 
-}  // namespace yk
+}  // namespace yadokari::shim

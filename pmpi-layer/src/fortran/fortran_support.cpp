@@ -1,9 +1,9 @@
-#include "fortran/fortran_support.hpp"
+#include "pmpi-layer/src/fortran/fortran_support.hpp"
 
-#include "objects/operations.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
+#include "pmpi-layer/src/objects/operations.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/call_scope.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -20,7 +20,7 @@ extern int mpi_fortran_statuses_ignore_;
 }
 #endif
 
-namespace yk::fortran {
+namespace yadokari::shim::fortran {
 
 // A Fortran status is MPI_STATUS_SIZE integers laid out like the C struct (Open MPI: 6).
 constexpr std::ptrdiff_t kFortranStatusSize = sizeof(MPI_Status) / sizeof(MPI_Fint);
@@ -74,10 +74,10 @@ void copy_out(char* f, std::size_t len, const char* c) {
   std::memset(f + n, ' ', len - n);
 }
 
-}  // namespace yk::fortran
+}  // namespace yadokari::shim::fortran
 
 #if defined(OPEN_MPI)
-using namespace yk;
+using namespace yadokari::shim;
 
 // Fortran bindings that are not mechanical (fortran_custom in mpi_functions.def). Each is also
 // exported under the names `use mpi_f08` calls (ompi_*_f, pmpi_*_; generate_wrappers.py,

@@ -4,15 +4,15 @@
 // below are identities there.
 #pragma once
 
-#include "objects/fortran_handles.hpp"  // to_c, to_f
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/fortran_handles.hpp"  // to_c, to_f
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <mpi.h>
 
 #include <cstddef>
 #include <string>
 
-namespace yk::fortran {
+namespace yadokari::shim::fortran {
 
 inline constexpr std::size_t kMaxString = 8192;
 
@@ -56,4 +56,4 @@ class Statuses {
 std::string trimmed(const char* f, std::size_t len);
 void copy_out(char* f, std::size_t len, const char* c);
 
-}  // namespace yk::fortran
+}  // namespace yadokari::shim::fortran

@@ -9,8 +9,8 @@
 // (docs/architecture.md, pitfall 8); a fresh process after a restart does it again, since the
 // library's memory is never in an image. If it cannot be done the job stops with one line instead
 // of running with calls the shim does not see.
-#include "shim/api.hpp"
-#include "shim/diagnostics.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -172,7 +172,7 @@ __attribute__((constructor)) void redirect_mpich_f08() {
   dl_iterate_phdr(visit, &out);
   if (!out.found) return;  // a C program: no Fortran layer to route
   if (out.error != nullptr || out.redirected == 0) {
-    yk::print_line(
+    yadokari::shim::print_line(
         "yadokari: cannot route MPICH's Fortran bindings (%s) through the shim: %s%s%s; the job cannot continue",
         kLibrary, out.error ? out.error : "it imports no PMPI_* function the shim provides", out.error ? " at " : "",
         out.symbol);

@@ -3,8 +3,8 @@
 // Interpose those internals: translate the communicator/datatype for the library's predefined
 // keyvals (MPI_TAG_UB and friends, what Fortran codes query), and stop clearly for Fortran
 // user keyvals, which the shim does not support yet.
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
 
 #include <dlfcn.h>
 
@@ -25,7 +25,7 @@ TypeSetAttr g_type_set = reinterpret_cast<TypeSetAttr>(dlsym(RTLD_NEXT, "MPII_Ty
 
 // Predefined attributes live on the real MPI_COMM_WORLD.
 MPI_Comm real_for_attributes(MPI_Comm comm) {
-  return comm == MPI_COMM_WORLD ? MPI_COMM_WORLD : yk::to_real<yk::CommK>(comm);
+  return comm == MPI_COMM_WORLD ? MPI_COMM_WORLD : yadokari::shim::to_real<yadokari::shim::CommK>(comm);
 }
 
 }  // namespace
@@ -37,16 +37,16 @@ extern "C" YK_API int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value,
 // The library's own PMPI_Comm_set_attr tail-calls these too, always with real handles (that
 // is what the C wrappers pass); only a virtual handle means the call came from Fortran.
 extern "C" YK_API int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int type) {
-  if (yk::codec::is_virtual(comm)) yadokari_unsupported_call("MPI_Comm_set_attr", "Fortran");
+  if (yadokari::shim::codec::is_virtual(comm)) yadokari_unsupported_call("MPI_Comm_set_attr", "Fortran");
   return g_comm_set(comm, keyval, value, type);
 }
 
 extern "C" YK_API int MPII_Type_get_attr(MPI_Datatype type, int keyval, void* value, int* flag, int kind) {
-  return g_type_get(yk::to_real<yk::TypeK>(type), keyval, value, flag, kind);
+  return g_type_get(yadokari::shim::to_real<yadokari::shim::TypeK>(type), keyval, value, flag, kind);
 }
 
 extern "C" YK_API int MPII_Type_set_attr(MPI_Datatype type, int keyval, void* value, int kind) {
-  if (yk::codec::is_virtual(type)) yadokari_unsupported_call("MPI_Type_set_attr", "Fortran");
+  if (yadokari::shim::codec::is_virtual(type)) yadokari_unsupported_call("MPI_Type_set_attr", "Fortran");
   return g_type_set(type, keyval, value, kind);
 }
 

@@ -1,19 +1,20 @@
-#include "link/control_link.hpp"
+#include "pmpi-layer/src/link/control_link.hpp"
 
-#include "cut/image_progress.hpp"
-#include "link/lifecycle.hpp"
-#include "link/rank_client.hpp"
-#include "telemetry/call_counters.hpp"
-#include "telemetry/compute_sampler.hpp"
-#include "telemetry/rank_totals.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/cut/image_progress.hpp"
+#include "pmpi-layer/src/link/lifecycle.hpp"
+#include "pmpi-layer/src/link/rank_client.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"
+#include "pmpi-layer/src/telemetry/compute_sampler.hpp"
+#include "pmpi-layer/src/telemetry/rank_totals.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <mpi.h>
 
 #include <cstdlib>
 #include <memory>
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 std::unique_ptr<yadokari::link::RankControlClient> g_client;
@@ -44,7 +45,7 @@ void link::on_init() {
   id.world_size = identity().world_size;
   id.flavour = kFlavour;
   id.init_seconds = identity().library_init_seconds;
-  if (const char* job = std::getenv("YADOKARI_JOB_ID")) g_job_id = job;
+  if (const char* job = std::getenv(yadokari::parameters::kJobId)) g_job_id = job;
   yadokari::link::RankControlClient::Listener listener;
   if (g_listener) listener = [](const yadokari::protocol::Message& m) { g_listener(m); };
   g_client = yadokari::link::RankControlClient::start_from_env(id, snapshot, std::move(listener));
@@ -62,4 +63,4 @@ const std::string& job_id() { return g_job_id; }
 
 void link::on_finalize() { g_client.reset(); }
 
-}  // namespace yk
+}  // namespace yadokari::shim

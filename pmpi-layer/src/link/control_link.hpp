@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace yk {
+namespace yadokari::shim {
 
 // Started and stopped by the composition root (link/lifecycle.hpp).
 
@@ -20,4 +20,4 @@ void send_to_coordinator(const yadokari::protocol::Message& message);
 // $YADOKARI_JOB_ID as read at MPI_Init ("" without one).
 const std::string& job_id();
 
-}  // namespace yk
+}  // namespace yadokari::shim

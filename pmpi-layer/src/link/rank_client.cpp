@@ -1,4 +1,4 @@
-#include "link/rank_client.hpp"
+#include "pmpi-layer/src/link/rank_client.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -19,6 +19,7 @@
 
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
+#include "common/parameters.hpp"
 
 namespace yadokari::link {
 namespace {
@@ -157,20 +158,20 @@ RankControlClient::RankControlClient(std::unique_ptr<Impl> impl) : impl_(std::mo
 
 std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankIdentity& id, Snapshot snapshot,
                                                                      Listener listener) noexcept {
-  const std::string endpoint = env_or_empty("YADOKARI_CONTROL");
+  const std::string endpoint = env_or_empty(yadokari::parameters::kControl);
   if (endpoint.empty()) return nullptr;
   try {
-    const auto credential = protocol::parse_credential(env_or_empty("YADOKARI_JOB_SECRET"));
+    const auto credential = protocol::parse_credential(env_or_empty(yadokari::parameters::kJobSecret));
     if (!credential) throw std::runtime_error("YADOKARI_JOB_SECRET is not a job credential of this yadokari");
     auto impl = std::make_unique<Impl>();
     impl->registration = protocol::RegisterRank{
-        env_or_empty("YADOKARI_JOB_ID"),
+        env_or_empty(yadokari::parameters::kJobId),
         credential->secret,
         id.logical_rank,
         id.world_size,
         id.pid != 0 ? id.pid : static_cast<std::int64_t>(getpid()),
         id.hostname.empty() ? local_hostname() : id.hostname,
-        id.flavour.empty() ? env_or_empty("YADOKARI_FLAVOUR") : id.flavour,
+        id.flavour.empty() ? env_or_empty(yadokari::parameters::kFlavour) : id.flavour,
         id.init_seconds,
     };
     impl->snapshot = std::move(snapshot);

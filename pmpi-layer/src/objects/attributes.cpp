@@ -2,15 +2,15 @@
 // values then live in the shim's records (so they survive a restart with the objects), and the
 // copy/delete callbacks are called with the app's virtual handles. Predefined attributes
 // (MPI_TAG_UB, MPI_WTIME_IS_GLOBAL, ...) still come from the library.
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/call_scope.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
 #include <map>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 constexpr int kKeyvalBase = 0x3a000000;
@@ -99,9 +99,9 @@ void delete_type_attributes(MPI_Datatype type) {
   while (!attrs->empty()) delete_one_type_attr(type, *attrs, attrs->begin()->first);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
-using namespace yk;
+using namespace yadokari::shim;
 
 extern "C" YK_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
                                              MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,

@@ -2,15 +2,15 @@
 // they run on every message. Implemented on the communicators' records (communicators.cpp).
 #pragma once
 
-#include "core/counter.hpp"
-#include "objects/message_size.hpp"
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/core/counter.hpp"
+#include "pmpi-layer/src/objects/message_size.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 // Channel-table hooks of the generated wrappers, inline: they run on every message. `comm` is
 // the communicator's entry (null for a communicator the shim does not know, e.g. MPI_COMM_NULL).
@@ -85,4 +85,4 @@ void on_send_bytes(MPI_Comm comm, int dest, std::uint64_t bytes);
 YK_HOT void on_collective(CommK::entry* comm) {
   if (comm) ++comm->record.collectives_started;
 }
-}  // namespace yk
+}  // namespace yadokari::shim

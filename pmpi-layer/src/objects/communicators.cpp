@@ -1,11 +1,11 @@
 // Communicator records: the logical channel table behind every communicator the app uses, and
 // the per-communicator counters the consistent cut will need.
-#include "cut/cut_keys.hpp"
-#include "objects/channel_hooks.hpp"
-#include "objects/object_hooks.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/cut/cut_keys.hpp"
+#include "pmpi-layer/src/objects/channel_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 // Peers of `real` (the remote group of an intercommunicator) as virtual-world ranks.
@@ -82,4 +82,4 @@ void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   if (auto* rec = comm_record(comm)) rec->errhandler = errhandler;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,6 +1,6 @@
-#include "objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 void mark_committed(MPI_Datatype type) {
   if (auto* rec = record_of<TypeK>(type)) rec->committed = true;
@@ -8,4 +8,4 @@ void mark_committed(MPI_Datatype type) {
 
 MPI_Datatype type_from_contents(MPI_Datatype real) { return another_reference<TypeK>(real); }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -4,11 +4,11 @@
 // Fortran integers *are* the C handles and the conversions are identities.
 #pragma once
 
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <mpi.h>
 
-namespace yk::fortran {
+namespace yadokari::shim::fortran {
 
 #if defined(OPEN_MPI)
 template <class K>
@@ -77,4 +77,4 @@ MPI_Fint to_f(typename K::handle c) {
 }
 #endif
 
-}  // namespace yk::fortran
+}  // namespace yadokari::shim::fortran

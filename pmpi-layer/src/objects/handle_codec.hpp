@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace yk::codec {
+namespace yadokari::shim::codec {
 
 inline constexpr std::uint32_t kMaxIndex = (1u << 25) - 1;
 
@@ -67,4 +67,4 @@ inline H from_u64(std::uint64_t v) {
 inline constexpr std::int32_t kFortranTag = 0x40000000;
 inline bool fortran_is_virtual(std::int32_t f) { return f >= kFortranTag; }
 
-}  // namespace yk::codec
+}  // namespace yadokari::shim::codec

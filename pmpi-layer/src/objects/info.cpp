@@ -1,7 +1,7 @@
 // Info objects: the shim mirrors their key/value pairs so an info can be re-created.
-#include "objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 InfoRecord info_entries(MPI_Info info) {
   auto* rec = record_of<InfoK>(info);
@@ -16,4 +16,4 @@ void mirror_info_delete(MPI_Info info, const char* key) {
   if (auto* rec = record_of<InfoK>(info)) rec->entries.erase(key);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -3,16 +3,16 @@
 // the recipe that made it and the kind's record (objects/records.hpp).
 #pragma once
 
-#include "core/handle_table.hpp"
-#include "core/recipe.hpp"
-#include "objects/records.hpp"
+#include "pmpi-layer/src/core/handle_table.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <unordered_map>
 
-namespace yk {
+namespace yadokari::shim {
 
 template <class Handle, class Record>
 struct Entry {
@@ -65,4 +65,4 @@ struct CreationRecord {
   std::uint64_t result;
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

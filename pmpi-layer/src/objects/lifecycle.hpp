@@ -1,11 +1,11 @@
 // The objects' hooks for the composition root (shim/lifecycle.cpp), which alone calls them.
 #pragma once
 
-#include "objects/object_state.hpp"
+#include "pmpi-layer/src/objects/object_state.hpp"
 
 #include <chrono>
 
-namespace yk::objects {
+namespace yadokari::shim::objects {
 
 // Right after the library's MPI_Init: the rank's identity (logical rank, world size, thread
 // level), the virtual world and MPI_COMM_SELF at table indices 0 and 1 (world.hpp).
@@ -14,4 +14,4 @@ void on_init(int thread_level, std::chrono::steady_clock::time_point init_starte
 // How the MPI_Wait family blocks (object_state.hpp, BlockingWaits); null: inside the library.
 void use_blocking_waits(const BlockingWaits* waits);
 
-}  // namespace yk::objects
+}  // namespace yadokari::shim::objects

@@ -3,13 +3,13 @@
 // builtin datatype in its handle. Everything else asks the library.
 #pragma once
 
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <mpi.h>
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 YK_HOT std::uint64_t received_bytes(const MPI_Status* status) {
 #if defined(OPEN_MPI)
@@ -72,4 +72,4 @@ YK_HOT std::uint64_t message_bytes(int count, MPI_Datatype type) {
   return count <= 0 ? 0 : static_cast<std::uint64_t>(count) * datatype_size(type);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

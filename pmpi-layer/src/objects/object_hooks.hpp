@@ -3,9 +3,9 @@
 // them.
 #pragma once
 
-#include "core/recipe.hpp"
-#include "objects/records.hpp"
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <mpi.h>
 
@@ -13,7 +13,7 @@
 #include <initializer_list>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 template <class H>
 inline std::uint64_t hv(H h) {
@@ -85,4 +85,4 @@ InfoRecord info_entries(MPI_Info info);
 void mirror_info_set(MPI_Info info, const char* key, const char* value);
 void mirror_info_delete(MPI_Info info, const char* key);
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,13 +1,13 @@
 // The objects' part of a checkpoint image (object_image.hpp), from and into their globals.
-#include "objects/object_image.hpp"
+#include "pmpi-layer/src/objects/object_image.hpp"
 
-#include "objects/message_size.hpp"
-#include "objects/object_hooks.hpp"
-#include "objects/object_state.hpp"
-#include "objects/virtual_handles.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/objects/message_size.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/object_state.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 template <class K>
@@ -88,4 +88,4 @@ ObjectsImage fresh_objects() {
   return s;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

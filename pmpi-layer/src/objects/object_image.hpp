@@ -3,10 +3,10 @@
 // in which order, is cut/shim_state.cpp's business: it lists these fields among the others'.
 #pragma once
 
-#include "core/channel_table.hpp"
-#include "objects/kinds.hpp"
-#include "objects/records.hpp"
-#include "objects/trampolines.hpp"
+#include "pmpi-layer/src/core/channel_table.hpp"
+#include "pmpi-layer/src/objects/kinds.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
+#include "pmpi-layer/src/objects/trampolines.hpp"
 
 #include <array>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 // One table: its entries at their indices and its free list, so that the next object made after
 // the restart gets the index it would have got anyway.
@@ -61,4 +61,4 @@ void load_objects(ObjectsImage& image);
 // made them (for forget_shim_state()).
 ObjectsImage fresh_objects();
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -5,8 +5,8 @@
 // put back: object_image.{hpp,cpp}.
 #pragma once
 
-#include "core/channel_table.hpp"
-#include "objects/kinds.hpp"
+#include "pmpi-layer/src/core/channel_table.hpp"
+#include "pmpi-layer/src/objects/kinds.hpp"
 
 #include <mpi.h>
 
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 // One registry per kind, built when the shim is loaded (before the app's main and before
 // MPI_Init), so lookups never pay for a lazy-initialisation guard.
@@ -69,4 +69,4 @@ struct TypeSizeSlot {
 };
 inline TypeSizeSlot g_type_size_cache[64];
 
-}  // namespace yk
+}  // namespace yadokari::shim

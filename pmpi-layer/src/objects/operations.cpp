@@ -1,16 +1,16 @@
 // User reduction operations and user error handlers: registered with the library through a
 // trampoline slot (see trampolines.hpp).
-#include "objects/operations.hpp"
+#include "pmpi-layer/src/objects/operations.hpp"
 
-#include "objects/trampolines.hpp"
-#include "shim/diagnostics.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
+#include "pmpi-layer/src/objects/trampolines.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/call_scope.hpp"
 
 #include <cstdio>
 
-namespace yk {
+namespace yadokari::shim {
 
 int create_op(void* user_fn, int commute, bool fortran, MPI_Op* op) {
   const int slot = claim_op_slot(user_fn, fortran);
@@ -51,14 +51,14 @@ void release_op_trampoline(MPI_Op op) {
   if (auto* rec = record_of<OpK>(op)) release_op_slot(rec->trampoline);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
 extern "C" YK_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  yk::CallScope scope(yk::Fn::MPI_Op_create);
-  return yk::create_op(reinterpret_cast<void*>(user_fn), commute, false, op);
+  yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Op_create);
+  return yadokari::shim::create_op(reinterpret_cast<void*>(user_fn), commute, false, op);
 }
 
 extern "C" YK_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
-  yk::CallScope scope(yk::Fn::MPI_Comm_create_errhandler);
-  return yk::create_errhandler(reinterpret_cast<void*>(fn), false, errhandler);
+  yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Comm_create_errhandler);
+  return yadokari::shim::create_errhandler(reinterpret_cast<void*>(fn), false, errhandler);
 }

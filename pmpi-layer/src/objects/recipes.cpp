@@ -1,8 +1,8 @@
 // Recipes whose arguments are arrays: flattened into Recipe::ints in the order of the call's
 // arguments, so re-creating the object is a matter of reading them back in the same order.
-#include "objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 template <class T>
@@ -110,4 +110,4 @@ Recipe recipe_darray(int size, int rank, int ndims, const int gsizes[], const in
   return r;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -3,8 +3,8 @@
 // checkpoint image on their own.
 #pragma once
 
-#include "core/channel_table.hpp"
-#include "core/recipe.hpp"
+#include "pmpi-layer/src/core/channel_table.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
 
 #include <mpi.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-namespace yk {
+namespace yadokari::shim {
 
 struct CommRecord {
   CommChannels channels;
@@ -93,4 +93,4 @@ struct MessageRecord {
 
 struct NoRecord {};
 
-}  // namespace yk
+}  // namespace yadokari::shim

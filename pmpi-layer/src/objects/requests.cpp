@@ -1,14 +1,14 @@
 // Requests: tracking what each pending operation is (for the channel table now, for the drain
 // protocol later) and the completion calls, which must hand completed virtual requests back to
 // the table and set the app's handle to MPI_REQUEST_NULL exactly as the library would.
-#include "objects/channel_hooks.hpp"
-#include "objects/lifecycle.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
-#include "objects/world.hpp"
+#include "pmpi-layer/src/objects/channel_hooks.hpp"
+#include "pmpi-layer/src/objects/lifecycle.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/call_scope.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 using ReqEntry = ReqK::entry;
@@ -121,9 +121,9 @@ MPI_Comm message_comm(MPI_Message message) {
 
 void objects::use_blocking_waits(const BlockingWaits* waits) { g_blocking_waits = waits; }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
-using namespace yk;
+using namespace yadokari::shim;
 
 extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   CallScope scope(Fn::MPI_Wait);

@@ -1,12 +1,12 @@
-#include "objects/trampolines.hpp"
+#include "pmpi-layer/src/objects/trampolines.hpp"
 
-#include "objects/fortran_handles.hpp"
-#include "objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/fortran_handles.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
 
 #include <array>
 #include <utility>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 std::array<UserFunctionSlot, kTrampolineSlots> g_op_slots;
@@ -74,4 +74,4 @@ void* errhandler_trampoline(int slot) { return g_errh_entries[static_cast<std::s
 std::array<UserFunctionSlot, kTrampolineSlots>& op_slots() { return g_op_slots; }
 std::array<UserFunctionSlot, kTrampolineSlots>& errhandler_slots() { return g_errh_slots; }
 
-}  // namespace yk
+}  // namespace yadokari::shim

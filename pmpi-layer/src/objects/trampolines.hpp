@@ -7,7 +7,7 @@
 #include <array>
 #include <cstddef>
 
-namespace yk {
+namespace yadokari::shim {
 
 inline constexpr std::size_t kTrampolineSlots = 128;
 
@@ -31,4 +31,4 @@ void* errhandler_trampoline(int slot);  // MPI_Comm_errhandler_function* for the
 std::array<UserFunctionSlot, kTrampolineSlots>& op_slots();
 std::array<UserFunctionSlot, kTrampolineSlots>& errhandler_slots();
 
-}  // namespace yk
+}  // namespace yadokari::shim

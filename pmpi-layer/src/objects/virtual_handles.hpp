@@ -9,10 +9,10 @@
 // The kinds and entries: kinds.hpp; the tables themselves: object_state.hpp.
 #pragma once
 
-#include "core/recipe.hpp"
-#include "objects/handle_codec.hpp"
-#include "objects/kinds.hpp"
-#include "objects/object_state.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
+#include "pmpi-layer/src/objects/handle_codec.hpp"
+#include "pmpi-layer/src/objects/kinds.hpp"
+#include "pmpi-layer/src/objects/object_state.hpp"
 
 #include <mpi.h>
 
@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 template <class K>
 YK_HOT typename K::entry* find_entry(typename K::handle h) {
@@ -132,4 +132,4 @@ class RealArray {
   H* data_ = nullptr;
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,19 +1,20 @@
 // The rank's identity and the virtual world (world.hpp); objects::on_init() sets them up.
-#include "objects/world.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
 
-#include "cut/cut_keys.hpp"
-#include "objects/lifecycle.hpp"
-#include "objects/object_hooks.hpp"
-#include "shim/diagnostics.hpp"
-#include "shim/slow_path.hpp"
+#include "pmpi-layer/src/cut/cut_keys.hpp"
+#include "pmpi-layer/src/objects/lifecycle.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/shim/slow_path.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 #if defined(OPEN_MPI)
 const char* const kFlavour = "openmpi";
@@ -31,7 +32,7 @@ MPI_Comm g_shim_comm = MPI_COMM_NULL;
 // YADOKARI_RANK_MAP (the same on every rank) lists, by real rank, the logical rank hosted. Empty:
 // logical rank = real rank.
 std::vector<int> rank_map(int size) {
-  const char* map = std::getenv("YADOKARI_RANK_MAP");
+  const char* map = std::getenv(yadokari::parameters::kRankMap);
   if (!map || !*map) return {};
   std::vector<int> logical;
   for (const char* p = map; *p;) {
@@ -116,4 +117,4 @@ void on_init(int thread_level, std::chrono::steady_clock::time_point init_starte
 
 }  // namespace objects
 
-}  // namespace yk
+}  // namespace yadokari::shim

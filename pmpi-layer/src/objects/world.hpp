@@ -3,8 +3,8 @@
 // (objects/lifecycle.hpp, called from the composition root, shim/lifecycle.cpp).
 #pragma once
 
-#include "core/recipe.hpp"
-#include "objects/records.hpp"
+#include "pmpi-layer/src/core/recipe.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
 
 #include <mpi.h>
 
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace yk {
+namespace yadokari::shim {
 
 struct RankIdentity {
   int logical_rank = 0;
@@ -36,4 +36,4 @@ MPI_Comm shim_comm();
 
 extern const char* const kFlavour;  // "openmpi" or "mpich", fixed at build time
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -3,16 +3,16 @@
 // consistent cut. One store on entry and one on exit. The fast path's flag word: slow_path.hpp.
 #pragma once
 
-#include "cut/cut_protocol.hpp"  // cut_boundary, g_cut_requested
-#include "memory/library_scope.hpp"
-#include "shim/slow_path.hpp"           // g_slow_path
-#include "telemetry/call_counters.hpp"  // g_call_counts, g_current_call
+#include "pmpi-layer/src/cut/cut_protocol.hpp"  // cut_boundary, g_cut_requested
+#include "checkpoint/memory/library_scope.hpp"
+#include "pmpi-layer/src/shim/slow_path.hpp"           // g_slow_path
+#include "pmpi-layer/src/telemetry/call_counters.hpp"  // g_call_counts, g_current_call
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 class CallScope {
  public:
@@ -65,4 +65,4 @@ class FastCallScope {
   FastCallScope& operator=(const FastCallScope&) = delete;
 };
 
-}  // namespace yk
+}  // namespace yadokari::shim

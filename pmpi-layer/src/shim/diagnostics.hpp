@@ -8,7 +8,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-namespace yk {
+namespace yadokari::shim {
 
 __attribute__((format(printf, 1, 2))) inline void print_line(const char* format, ...) {
   char line[1024];
@@ -22,4 +22,4 @@ __attribute__((format(printf, 1, 2))) inline void print_line(const char* format,
   [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line, static_cast<std::size_t>(n) + 1);
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

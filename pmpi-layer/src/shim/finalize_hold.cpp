@@ -1,4 +1,4 @@
-#include "shim/finalize_hold.hpp"
+#include "pmpi-layer/src/shim/finalize_hold.hpp"
 
 #include <unistd.h>
 
@@ -7,9 +7,10 @@
 #include <cstdlib>
 #include <thread>
 
-#include "cut/cut_protocol.hpp"
+#include "pmpi-layer/src/cut/cut_protocol.hpp"
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 void hold_before_finalize() {
   // A test that forgot to create the file must not leave a job behind for ever.
@@ -18,7 +19,7 @@ void hold_before_finalize() {
   for (;;) {
     // Read again on every pass: after a checkpoint this may be a restarted process with its own
     // environment (no variable there: no hold).
-    const char* file = std::getenv("YADOKARI_FAULT_HOLD_FINALIZE");
+    const char* file = std::getenv(yadokari::parameters::kFaultHoldFinalize);
     if (!file || !*file || access(file, F_OK) == 0) return;
     if (std::chrono::steady_clock::now() - since > kGiveUp) {
       std::fprintf(stderr, "yadokari: YADOKARI_FAULT_HOLD_FINALIZE: %s did not appear within 5 minutes; finalizing\n",
@@ -31,4 +32,4 @@ void hold_before_finalize() {
   }
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

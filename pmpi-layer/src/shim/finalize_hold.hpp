@@ -6,10 +6,10 @@
 // Unset (always, outside tests): nothing happens.
 #pragma once
 
-namespace yk {
+namespace yadokari::shim {
 
 // At MPI_Finalize, before the rank stops taking part in cuts. May checkpoint the process and
 // return in a restarted one.
 void hold_before_finalize();
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -2,26 +2,27 @@
 // shim's concerns are set up and torn down. Each hook it calls is declared in
 // <concern>/lifecycle.hpp and called from here only; the steps of the other concerns around a
 // checkpoint and a restart are given to the cut as hooks (cut::set_checkpoint_hooks).
-#include "cut/checkpoint_taker.hpp"
-#include "cut/cut_protocol.hpp"
-#include "cut/lifecycle.hpp"
-#include "link/lifecycle.hpp"
-#include "memory/memory.h"
-#include "objects/lifecycle.hpp"
-#include "objects/world.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
-#include "shim/diagnostics.hpp"
-#include "shim/finalize_hold.hpp"
-#include "telemetry/lifecycle.hpp"
+#include "pmpi-layer/src/cut/checkpoint_taker.hpp"
+#include "pmpi-layer/src/cut/cut_protocol.hpp"
+#include "pmpi-layer/src/cut/lifecycle.hpp"
+#include "pmpi-layer/src/link/lifecycle.hpp"
+#include "checkpoint/memory/memory.h"
+#include "pmpi-layer/src/objects/lifecycle.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/call_scope.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/shim/finalize_hold.hpp"
+#include "pmpi-layer/src/telemetry/lifecycle.hpp"
 
 #include <dlfcn.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 #if defined(OPEN_MPI)
@@ -54,7 +55,7 @@ void check_abi_or_die() {
       std::_Exit(70);
     }
   }
-  const char* expected = std::getenv("YADOKARI_FLAVOUR");
+  const char* expected = std::getenv(yadokari::parameters::kFlavour);
   if (expected && *expected && std::strcmp(expected, kFlavour) != 0) {
     print_line("yadokari: YADOKARI_FLAVOUR=%s but this shim is built for %s", expected, kFlavour);
     std::_Exit(70);
@@ -96,34 +97,34 @@ void before_library_finalize() {
 }
 
 }  // namespace
-}  // namespace yk
+}  // namespace yadokari::shim
 
 extern "C" YK_API int MPI_Init(int* argc, char*** argv) {
-  yk::check_abi_or_die();
-  yk::CallScope scope(yk::Fn::MPI_Init);
+  yadokari::shim::check_abi_or_die();
+  yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Init);
   const auto started = std::chrono::steady_clock::now();
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) {
-    yk::after_library_init(MPI_THREAD_SINGLE, started);
-    yk::cut::restore_if_requested();  // returns only when there is nothing to restore
+    yadokari::shim::after_library_init(MPI_THREAD_SINGLE, started);
+    yadokari::shim::cut::restore_if_requested();  // returns only when there is nothing to restore
   }
   return rc;
 }
 
 extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  yk::check_abi_or_die();
-  yk::CallScope scope(yk::Fn::MPI_Init_thread);
+  yadokari::shim::check_abi_or_die();
+  yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Init_thread);
   const auto started = std::chrono::steady_clock::now();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) {
-    yk::after_library_init(*provided, started);
-    yk::cut::restore_if_requested();
+    yadokari::shim::after_library_init(*provided, started);
+    yadokari::shim::cut::restore_if_requested();
   }
   return rc;
 }
 
 extern "C" YK_API int MPI_Finalize(void) {
-  yk::CallScope scope(yk::Fn::MPI_Finalize);
-  yk::before_library_finalize();
+  yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Finalize);
+  yadokari::shim::before_library_finalize();
   return PMPI_Finalize();
 }

@@ -1,21 +1,21 @@
 // Calls that fit nowhere else, and the handler behind every unsupported-function stub.
-#include "shim/diagnostics.hpp"
-#include "shim/api.hpp"
-#include "shim/call_scope.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
+#include "pmpi-layer/src/shim/call_scope.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 
 extern "C" YK_API int MPI_Pcontrol(const int level, ...) {
-  yk::CallScope scope(yk::Fn::MPI_Pcontrol);
+  yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Pcontrol);
   return PMPI_Pcontrol(level);
 }
 
 // Called by the generated stubs (unsupported.c). Aborting is the only safe answer: letting the
 // call through would hand the library a virtual handle and fail later, far from the cause.
 extern "C" [[noreturn]] YK_API void yadokari_unsupported_call(const char* function, const char* binding) {
-  yk::print_line(
+  yadokari::shim::print_line(
       "yadokari: %s (%s binding) is not supported by yadokari; the job cannot continue "
       "(see pmpi-layer/README.md, \"Coverage\")",
       function, binding);

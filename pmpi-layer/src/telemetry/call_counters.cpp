@@ -1,6 +1,6 @@
-#include "telemetry/call_counters.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 std::vector<std::uint64_t> save_call_counts() {
   std::vector<std::uint64_t> counts;
@@ -16,4 +16,4 @@ void load_call_counts(const std::vector<std::uint64_t>& counts) {
   }
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

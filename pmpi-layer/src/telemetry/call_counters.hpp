@@ -4,7 +4,7 @@
 // the generated function id.
 #pragma once
 
-#include "core/counter.hpp"
+#include "pmpi-layer/src/core/counter.hpp"
 #include "function_ids.hpp"
 
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace yk {
+namespace yadokari::shim {
 
 inline constexpr std::size_t kFunctionCount = static_cast<std::size_t>(Fn::count_);
 inline Counter g_call_counts[kFunctionCount];
@@ -25,4 +25,4 @@ void load_call_counts(const std::vector<std::uint64_t>& counts);
 
 inline const char* function_name(Fn f) { return f == Fn::none_ ? "" : kFunctionNames[static_cast<std::size_t>(f)]; }
 
-}  // namespace yk
+}  // namespace yadokari::shim

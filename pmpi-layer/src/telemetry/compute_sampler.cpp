@@ -4,10 +4,10 @@
 // reads the clock: at a 10 ms period that is 100 wakeups of ~2 us per second, < 0.1 % of a core
 // per rank, and an epoch (>= 1 s) still gets >= 100 looks. Raw pthread, not std::thread: an app
 // that exits without MPI_Finalize must not hit std::thread's terminate-if-joinable destructor.
-#include "telemetry/compute_sampler.hpp"
+#include "pmpi-layer/src/telemetry/compute_sampler.hpp"
 
-#include "core/compute_clock.hpp"
-#include "telemetry/call_counters.hpp"
+#include "pmpi-layer/src/core/compute_clock.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"
 
 #include <pthread.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include <array>
 #include <atomic>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 constexpr long kPeriodNanoseconds = 10 * 1000 * 1000;
@@ -78,4 +78,4 @@ std::string node_name() {
   return name.data();
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

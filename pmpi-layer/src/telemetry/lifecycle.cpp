@@ -1,9 +1,9 @@
-#include "telemetry/lifecycle.hpp"
+#include "pmpi-layer/src/telemetry/lifecycle.hpp"
 
-#include "telemetry/compute_sampler.hpp"
-#include "telemetry/stats_writer.hpp"
+#include "pmpi-layer/src/telemetry/compute_sampler.hpp"
+#include "pmpi-layer/src/telemetry/stats_writer.hpp"
 
-namespace yk::telemetry {
+namespace yadokari::shim::telemetry {
 
 void on_init(bool link_up) {
   if (link_up) start_compute_sampler();
@@ -14,4 +14,4 @@ void on_finalize() {
   stop_compute_sampler();
 }
 
-}  // namespace yk::telemetry
+}  // namespace yadokari::shim::telemetry

@@ -1,7 +1,7 @@
 // Telemetry's hooks for the composition root (shim/lifecycle.cpp), which alone calls them.
 #pragma once
 
-namespace yk::telemetry {
+namespace yadokari::shim::telemetry {
 
 // After MPI_Init: the compute sampler, only with a front end to report compute time to.
 void on_init(bool link_up);
@@ -15,4 +15,4 @@ void on_checkpoint();
 // First thing in a restarted process: MPI_Wtime continues from that value (wtime.cpp).
 void on_restart();
 
-}  // namespace yk::telemetry
+}  // namespace yadokari::shim::telemetry

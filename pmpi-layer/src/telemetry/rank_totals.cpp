@@ -1,10 +1,10 @@
-#include "telemetry/rank_totals.hpp"
+#include "pmpi-layer/src/telemetry/rank_totals.hpp"
 
-#include "objects/world.hpp"
-#include "objects/virtual_handles.hpp"
-#include "telemetry/call_counters.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 
 namespace {
 
@@ -35,4 +35,4 @@ TrafficRow traffic_row() {
   return row;
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -1,11 +1,11 @@
 // Sums over the rank's channel table and call counters (for `yadokari status` and stats).
 #pragma once
 
-#include "core/channel_table.hpp"
+#include "pmpi-layer/src/core/channel_table.hpp"
 
 #include <cstdint>
 
-namespace yk {
+namespace yadokari::shim {
 
 struct RankTotals {
   std::uint64_t calls = 0, messages_sent = 0, bytes_sent = 0, messages_received = 0, bytes_received = 0;
@@ -19,4 +19,4 @@ RankTotals rank_totals();
 // app used, live or freed: the scheduler's input and the drain protocol's sent counts.
 TrafficRow traffic_row();
 
-}  // namespace yk
+}  // namespace yadokari::shim

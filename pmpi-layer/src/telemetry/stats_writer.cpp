@@ -1,11 +1,11 @@
-#include "telemetry/stats_writer.hpp"
+#include "pmpi-layer/src/telemetry/stats_writer.hpp"
 
-#include "cut/cut_state.hpp"  // the cut's counters: drained, replayed, restarts
-#include "objects/virtual_handles.hpp"
-#include "objects/world.hpp"
-#include "shim/diagnostics.hpp"
-#include "telemetry/call_counters.hpp"
-#include "telemetry/rank_totals.hpp"
+#include "pmpi-layer/src/cut/cut_state.hpp"  // the cut's counters: drained, replayed, restarts
+#include "pmpi-layer/src/objects/virtual_handles.hpp"
+#include "pmpi-layer/src/objects/world.hpp"
+#include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"
+#include "pmpi-layer/src/telemetry/rank_totals.hpp"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -16,8 +16,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include "common/parameters.hpp"
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 std::string stats_path(const std::string& spec, int rank) {
@@ -56,7 +57,7 @@ nlohmann::json channels_json() {
 }  // namespace
 
 void write_stats_if_requested() {
-  const char* spec = std::getenv("YADOKARI_STATS");
+  const char* spec = std::getenv(yadokari::parameters::kStats);
   if (!spec || !*spec) return;
   const RankIdentity& id = identity();
   char host[256] = {};
@@ -96,4 +97,4 @@ void write_stats_if_requested() {
   if (!out) print_line("yadokari: cannot write stats file %s: %s", path.c_str(), std::strerror(errno));
 }
 
-}  // namespace yk
+}  // namespace yadokari::shim

@@ -3,14 +3,14 @@
 // checkpoint would see time run backwards after the restart. The shim keeps the application's
 // clock continuous: the value at the checkpoint is carried in the image, and the restarted
 // process adds the difference. Time the job spent stopped is not counted.
-#include "telemetry/lifecycle.hpp"
-#include "shim/api.hpp"
+#include "pmpi-layer/src/telemetry/lifecycle.hpp"
+#include "pmpi-layer/src/shim/api.hpp"
 
-#include "memory/memory.h"
+#include "checkpoint/memory/memory.h"
 
 #include <mpi.h>
 
-namespace yk {
+namespace yadokari::shim {
 namespace {
 
 struct CarriedClock {
@@ -29,6 +29,6 @@ void telemetry::on_checkpoint() { g_carried_clock.wtime_at_checkpoint = PMPI_Wti
 
 void telemetry::on_restart() { g_wtime_offset = g_carried_clock.wtime_at_checkpoint - PMPI_Wtime(); }
 
-}  // namespace yk
+}  // namespace yadokari::shim
 
-extern "C" YK_API double MPI_Wtime(void) { return PMPI_Wtime() + yk::g_wtime_offset; }
+extern "C" YK_API double MPI_Wtime(void) { return PMPI_Wtime() + yadokari::shim::g_wtime_offset; }

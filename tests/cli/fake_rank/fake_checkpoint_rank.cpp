@@ -1,10 +1,10 @@
-#include "fake_checkpoint_rank.hpp"
+#include "tests/cli/fake_rank/fake_checkpoint_rank.hpp"
 
 #include <chrono>
 #include <thread>
 
-#include "image/image_error.hpp"
-#include "image/image_writer.hpp"
+#include "checkpoint/image/image_error.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 namespace yadokari::testing {
 

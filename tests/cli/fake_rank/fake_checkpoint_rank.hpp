@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "protocol/codec.hpp"
-#include "link/rank_client.hpp"
+#include "pmpi-layer/src/link/rank_client.hpp"
 
 namespace yadokari::testing {
 

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <memory>
 
-#include "link/rank_client.hpp"
-#include "fake_rank/fake_checkpoint_rank.hpp"
+#include "pmpi-layer/src/link/rank_client.hpp"
+#include "tests/cli/fake_rank/fake_checkpoint_rank.hpp"
 
 namespace {
 

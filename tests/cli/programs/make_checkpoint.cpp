@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "frontend/job_file.hpp"
-#include "image/binary_identity.hpp"
-#include "image/image_reader.hpp"
-#include "image/image_writer.hpp"
-#include "storage/epoch_store.hpp"
+#include "runtime/frontend/job_file.hpp"
+#include "checkpoint/image/binary_identity.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/image_writer.hpp"
+#include "checkpoint/storage/epoch_store.hpp"
 
 using namespace yadokari;
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "../../apps/pause_point.h"
+#include "tests/apps/pause_point.h"
 
 #define PAGE_WORDS 512 /* 4 KiB of uint64_t */
 #define STATIC_PAGES 256

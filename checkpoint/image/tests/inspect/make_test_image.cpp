@@ -13,8 +13,8 @@
 #include <iterator>
 #include <vector>
 
-#include "image/image_reader.hpp"
-#include "image/image_writer.hpp"
+#include "checkpoint/image/image_reader.hpp"
+#include "checkpoint/image/image_writer.hpp"
 
 using namespace yadokari::image;
 

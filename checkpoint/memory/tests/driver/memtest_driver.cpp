@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "../../memory.h"
+#include "checkpoint/memory/memory.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fake_lib.h"
+#include "checkpoint/memory/tests/programs/fake_lib.h"
 
 struct yk_fake_world yk_fake_world;
 static long g_owner;

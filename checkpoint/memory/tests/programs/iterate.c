@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_lib.h"
+#include "checkpoint/memory/tests/programs/fake_lib.h"
 
 #ifndef YK_VARIANT
 #define YK_VARIANT "a"

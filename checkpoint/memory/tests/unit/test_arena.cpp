@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "arena.hpp"
+#include "checkpoint/memory/src/arena.hpp"
 
 using yadokari::memory::Arena;
 

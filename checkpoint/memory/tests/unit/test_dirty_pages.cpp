@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "dirty_pages.hpp"
+#include "checkpoint/memory/src/dirty_pages.hpp"
 
 using namespace yadokari::memory;
 

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <string>
 
-#include "exe_layout.hpp"
+#include "checkpoint/memory/src/exe_layout.hpp"
 
 using namespace yadokari::memory;
 
