@@ -1,6 +1,8 @@
 #include "runtime/frontend/restart_checks.hpp"
 
+#include <exception>
 #include <set>
+#include <vector>
 
 #include "runtime/frontend/frontend_error.hpp"
 #include "checkpoint/image/binary_identity.hpp"
@@ -101,12 +103,20 @@ std::optional<NodeLocalCheckpoint> node_local_checkpoint(const fs::path& dir, co
                                                          std::optional<int> ranks) {
   const storage::EpochStore store(dir);
   std::optional<storage::Manifest> manifest;
+  std::vector<std::uint64_t> committed;
   try {
-    const auto committed = store.committed_epochs();
-    if (committed.empty()) return std::nullopt;
-    manifest = store.read_manifest(committed.back());
+    committed = store.committed_epochs();
   } catch (const storage::StorageError& e) {
     throw FrontendError(ErrorKind::failure, e.what());
+  }
+  // The newest epoch whose MANIFEST can be read: an unreadable one (damaged, not a regular file)
+  // is skipped here as choose_restart skips it, with its reason, when the epoch is chosen.
+  for (auto epoch = committed.rbegin(); epoch != committed.rend() && !manifest; ++epoch) {
+    try {
+      manifest = store.read_manifest(*epoch);
+    } catch (const std::exception&) {
+      continue;
+    }
   }
   if (!manifest) return std::nullopt;
   std::set<std::string> nodes;
