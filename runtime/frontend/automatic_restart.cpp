@@ -167,13 +167,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   // directory (simulated nodes share the host's file system) needs nothing.
   phase = Clock::now();
   if (node_local) {
-    std::vector<std::string> target_node;
-    for (const auto& host : plan.placement.node_of_rank) {
-      std::string id;
-      for (const auto& node : nodes)
-        if (node.hostname == host) id = node.id;
-      target_node.push_back(id);
-    }
+    const std::vector<std::string> target_node = node_id_of_rank(plan, nodes);
     try {
       stage_node_local_images(node_local_choice, target_node, coordinator);
     } catch (const FrontendError& e) {

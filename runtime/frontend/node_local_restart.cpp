@@ -23,13 +23,7 @@ Incarnation restore_node_local(const RestartContext& context, control::Coordinat
     plan = plan_restart(context.settings.policy, context.world_size, nodes,
                         std::vector<std::string>(static_cast<std::size_t>(context.world_size)),
                         context.settings.max_oversubscribe);
-    std::vector<std::string> target_node;
-    for (const auto& host : plan.placement.node_of_rank) {
-      std::string id;
-      for (const auto& node : nodes)
-        if (node.hostname == host) id = node.id;
-      target_node.push_back(id);
-    }
+    const std::vector<std::string> target_node = node_id_of_rank(plan, nodes);
     stage_node_local_images(chosen, target_node, coordinator);
   } catch (const FrontendError& e) {
     throw FrontendError(ErrorKind::failure, std::string("cannot restart: ") + e.what());

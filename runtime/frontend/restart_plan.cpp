@@ -95,4 +95,15 @@ std::string compute_summary(const std::vector<std::optional<double>>& compute_se
   return text;
 }
 
+std::vector<std::string> node_id_of_rank(const RestartPlan& plan, const std::vector<ClusterNode>& nodes) {
+  std::vector<std::string> ids;
+  for (const auto& host : plan.placement.node_of_rank) {
+    std::string id;
+    for (const auto& node : nodes)
+      if (node.hostname == host) id = node.id;
+    ids.push_back(id);
+  }
+  return ids;
+}
+
 }  // namespace yadokari::frontend

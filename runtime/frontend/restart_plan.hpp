@@ -25,6 +25,9 @@ struct RestartPlan {
   std::string rank_map;                  // YADOKARI_RANK_MAP
 };
 
+// By logical rank: the id of the node the plan puts it on ("n2"; "" for a hostname no node has).
+std::vector<std::string> node_id_of_rank(const RestartPlan& plan, const std::vector<ClusterNode>& nodes);
+
 // `rank_hosts[L]` is the hostname logical rank L registered from ("" if it never did). Throws
 // scheduler::PlacementError when the alive nodes cannot hold the job.
 // `traffic`: bytes/messages between the ranks (row-major W x W; empty = unknown), for the comm and
