@@ -1,13 +1,11 @@
 #include "common/atomic_file.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 
+#include "common/atomic_file_stream.hpp"
 #include "common/error.hpp"
 #include "common/posix_io.hpp"
 
@@ -15,29 +13,25 @@ namespace yadokari {
 
 void write_file_atomically_at(int directory_fd, const std::string& name, const std::filesystem::path& path,
                               const std::string& text, Durability durability, mode_t mode) {
-  const std::string tmp_name = name + ".tmp";
   const std::string tmp = path.string() + ".tmp";
-  ::unlinkat(directory_fd, tmp_name.c_str(), 0);  // a .tmp left by a crash
-  const int fd = ::openat(directory_fd, tmp_name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) throw IoError(tmp, "cannot create " + tmp + ": " + std::strerror(errno));
-  // fchmod: the mode asked for, whatever the umask.
-  int error = ::fchmod(fd, mode) == 0 ? 0 : errno;
-  if (error == 0) error = posix::write_all_at(fd, 0, text.data(), text.size());
-  if (error == 0 && durability == Durability::survives_crash && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error != 0) {
-    ::unlinkat(directory_fd, tmp_name.c_str(), 0);
+  AtomicFileStream file;
+  if (const int error = file.create(directory_fd, name.c_str(), O_WRONLY, mode); error != 0)
+    throw IoError(tmp, "cannot create " + tmp + ": " + std::strerror(error));
+  if (const int error = posix::write_all_at(file.fd(), 0, text.data(), text.size()); error != 0)
     throw IoError(tmp, "cannot write " + tmp + ": " + std::strerror(error));
-  }
-  if (::renameat(directory_fd, tmp_name.c_str(), directory_fd, name.c_str()) != 0) {
-    error = errno;
-    ::unlinkat(directory_fd, tmp_name.c_str(), 0);
-    throw IoError(path.string(), "cannot write " + path.string() + ": " + std::strerror(error));
-  }
-  if (durability != Durability::survives_crash) return;
-  if (::fsync(directory_fd) != 0) {
-    const std::string directory = path.has_parent_path() ? path.parent_path().string() : ".";
-    throw IoError(directory, "cannot sync the directory " + directory + ": " + std::strerror(errno));
+  const int error = file.commit(durability);
+  switch (file.failed_step()) {
+    case AtomicFileStream::Step::none:
+      return;
+    case AtomicFileStream::Step::sync_file:
+    case AtomicFileStream::Step::close_file:
+      throw IoError(tmp, "cannot write " + tmp + ": " + std::strerror(error));
+    case AtomicFileStream::Step::rename:
+      throw IoError(path.string(), "cannot write " + path.string() + ": " + std::strerror(error));
+    case AtomicFileStream::Step::sync_directory: {
+      const std::string directory = path.has_parent_path() ? path.parent_path().string() : ".";
+      throw IoError(directory, "cannot sync the directory " + directory + ": " + std::strerror(error));
+    }
   }
 }
 

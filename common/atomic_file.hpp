@@ -7,15 +7,9 @@
 #include <string>
 #include <sys/types.h>
 
-namespace yadokari {
+#include "common/durability.hpp"
 
-enum class Durability {
-  // fsync of the file before the rename and of the directory after it: the file survives a crash
-  // of the machine (MANIFEST, job.json: a restart needs them).
-  survives_crash,
-  // No fsync: enough for files that die with the process that wrote them (job records).
-  process_lifetime,
-};
+namespace yadokari {
 
 // Throws IoError naming the file. The parent directory is opened once and every step after that
 // (create, rename, fsync) is relative to it: nothing resolves the path again.

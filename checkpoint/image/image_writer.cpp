@@ -32,8 +32,7 @@ std::int64_t now_unix_ns() {
 ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions options)
     : path_(std::move(path)), tmp_path_(path_ + ".tmp"), options_(options) {
   const auto slash = path_.find_last_of('/');
-  name_ = slash == std::string::npos ? path_ : path_.substr(slash + 1);
-  tmp_name_ = name_ + ".tmp";
+  const std::string name = slash == std::string::npos ? path_ : path_.substr(slash + 1);
   if (header.created_unix_ns == 0) header.created_unix_ns = now_unix_ns();
   const auto bytes = codec::encode_header(header, path_);
   header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
@@ -47,15 +46,12 @@ ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions opt
   if (directory_fd_ < 0 && errno == ELOOP)
     throw ImageError(ImageErrorKind::io, path_, "its directory " + posix::parent_directory(path_) + " is a symlink");
   if (directory_fd_ < 0) throw io_error(path_, "creating " + tmp_path_, errno);
-  ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
-  fd_ = ::openat(directory_fd_, tmp_name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    const int saved = errno;
+  if (const int error = file_.create(directory_fd_, name.c_str(), O_RDWR, 0600); error != 0) {
     close_directory();
-    throw io_error(path_, "creating " + tmp_path_, saved);
+    throw io_error(path_, "creating " + tmp_path_, error);
   }
   try {
-    out_ = std::make_unique<io::BufferedOutput>(fd_, path_);
+    out_ = std::make_unique<io::BufferedOutput>(file_.fd(), path_);
     payload_ = std::make_unique<PayloadWriter>(options_.compression_level, path_);
     out_->write(bytes.data(), bytes.size());
   } catch (...) {
@@ -67,11 +63,7 @@ ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions opt
 ImageWriter::~ImageWriter() { abandon(); }
 
 void ImageWriter::abandon() noexcept {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
-    fd_ = -1;
-  }
+  file_.abandon();
   close_directory();
   done_ = true;
 }
@@ -82,8 +74,7 @@ void ImageWriter::close_directory() noexcept {
 }
 
 void ImageWriter::hand_over() noexcept {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  file_.hand_over();
   close_directory();
   done_ = true;
 }
@@ -198,22 +189,22 @@ WrittenImage ImageWriter::finish() {
     const auto end = codec::encode_end_record(areas_, header_checksum_);
     out_->write(end.data(), end.size());
     out_->flush();
-    written = {path_, out_->offset(), xxh64_of_fd(fd_, path_), areas_, parent_epoch_};
-    io::sync(fd_, path_);
-    const int fd = fd_;
-    fd_ = -1;  // close() releases it even when it fails
-    if (::close(fd) != 0) {
-      const int saved = errno;
-      ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
-      throw io_error(path_, "closing " + tmp_path_, saved);
-    }
-    if (::renameat(directory_fd_, tmp_name_.c_str(), directory_fd_, name_.c_str()) != 0) {
-      const int saved = errno;
-      ::unlinkat(directory_fd_, tmp_name_.c_str(), 0);
-      throw io_error(path_, "renaming " + tmp_path_ + " to it", saved);
+    written = {path_, out_->offset(), xxh64_of_fd(file_.fd(), path_), areas_, parent_epoch_};
+    const int error = file_.commit(Durability::survives_crash);
+    switch (file_.failed_step()) {
+      case AtomicFileStream::Step::none:
+        break;
+      case AtomicFileStream::Step::sync_file:
+        throw io_error(path_, "syncing to disk", error);
+      case AtomicFileStream::Step::close_file:
+        throw io_error(path_, "closing " + tmp_path_, error);
+      case AtomicFileStream::Step::rename:
+        throw io_error(path_, "renaming " + tmp_path_ + " to it", error);
+      case AtomicFileStream::Step::sync_directory:
+        done_ = true;  // renamed: the image is there, only not known durable
+        throw io_error(path_, "syncing its directory", error);
     }
     done_ = true;
-    if (::fsync(directory_fd_) != 0) throw io_error(path_, "syncing its directory", errno);
     close_directory();
   } catch (...) {
     abandon();

@@ -14,6 +14,7 @@
 
 #include "checkpoint/image/area.hpp"
 #include "checkpoint/image/fd_io.hpp"
+#include "common/atomic_file_stream.hpp"
 #include "checkpoint/image/image_header.hpp"
 #include "checkpoint/image/payload_writer.hpp"
 
@@ -75,11 +76,9 @@ class ImageWriter {
 
   std::string path_;
   std::string tmp_path_;
-  std::string name_;      // path_'s file name, inside directory_fd_
-  std::string tmp_name_;  // tmp_path_'s
-  int directory_fd_ = -1;
+  int directory_fd_ = -1;  // path_'s directory, opened once: nothing resolves the path again
   WriterOptions options_;
-  int fd_ = -1;
+  AtomicFileStream file_;
   std::unique_ptr<io::BufferedOutput> out_;
   std::unique_ptr<PayloadWriter> payload_;
   std::uint64_t header_checksum_ = 0;

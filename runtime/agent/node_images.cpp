@@ -11,6 +11,7 @@
 #include "checkpoint/image/image_error.hpp"
 #include "checkpoint/storage/image_verifier.hpp"
 #include "checkpoint/storage/storage_error.hpp"
+#include "common/posix_io.hpp"
 
 namespace yadokari::agent {
 namespace fs = std::filesystem;
@@ -106,37 +107,45 @@ std::optional<protocol::ImageOrderDone> NodeImages::receive(const protocol::Imag
     fs::create_directories(path.parent_path(), error);
     if (error) return fail("cannot create the directory: " + error.message());
     Incoming incoming;
-    incoming.part = path;
-    incoming.part += ".part";
-    incoming.fd = ::open(incoming.part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (incoming.fd < 0) return fail("cannot create: " + std::generic_category().message(errno));
+    std::string why;
+    incoming.directory_fd = posix::open_directory(path.parent_path().string(), posix::LastLink::refuse, why);
+    if (incoming.directory_fd < 0) return fail("cannot open the directory: " + why);
+    incoming.tmp = path;
+    incoming.tmp += ".tmp";
+    if (const int error = incoming.file.create(incoming.directory_fd, path.filename().c_str(), O_WRONLY, 0600);
+        error != 0) {
+      ::close(incoming.directory_fd);
+      return fail("cannot create: " + std::generic_category().message(error));
+    }
     it = incoming_.emplace(chunk.order_id, std::move(incoming)).first;
   }
   Incoming& incoming = it->second;
   if (chunk.offset != incoming.next_offset) return fail("copy arrived out of order");
   try {
-    image::io::write_all_at(incoming.fd, chunk.offset, chunk.bytes.data(), chunk.bytes.size(), incoming.part.string());
+    image::io::write_all_at(incoming.file.fd(), chunk.offset, chunk.bytes.data(), chunk.bytes.size(),
+                            incoming.tmp.string());
     incoming.next_offset += chunk.bytes.size();
     if (!chunk.last) return std::nullopt;
-    image::io::sync(incoming.fd, incoming.part.string());
   } catch (const image::ImageError& e) {
     return fail(e.detail());
   }
-  ::close(incoming.fd);
-  incoming.fd = -1;
-  // Only a verified copy becomes the image (rename: atomic; durable with the directory's fsync).
-  if (auto problem = problem_with_file(incoming.part, chunk.epoch, chunk.rank, chunk.size, chunk.xxh64);
+  // Only a verified copy becomes the image (synced, renamed, the directory synced).
+  if (auto problem = problem_with_file(incoming.tmp, chunk.epoch, chunk.rank, chunk.size, chunk.xxh64);
       !problem.empty())
     return fail("the copy failed verification: " + problem);
-  std::error_code error;
-  fs::rename(incoming.part, path, error);
-  if (error) return fail("cannot rename the copy into place: " + error.message());
-  incoming_.erase(it);
-  try {
-    image::io::sync_directory(path.parent_path().string());
-  } catch (const image::ImageError& e) {
-    return protocol::ImageOrderDone{chunk.order_id, false, where(chunk.epoch, chunk.rank) + ": " + e.detail()};
+  if (const int error = incoming.file.commit(Durability::survives_crash); error != 0) {
+    const std::string why = std::generic_category().message(error);
+    switch (incoming.file.failed_step()) {
+      case AtomicFileStream::Step::rename:
+        return fail("cannot rename the copy into place: " + why);
+      case AtomicFileStream::Step::sync_directory:
+        return fail("cannot sync the directory: " + why);
+      default:
+        return fail("cannot write the copy to disk: " + why);
+    }
   }
+  drop(incoming);
+  incoming_.erase(it);
   return protocol::ImageOrderDone{chunk.order_id, true, {}};
 }
 
@@ -155,10 +164,9 @@ void NodeImages::keep_only(const std::vector<std::uint64_t>& epochs) {
 }
 
 void NodeImages::drop(Incoming& incoming) {
-  if (incoming.fd >= 0) ::close(incoming.fd);
-  incoming.fd = -1;
-  std::error_code ignored;
-  fs::remove(incoming.part, ignored);
+  incoming.file.abandon();  // nothing once committed
+  if (incoming.directory_fd >= 0) ::close(incoming.directory_fd);
+  incoming.directory_fd = -1;
 }
 
 }  // namespace yadokari::agent

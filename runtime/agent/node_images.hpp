@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/atomic_file_stream.hpp"
 #include "protocol/codec.hpp"
 
 namespace yadokari::agent {
@@ -42,8 +43,9 @@ class NodeImages {
 
  private:
   struct Incoming {
-    int fd = -1;
-    std::filesystem::path part;  // written here, renamed to the image path when verified
+    int directory_fd = -1;      // the epoch's directory, opened once
+    AtomicFileStream file;      // <image>.tmp, renamed to the image when verified
+    std::filesystem::path tmp;  // its path, to verify it and to name it
     std::uint64_t next_offset = 0;
   };
   std::string problem_with_file(const std::filesystem::path& path, std::uint64_t epoch, std::int32_t rank,

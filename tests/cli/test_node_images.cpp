@@ -84,7 +84,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   const fs::path target = disks.of("n2") / kJob / "1" / "rank-0.img";
   REQUIRE(fs::exists(target));
   CHECK(contents(target) == contents(source));
-  CHECK_FALSE(fs::exists(fs::path(target.string() + ".part")));
+  CHECK_FALSE(fs::exists(fs::path(target.string() + ".tmp")));
 
   const protocol::ImageOrder verify{0, protocol::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}};
   CHECK(run(cluster, "n2", verify).ok);

@@ -42,20 +42,40 @@ bool read_all(int fd, void* p, std::uint64_t n) {
 
 }  // namespace
 
+// Opens the directory part of `path` (".", "/" or the part before the last slash) and says where
+// the file name starts. -1 with errno on failure.
+static int open_directory_of(const char* path, const char*& name) {
+  const char* slash = std::strrchr(path, '/');
+  name = slash ? slash + 1 : path;
+  char directory[4096];
+  const std::size_t length = slash ? static_cast<std::size_t>(slash - path) : 0;
+  if (length + 1 > sizeof directory) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(directory, path, length);
+  directory[length] = '\0';
+  const char* opened = !slash ? "." : length == 0 ? "/" : directory;
+  return open(opened, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 FileSink::FileSink(const char* path) {
-  std::snprintf(path_, sizeof path_, "%s", path);
-  std::snprintf(tmp_, sizeof tmp_, "%s.tmp", path);
-  fd_ = open(tmp_, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd_ < 0) return;
+  const char* name = nullptr;
+  directory_fd_ = open_directory_of(path, name);
+  if (directory_fd_ < 0) return;
+  if (const int error = file_.create(directory_fd_, name, O_WRONLY, 0600); error != 0) {
+    close(directory_fd_);
+    directory_fd_ = -1;
+    errno = error;
+    return;
+  }
   std::uint64_t version = kFileVersion;
-  ok_ = write_all(fd_, kFileMagic, sizeof kFileMagic) && write_all(fd_, &version, sizeof version);
+  ok_ = write_all(file_.fd(), kFileMagic, sizeof kFileMagic) && write_all(file_.fd(), &version, sizeof version);
 }
 
 FileSink::~FileSink() {
-  if (fd_ >= 0) {
-    close(fd_);
-    unlink(tmp_);
-  }
+  file_.abandon();
+  if (directory_fd_ >= 0) close(directory_fd_);
 }
 
 bool FileSink::area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot, const char* name,
@@ -66,18 +86,22 @@ bool FileSink::area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::u
   r.addr = addr;
   r.len = len;
   std::snprintf(r.name, sizeof r.name, "%s", name);
-  ok_ = ok_ && write_all(fd_, &r, sizeof r) && write_all(fd_, data, len);
+  ok_ = ok_ && write_all(file_.fd(), &r, sizeof r) && write_all(file_.fd(), data, len);
   return ok_;
 }
 
 bool FileSink::commit() {
   FileRecord end{};
-  ok_ = ok_ && write_all(fd_, &end, sizeof end) && fsync(fd_) == 0;
-  ok_ = close(fd_) == 0 && ok_;
-  fd_ = -1;
-  if (ok_) ok_ = rename(tmp_, path_) == 0;
-  if (!ok_) unlink(tmp_);
-  return ok_;
+  ok_ = ok_ && write_all(file_.fd(), &end, sizeof end);
+  if (!ok_) {
+    file_.abandon();
+    return false;
+  }
+  if (const int error = file_.commit(Durability::survives_crash); error != 0) {
+    errno = error;
+    return ok_ = false;
+  }
+  return true;
 }
 
 FileSource::FileSource(const char* path) {

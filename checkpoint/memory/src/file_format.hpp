@@ -1,11 +1,13 @@
 #pragma once
 // The memory layer's own image file, for tests and for use before the real image format is
 // plugged in: "YKMEMIMG" + version, then per area a FileRecord and its bytes, then a record of
-// kind 0. No compression, no checksums (checkpoint/image provides those). Written to <path>.tmp
-// and renamed when complete. Raw system calls only: no allocation.
+// kind 0. No compression, no checksums (checkpoint/image provides those). Written with
+// common/atomic_file_stream.hpp (<path>.tmp, renamed when complete and durable). Raw system calls
+// only: no allocation.
 #include <cstdint>
 
 #include "checkpoint/memory/areas.hpp"
+#include "common/atomic_file_stream.hpp"
 
 namespace yadokari::memory {
 
@@ -21,19 +23,22 @@ class FileSink final : public AreaSink {
  public:
   explicit FileSink(const char* path);
   ~FileSink() override;
-  bool opened() const { return fd_ >= 0; }
+  bool opened() const { return file_.fd() >= 0; }
   bool area(AreaKind kind, std::uint64_t addr, std::uint64_t len, std::uint32_t prot, const char* name,
             const void* data) override;
-  // End record, fsync, rename into place. false (and the temporary removed) on any error.
+  // End record, then the file made durable under its name (AtomicFileStream::commit). false (and
+  // the temporary removed) on any error.
   bool commit();
-  // In a restarted process the descriptor number belongs to someone else: drop it untouched.
-  void forget() { fd_ = -1; }
+  // In a restarted process the descriptor numbers belong to someone else: drop them untouched.
+  void forget() {
+    file_.forget();
+    directory_fd_ = -1;
+  }
 
  private:
-  int fd_ = -1;
+  int directory_fd_ = -1;
+  AtomicFileStream file_;
   bool ok_ = true;
-  char path_[4096];
-  char tmp_[4096];
 };
 
 class FileSource final : public AreaSource {
