@@ -270,8 +270,8 @@ int launch_job(const LaunchRequest& request) {
             const auto world = static_cast<std::size_t>(request.ranks);
             follow_restart(timelines.back(), coordinator, launched, world, logged);
             // A stalled restart ends the job with its reason instead of holding it for ever.
-            if (auto line =
-                    restart_stalled(timelines.back(), coordinator, launched, world, std::chrono::steady_clock::now());
+            if (auto line = restart_stalled(timelines.back(), coordinator.progress(), launched, world,
+                                            std::chrono::steady_clock::now());
                 line && !stop)
               stop = PlannedStop{1, *line};
           }

@@ -123,10 +123,10 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
   }
 }
 
-std::optional<std::string> restart_stalled(const RestartTimeline& timeline, const control::Coordinator& coordinator,
+std::optional<std::string> restart_stalled(const RestartTimeline& timeline,
+                                           const control::IncarnationProgress& progress,
                                            std::chrono::steady_clock::time_point launched, std::size_t world,
                                            std::chrono::steady_clock::time_point now) {
-  const control::IncarnationProgress& progress = coordinator.progress();
   if (progress.restored >= world) return std::nullopt;
   const auto last = std::max({launched, progress.last_registered, progress.last_restored});
   if (now - last < kRestartStall) return std::nullopt;

@@ -65,7 +65,9 @@ inline constexpr std::chrono::seconds kRestartStall{180};
 
 // The line to stop the job with when the current restart has stalled (kRestartStall without a
 // rank registering or restoring before all are restored), else nullopt.
-std::optional<std::string> restart_stalled(const RestartTimeline& timeline, const control::Coordinator& coordinator,
+// `progress` is the coordinator's count of the ranks of this incarnation (Coordinator::progress()).
+std::optional<std::string> restart_stalled(const RestartTimeline& timeline,
+                                           const control::IncarnationProgress& progress,
                                            std::chrono::steady_clock::time_point launched, std::size_t world,
                                            std::chrono::steady_clock::time_point now);
 
