@@ -336,7 +336,7 @@ if plan:
     m = re.search(r"restarting from epoch (\d+) on (\S+)", plan[0])
     if m: rec["restart_hosts"] = m.group(2)
 if line:
-    rec["timeline"] = {p: float(v) for p, v in re.findall(r"(detect|stop|plan|stage|launch|MPI_Init|restore) ([0-9.]+) s", line[0])}
+    rec["timeline"] = {p: float(v) for p, v in re.findall(r"(detect|settle|stop|plan|stage|launch|MPI_Init|restore) ([0-9.]+) s", line[0])}
     m = re.search(r"; epoch (\d+);", line[0]); rec["restart_epoch"] = int(m.group(1)) if m else None
     m = re.search(r"policy (\S+?),", line[0]); rec["policy"] = m.group(1) if m else None
     m = re.search(r"ranks moved: ([0-9,]+|none)", line[0]); rec["ranks_moved"] = m.group(1) if m else None

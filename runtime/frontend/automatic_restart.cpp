@@ -84,6 +84,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   timeline.number = context.restarts_so_far + 1;
   timeline.cause = cause;
   timeline.detect_s = restart_cause.detect_s;
+  timeline.settle_s = restart_cause.settle_s;
 
   // stop
   auto phase = Clock::now();

@@ -47,6 +47,7 @@ struct RestartCause {
   std::set<std::string> lost;      // node ids
   std::set<std::string> unheard;   // node ids not heard from since the failure, not lost either: no ranks there
   std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
+  std::optional<double> settle_s;  // waiting for the other nodes to be heard from or lost
   bool rebalance = false;          // asked for: does not count against --max-restarts, and the
                                    // placement first tries to give every rank a slot of its own
 };

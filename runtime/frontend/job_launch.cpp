@@ -288,6 +288,7 @@ int launch_job(const LaunchRequest& request) {
       cause = loss_of(outcome.lost);
     }
     cause.unheard.insert(outcome.unheard.begin(), outcome.unheard.end());
+    cause.settle_s = outcome.settle_s;
     RestartTimeline timeline;
     restart_context.restarts_so_far = static_cast<int>(timelines.size());
     incarnation = restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);

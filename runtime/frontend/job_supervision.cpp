@@ -45,6 +45,7 @@ Outcome lost_nodes(SettledMembership settled, bool launcher_reaped) {
   Outcome outcome;
   outcome.lost = std::move(settled.lost);
   outcome.unheard = std::move(settled.unheard);
+  outcome.settle_s = settled.seconds;
   outcome.launcher_reaped = launcher_reaped;
   return outcome;
 }
@@ -55,11 +56,12 @@ Outcome rebalance_now() {
   return outcome;
 }
 
-Outcome failed(int launcher_code, std::vector<std::string> unheard) {
+Outcome failed(int launcher_code, SettledMembership settled) {
   Outcome outcome;
   outcome.launcher_reaped = true;
   outcome.failed_with = launcher_code;
-  outcome.unheard = std::move(unheard);
+  outcome.unheard = std::move(settled.unheard);
+  outcome.settle_s = settled.seconds;
   return outcome;
 }
 
@@ -110,7 +112,7 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
           if (!settled.lost.empty()) return lost_nodes(std::move(settled), true);
           // No node was lost: a rank died (killed, crashed) or ended with an error, and the
           // launcher took the rest of the job down with it.
-          if (restart_failures()) return failed(*code, std::move(settled.unheard));
+          if (restart_failures()) return failed(*code, std::move(settled));
         }
         // A job told to stop by signal N ends with 128+N, as a shell reports it, whatever the
         // launcher made of it: Open MPI's mpirun exits 1 on SIGTERM, Hydra 15 or even 0.
@@ -142,12 +144,17 @@ SettledMembership settle_membership(control::Coordinator& coordinator, std::vect
   SettledMembership settled;
   settled.lost = std::move(lost);
   const membership::BeatCounts mark = coordinator.heartbeat_mark();
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + limit;
   for (;;) {
     coordinator.poll(kServeInterval);
     for (auto& event : coordinator.take_lost_nodes()) settled.lost.push_back(std::move(event));
     settled.unheard = coordinator.nodes_unsettled_since(mark, kBeatsToSettle);
-    if (settled.unheard.empty() || std::chrono::steady_clock::now() >= deadline) return settled;
+    const auto now = std::chrono::steady_clock::now();
+    if (settled.unheard.empty() || now >= deadline) {
+      settled.seconds = seconds_between(started, now);
+      return settled;
+    }
   }
 }
 

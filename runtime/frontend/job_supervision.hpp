@@ -33,6 +33,9 @@ struct Outcome {
   // Nodes neither heard from nor declared lost by the time the restart had to be planned
   // (settle_membership): no ranks go there.
   std::vector<std::string> unheard;
+  // How long the front end waited for membership to settle before returning (settle_membership):
+  // unset when it did not wait (a rebalance, a job that ended).
+  std::optional<double> settle_s;
 };
 
 // `yadokari rebalance`, from the request to the committed epoch it waits for.
@@ -75,6 +78,7 @@ std::optional<std::string> restart_stalled(const RestartTimeline& timeline,
 struct SettledMembership {
   std::vector<membership::NodeEvent> lost;  // verdicts taken meanwhile (and those passed in)
   std::vector<std::string> unheard;         // neither heard from nor lost when `limit` passed
+  double seconds = 0;                       // how long it took
 };
 // Serves the control plane until every node has either been heard from again since now (twice: one
 // heartbeat may have been on its way from a node that has just died) or been declared lost, at

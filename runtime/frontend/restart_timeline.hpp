@@ -19,12 +19,14 @@ struct RestartTimeline {
   std::uint64_t epoch = 0;
   std::string placement;           // "policy balanced, ranks moved: 2,3"
   std::optional<double> detect_s;  // unset: nothing was detected (a rebalance)
+  std::optional<double> settle_s;  // unset: nothing to settle (a rebalance)
   double stop_s = 0, plan_s = 0, stage_s = 0;
   std::optional<double> launch_s, init_s, restore_s;  // unset until the ranks got there
 };
 
-// "restart 1 (node n2 lost): detect 0.612 s, stop 0.103 s, plan 0.020 s, stage 0.000 s, launch
-// 0.504 s, MPI_Init 0.310 s, restore 0.012 s; epoch 3; policy balanced, ranks moved: 2,3"
+// "restart 1 (node n2 lost): detect 0.612 s, settle 0.245 s, stop 0.103 s, plan 0.020 s, stage 0.000 s,
+// launch 0.504 s, MPI_Init 0.310 s, restore 0.012 s; epoch 3; policy balanced, ranks moved: 2,3"
+// settle: the other nodes heard from (or lost) before anything is planned.
 // Phases not reached yet (or without meaning, such as a rebalance's detect) show "-".
 std::string timeline_line(const RestartTimeline& timeline);
 

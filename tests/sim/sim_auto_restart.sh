@@ -63,7 +63,7 @@ expect_finished "$code"
 restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
 [[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts"
 number='[0-9]+\.[0-9]{3} s'
-phases="detect $number, stop $number, plan $number, stage $number, launch $number, MPI_Init $number, restore $number; epoch [0-9]+;"
+phases="detect $number, settle $number, stop $number, plan $number, stage $number, launch $number, MPI_Init $number, restore $number; epoch [0-9]+;"
 line=$(grep "^yadokari: restart 1 (node n2 lost)" run.err)
 grep -Eq "$phases" <<<"$line" && pass "timeline: ${line#yadokari: }" || fail "timeline line: '$line'"
 
