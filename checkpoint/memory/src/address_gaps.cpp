@@ -110,9 +110,10 @@ bool GapPlaceholders::hold_pass(std::uintptr_t from, Range keep, bool& raced) {
     Range keep;
     std::uintptr_t prev = 0;
     int gaps = 0;
+    std::uintptr_t area_top = 0;  // where the gap below the stack starts: decoys stay below it
     bool all = true, stack = false;
     void add(std::uintptr_t lo, std::uintptr_t hi) {
-      if (lo >= hi) return;
+      if (lo >= hi || self->in_decoy(Range{lo, hi})) return;  // a decoy stays free
       if (self->count_ + gaps == kMaxHeld) {
         all = false;
         return;
@@ -123,6 +124,7 @@ bool GapPlaceholders::hold_pass(std::uintptr_t from, Range keep, bool& raced) {
   const bool read = for_each_mapping([&pass](const MapLine& m) {
     if (m.name_len >= 7 && std::memcmp(m.name, "[stack]", 7) == 0) {
       pass.stack = true;  // the top of the mmap area: the gaps below it are all found
+      pass.area_top = pass.prev;
       // Above the mmap area, below the stack: where the kernel's search goes when the top-down one
       // fails (its bottom-up fallback). Held too when only one gap is to stay free, but for the
       // kernel's guard gap below the stack, which is too small for a library.
@@ -144,19 +146,49 @@ bool GapPlaceholders::hold_pass(std::uintptr_t from, Range keep, bool& raced) {
   });
   if (!read) return false;
   if (!pass.stack) return true;  // no main stack to bound the area: nothing is held, as before
-  for (int i = 0; i < pass.gaps; ++i) {
-    const Range g = gaps_[i];
-    void* want = reinterpret_cast<void*>(g.lo);
-    void* p = map_real().mmap(want, g.hi - g.lo, PROT_NONE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-    if (p == want) {
-      held_[count_++] = g;
-    } else {
-      if (p != MAP_FAILED) map_real().munmap(p, g.hi - g.lo);  // a kernel without MAP_FIXED_NOREPLACE
-      raced = true;
+  for (int i = 0; i < pass.gaps; ++i) hold_gap(gaps_[i], pass.area_top, raced);
+  return pass.all;
+}
+
+bool GapPlaceholders::hold_one(Range piece) {
+  void* want = reinterpret_cast<void*>(piece.lo);
+  void* p = map_real().mmap(want, piece.hi - piece.lo, PROT_NONE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == want) {
+    held_[count_++] = piece;
+    return true;
+  }
+  if (p != MAP_FAILED) map_real().munmap(p, piece.hi - piece.lo);  // a kernel without MAP_FIXED_NOREPLACE
+  return false;
+}
+
+// The gap held whole, or, while decoys are wanted, as a placeholder page, a decoy, a page, a
+// decoy, ... and the rest: the decoys are free from the start, so there is no moment in which the
+// range kept for a library is the highest free gap and they are not there yet.
+void GapPlaceholders::hold_gap(Range gap, std::uintptr_t area_top, bool& raced) {
+  std::uintptr_t at = gap.lo;
+  if (decoy_size_ > 0 && gap.lo >= decoys_above_ && gap.hi <= area_top) {
+    while (decoy_count_ < kMaxDecoys && count_ < kMaxHeld - 1 && gap.hi - at >= 2 * kPage + decoy_size_) {
+      if (!hold_one(Range{at, at + kPage})) {
+        raced = true;
+        return;  // another thread mapped here: the next pass reads the gap again
+      }
+      decoys_[decoy_count_++] = Range{at + kPage, at + kPage + decoy_size_};
+      at += kPage + decoy_size_;
     }
   }
-  return pass.all;
+  if (count_ == kMaxHeld || !hold_one(Range{at, gap.hi})) raced = true;
+}
+
+bool GapPlaceholders::in_decoy(Range gap) const {
+  for (int i = 0; i < decoy_count_; ++i)
+    if (gap.lo >= decoys_[i].lo && gap.hi <= decoys_[i].hi) return true;
+  return false;
+}
+
+void GapPlaceholders::leave_decoys(std::uintptr_t above, std::size_t size) {
+  decoys_above_ = above;
+  decoy_size_ = size / kPage * kPage;
 }
 
 bool GapPlaceholders::hold(std::uintptr_t from, Range keep) {
@@ -184,6 +216,8 @@ bool GapPlaceholders::top_gap_is(std::uintptr_t at, std::size_t len) {
 void GapPlaceholders::release() {
   for (int i = 0; i < count_; ++i) map_real().munmap(reinterpret_cast<void*>(held_[i].lo), held_[i].hi - held_[i].lo);
   count_ = 0;
+  decoy_count_ = 0;
+  decoy_size_ = 0;
 }
 
 }  // namespace yadokari::memory

@@ -55,17 +55,32 @@ class GapPlaceholders {
   bool hold_all_but(std::uintptr_t lo, std::uintptr_t hi);
   // Whether mmap(NULL, len) would land at `at` now: probed with a mapping that is removed again.
   static bool top_gap_is(std::uintptr_t at, std::size_t len);
+  // For the next hold: leave free gaps ("decoys") of `size` bytes, each between placeholder pages,
+  // in the held gaps above `above` and below the top of the mmap area. Another thread's mmap(NULL)
+  // of up to `size` bytes then lands in a decoy, above a range of more than `size` bytes kept free
+  // for a library, instead of in it; ld.so's mapping of that range does not fit a decoy.
+  void leave_decoys(std::uintptr_t above, std::size_t size);
+  // Releases the placeholders (never what another thread mapped into a decoy) and forgets the decoys.
   void release();
 
  private:
   bool hold(std::uintptr_t from, Range keep);
   bool hold_pass(std::uintptr_t from, Range keep, bool& raced);
+  void hold_gap(Range gap, std::uintptr_t area_top, bool& raced);
+  bool hold_one(Range piece);
+  bool in_decoy(Range gap) const;
   static constexpr std::uintptr_t kLowestHeld = 0x10000;   // vm.mmap_min_addr's default (below it, mmap fails)
   static constexpr std::uintptr_t kStackGuard = 0x100000;  // the kernel's stack_guard_gap (256 pages)
   static constexpr int kMaxHeld = 1024;
   Range held_[kMaxHeld];
   Range gaps_[kMaxHeld];  // one pass's free gaps, found before any is held
   int count_ = 0;
+  static constexpr int kMaxDecoys = 16;
+  static constexpr std::uintptr_t kPage = 4096;
+  Range decoys_[kMaxDecoys];
+  int decoy_count_ = 0;
+  std::uintptr_t decoys_above_ = 0;
+  std::size_t decoy_size_ = 0;  // 0: no decoys
 };
 
 }  // namespace yadokari::memory

@@ -61,7 +61,10 @@ void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi
   static GapPlaceholders placeholders;  // 32 KiB: not on the stack; the restore runs on one thread
   // Other threads map and unmap meanwhile (UCX's, under MPICH: its peers' shared-memory segments sit
   // at the top of the mmap area), and a gap that opens takes the library. So the gaps are held until
-  // a probe of the library's span lands at lo, and ld.so maps right after.
+  // a probe of the library's span lands at lo, and ld.so maps right after. Until ld.so's mapping,
+  // [lo, hi) is the highest free gap: another thread's small mmap(NULL) would land in it, so decoys
+  // one page smaller than the span are left free above it to take such a mapping instead.
+  placeholders.leave_decoys(hi, hi - lo - 4096);
   for (int attempt = 0; attempt < 8; ++attempt) {
     const bool held = !large || room_below ? placeholders.hold_above(hi) : placeholders.hold_all_but(lo, hi);
     if (held && placeholders.top_gap_is(lo, hi - lo)) break;
@@ -89,9 +92,26 @@ bool place_library(const char* path, int mode, std::uintptr_t lo, std::uintptr_t
   }
   link_map* map = nullptr;
   if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || map->l_addr != base) {
-    std::snprintf(why, why_len, "library %s could not be placed back at %#llx (it was loaded at %#llx)", path,
-                  ull(base), ull(map ? map->l_addr : 0));
+    const std::uintptr_t got = map ? map->l_addr : 0;
     dlclose(handle);
+    // What took the range says which mapping raced ld.so's (another thread's, an opened gap above).
+    Range taken{};
+    char name[256] = "anonymous memory";  // the line's name lives in the reader's buffer: copied
+    for_each_mapping([&](const MapLine& m) {
+      if (m.lo < hi && m.hi > lo) {
+        taken = Range{m.lo, m.hi};
+        if (m.name_len) std::snprintf(name, sizeof name, "%.*s", static_cast<int>(m.name_len), m.name);
+      }
+      return taken.hi == 0 && m.lo < hi;
+    });
+    if (taken.hi != 0)
+      std::snprintf(why, why_len,
+                    "library %s could not be placed back at %#llx (it was loaded at %#llx; the range holds %#llx-%#llx "
+                    "%s)",
+                    path, ull(base), ull(got), ull(taken.lo), ull(taken.hi), name);
+    else
+      std::snprintf(why, why_len, "library %s could not be placed back at %#llx (it was loaded at %#llx)", path,
+                    ull(base), ull(got));
     handle = nullptr;
     if (released) reserve_again(lo, hi);
     return false;
