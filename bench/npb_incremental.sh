@@ -92,7 +92,7 @@ for name in sorted((e for e in os.listdir(ckpt) if e.isdigit()), key=int):
 full = epochs[0]["bytes"]
 increments = [e["bytes"] for e in epochs[1:] if e["increment"]]
 mean = sum(increments) / len(increments) if increments else float("nan")
-print(json.dumps({"mpi": flavour, "benchmark": benchmark, "np": int(np), "interval_s": int(interval),
+print(json.dumps({"mpi": flavour, "benchmark": benchmark, "np": int(np), "interval_s": float(interval) if "." in interval else int(interval),
                   "full_bytes": full, "increment_bytes": increments, "mean_increment_over_full": mean / full,
                   "chain_images": int(chain), "restart_verification": verified, "seconds": int(seconds),
                   "epochs": epochs}))
