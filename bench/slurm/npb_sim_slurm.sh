@@ -4,7 +4,7 @@
 # one JSON line per run in npb.sh's format (bench/npb_parse.py) and the same report (bench/report).
 #
 #   npb_sim_slurm.sh --npb-dir DIR [--mpi openmpi|mpich|both] [--kernels "cg mg lu"] [--class A]
-#                    [--scenarios "native plain node-loss time-limit"] [--interval S] [--reps R]
+#                    [--scenarios "native plain node-loss time-limit"] [--interval S] [--finalize-grace S] [--reps R]
 #                    [--timeout S] [--lock FILE] [--out FILE] [--report DIR] [--keep-logs DIR] [--yadokari PATH]
 #
 #   --npb-dir    build_npb.sh's --out (<dir>/<mpi>/bin/<k>.<class>.4) (default: $NPB_DIR); NPB itself
@@ -36,7 +36,8 @@
 # when it did (false: the fault met the ranks at MPI_Finalize).
 # Records: npb.sh's fields with experiment "slurm-sim", mode = the scenario, placement "slurm:3x2", plus
 # slurm_job_id, requeues (Slurm's Restarts), automatic_restarts, fault_mid_run. status ok only when the
-# batch job ended with exit 0 and NPB verified once (node-loss: and the job restarted once on n1+n3;
+# batch job ended with exit 0 (a native run cancelled by the finalize grace counts as exit 0, with
+# finalize_hang 1) and NPB verified once (node-loss: and the job restarted once on n1+n3;
 # time-limit: and it was requeued at least once, each run continuing from the epoch the one before
 # stopped after), else FAILED or TIMEOUT. wall_seconds runs from submission to `sbatch --wait`'s return
 # (Slurm polls: up to about 10 s more; requeues included).
