@@ -10,11 +10,14 @@
 # NPB stays outside the repository: binaries from bench/npb/build_npb.sh (DIR/<mpi>/bin/<k>.<c>.<np>).
 # usage: bench/npb_incremental.sh --npb-build DIR [--mpi "openmpi mpich"] [--benchmarks "lu.B cg.A"]
 #                                 [--np 4] [--interval S] [--epochs K] [--build BUILD] [--out FILE.jsonl]
+#                                 [--keep-rank0 DIR]
+# --keep-rank0 copies rank 0's images of epochs 1..K (before the restart) to DIR/<mpi>-<benchmark>/, for
+# bench/incremental_pages.py (what each increment stores, area by area, against what changed).
 # Prints one line per run: full image bytes (all ranks), the mean increment (all ranks), their ratio,
 # the chain length restored and NPB's verification after the restart. One JSON line per run to --out.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-npb_build="" flavours="openmpi mpich" benchmarks="lu.B" np=4 interval=10 epochs=6 build="$here/../build" out=""
+npb_build="" flavours="openmpi mpich" benchmarks="lu.B" np=4 interval=10 epochs=6 build="$here/../build" out="" keep_rank0=""
 while (($#)); do
     case "$1" in
         --npb-build) npb_build="$2"; shift 2 ;;
@@ -25,6 +28,7 @@ while (($#)); do
         --epochs) epochs="$2"; shift 2 ;;
         --build) build="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
+        --keep-rank0) keep_rank0="$2"; shift 2 ;;
         *) echo "npb_incremental.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -57,6 +61,12 @@ for flavour in $flavours; do
         fi
         chain=$("$yadokari" inspect --verify --json "$dir/ckpt/$epochs/rank-0.img" |
             /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("chain", [])) or 1)')
+        if [[ -n "$keep_rank0" ]]; then
+            for ((e = 1; e <= epochs; e++)); do
+                mkdir -p "$keep_rank0/$flavour-$benchmark/$e"
+                cp "$dir/ckpt/$e/rank-0.img" "$keep_rank0/$flavour-$benchmark/$e/"
+            done
+        fi
         timeout -k 10 1800 "$yadokari" restart --ckpt-dir "$dir/ckpt" >"$dir/restart.out" 2>"$dir/restart.err"
         restart_rc=$?
         verified=UNVERIFIED
@@ -82,7 +92,7 @@ for name in sorted((e for e in os.listdir(ckpt) if e.isdigit()), key=int):
 full = epochs[0]["bytes"]
 increments = [e["bytes"] for e in epochs[1:] if e["increment"]]
 mean = sum(increments) / len(increments) if increments else float("nan")
-print(json.dumps({"mpi": flavour, "benchmark": benchmark, "np": int(np), "interval_s": int(interval),
+print(json.dumps({"mpi": flavour, "benchmark": benchmark, "np": int(np), "interval_s": float(interval) if "." in interval else int(interval),
                   "full_bytes": full, "increment_bytes": increments, "mean_increment_over_full": mean / full,
                   "chain_images": int(chain), "restart_verification": verified, "seconds": int(seconds),
                   "epochs": epochs}))

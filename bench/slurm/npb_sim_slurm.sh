@@ -4,7 +4,7 @@
 # one JSON line per run in npb.sh's format (bench/npb_parse.py) and the same report (bench/report).
 #
 #   npb_sim_slurm.sh --npb-dir DIR [--mpi openmpi|mpich|both] [--kernels "cg mg lu"] [--class A]
-#                    [--scenarios "native plain node-loss time-limit"] [--interval S] [--reps R]
+#                    [--scenarios "native plain node-loss time-limit"] [--interval S] [--finalize-grace S] [--reps R]
 #                    [--timeout S] [--lock FILE] [--out FILE] [--report DIR] [--keep-logs DIR] [--yadokari PATH]
 #
 #   --npb-dir    build_npb.sh's --out (<dir>/<mpi>/bin/<k>.<class>.4) (default: $NPB_DIR); NPB itself
@@ -21,6 +21,9 @@
 #                            it completes (each requeue's two-minute begin time is moved to now).
 #                (default all four)
 #   --interval   checkpoint interval of plain and node-loss, seconds (default 2)
+#   --finalize-grace  a native run still going this many seconds after NPB's "Verification =" line is
+#                cancelled (scancel) and judged by its output (MPICH over TCP may hang in MPI_Finalize,
+#                docs/platform.md §1; bench/lib/finalize_grace.sh): its record has finalize_hang 1 (default 20)
 #   --reps       repetitions (default 1); --timeout per batch job, seconds (default 900)
 #   --lock       a lock file taken (flock) for each kernel and MPI, from its first `sim up` to its last
 #                `sim down` (a few minutes), so that its runs do not share the machine with other users of
@@ -33,7 +36,8 @@
 # when it did (false: the fault met the ranks at MPI_Finalize).
 # Records: npb.sh's fields with experiment "slurm-sim", mode = the scenario, placement "slurm:3x2", plus
 # slurm_job_id, requeues (Slurm's Restarts), automatic_restarts, fault_mid_run. status ok only when the
-# batch job ended with exit 0 and NPB verified once (node-loss: and the job restarted once on n1+n3;
+# batch job ended with exit 0 (a native run cancelled by the finalize grace counts as exit 0, with
+# finalize_hang 1) and NPB verified once (node-loss: and the job restarted once on n1+n3;
 # time-limit: and it was requeued at least once, each run continuing from the epoch the one before
 # stopped after), else FAILED or TIMEOUT. wall_seconds runs from submission to `sbatch --wait`'s return
 # (Slurm polls: up to about 10 s more; requeues included).
@@ -44,6 +48,7 @@ prog=npb_sim_slurm.sh
 usage_err() { echo "$prog: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+source "$repo/bench/lib/finalize_grace.sh"  # wait_with_grace
 template="$repo/examples/slurm/checkpointed_job.sbatch"
 
 npb_dir=${NPB_DIR:-}
@@ -52,6 +57,7 @@ kernels="cg mg lu"
 class=A
 scenarios="native plain node-loss time-limit"
 interval=2
+finalize_grace=20
 reps=1
 timeout_s=900
 lock=""
@@ -68,6 +74,7 @@ while [[ $# -gt 0 ]]; do
     --class)     need "$1" $#; class=$2; shift 2 ;;
     --scenarios) need "$1" $#; scenarios=$2; shift 2 ;;
     --interval)  need "$1" $#; interval=$2; shift 2 ;;
+    --finalize-grace) need "$1" $#; finalize_grace=$2; shift 2 ;;
     --reps)      need "$1" $#; reps=$2; shift 2 ;;
     --timeout)   need "$1" $#; timeout_s=$2; shift 2 ;;
     --lock)      need "$1" $#; lock=$2; shift 2 ;;
@@ -84,6 +91,7 @@ for s in $scenarios; do
   case "$s" in native|plain|node-loss|time-limit) ;; *) usage_err "unknown scenario '$s'" ;; esac
 done
 [[ $interval =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage_err "--interval must be a number of seconds"
+[[ $finalize_grace =~ ^[1-9][0-9]*$ ]] || usage_err "--finalize-grace must be a positive integer"
 [[ $reps =~ ^[1-9][0-9]*$ ]] || usage_err "--reps must be a positive integer"
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || usage_err "--timeout must be a positive integer"
 [[ $(id -u) == 0 ]] || usage_err "the simulated cluster needs root"
@@ -166,6 +174,16 @@ for ((rep = 1; rep <= reps; rep++)); do
         job=$!
         acted=0
         mid_run=""
+        hung=""
+        if [[ $scenario == native ]]; then
+          # Nothing to act on and no requeue: wait, and stop a run that hangs in MPI_Finalize after its output.
+          wait_with_grace "$job" "$run/run.out" "$finalize_grace"
+          if [[ -n "$hung" ]]; then
+            id=$(head -n 1 "$run/sbatch.out" 2>/dev/null)
+            [[ $id =~ ^[0-9]+$ ]] && in_fe scancel "$id"
+            echo "  $fl.$k.$class native: still in MPI_Finalize ${finalize_grace} s after NPB's output; cancelled" >&2
+          fi
+        fi
         while kill -0 "$job" 2>/dev/null; do
           id=$(head -n 1 "$run/sbatch.out" 2>/dev/null)
           if ((!acted)); then
@@ -191,9 +209,14 @@ for ((rep = 1; rep <= reps; rep++)); do
           fi
           sleep 0.5
         done
-        wait "$job"
-        rc=$?
-        wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+        end=$(date +%s.%N)
+        if [[ $scenario == native ]]; then
+          [[ -n "$hung" ]] && { rc=0; end=$output_at; }  # judged by its output; its time is up to the output
+        else
+          wait "$job"
+          rc=$?
+        fi
+        wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
         id=$(head -n 1 "$run/sbatch.out")
         requeues=$(in_fe scontrol show job "$id" -o 2>/dev/null | sed -n 's/.* Restarts=\([0-9]*\) .*/\1/p')
         cat "$run/run.out" "$run/run.err" >"$run/log" 2>/dev/null
@@ -213,7 +236,8 @@ for ((rep = 1; rep <= reps; rep++)); do
         [[ $scenario == native || $scenario == time-limit ]] || nums+=(--num "interval=$interval")
         rec=$(python3 "$repo/bench/npb_parse.py" --log "$run/log" "${parse_extra[@]}" "${sets[@]}" "${nums[@]}" \
           --set "status=$st" --set "slurm_job_id=$id" --num "exit_code=$rc" --num "wall_seconds=$wall" \
-          --num "requeues=${requeues:-}" --num "automatic_restarts=$restarts" --set "fault_mid_run=$mid_run")
+          --num "requeues=${requeues:-}" --num "automatic_restarts=$restarts" --set "fault_mid_run=$mid_run" \
+          ${hung:+--num finalize_hang=1})
         echo "$rec" >>"$out"
         npbt=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("npb_seconds","-"))' "$rec")
         printf '  rep %d %-8s %-5s %-11s %-7s npb %8s s  wall %8s s  requeues %s  restarts %s  mid-run %s\n' \
