@@ -20,9 +20,9 @@
 
 namespace yadokari::memory {
 
-// A Python program with a scientific package loads well over a hundred objects after start (Meep
-// with numpy: about 150, bench/apps/README.md); the table costs 600 bytes per entry in .bss and
-// in each image.
+// A Python program with a scientific package loads many objects after start (Meep with numpy: 83
+// besides what the MPI library brought before main, bench/apps/README.md); the table costs 600
+// bytes per entry in .bss and in each image.
 inline constexpr int kMaxLibraries = 256;
 // The application's dlopen requests that are noted (a request names one object; its dependencies
 // are found from it). More make every checkpoint fail (library_table.cpp).
