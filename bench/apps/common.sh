@@ -19,8 +19,7 @@
 # The application script defines:
 #   APP_NAME            short name for messages
 #   APP_CMD=(...)       the command after `yadokari run -n NP --`
-#   APP_ENV=(K=V ...)   environment of all three runs, as arguments of env(1) (-u NAME unsets; may
-#                       be empty)
+#   APP_ENV=(K=V ...)   environment of all three runs (may be empty)
 #   app_prepare DIR     writes the input into an empty working directory
 #   app_progress DIR    exit 0 once the run in DIR is far enough in to ask for the checkpoint
 #   app_progress_kill DIR  (for --kill) exit 0 once the run in DIR is far enough past the epoch
