@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Meep (Python, Debian package `python3-meep-openmpi`, Open MPI, the cell split into one chunk per
-# rank): a continuous wave in a dielectric waveguide, 200 time units, checkpointed once the field
-# probe is past time 40, stopped, restarted, and compared with an uninterrupted run: stdout, the
+# rank): a continuous wave in a dielectric waveguide, 400 time units, checkpointed once the field
+# probe is past time 20, stopped, restarted, and compared with an uninterrupted run: stdout, the
 # probe's field values, the field and dielectric arrays saved with numpy and the transmitted flux.
 # Common part and usage: common.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -10,9 +10,9 @@ APP_NAME=meep
 # Debian's interpreter: another python3 earlier on PATH may not see Debian's modules.
 APP_CMD=(/usr/bin/python3 waveguide.py)
 APP_ENV=()
-until_time=200
-ckpt_after=40
-kill_after=120 # --kill
+until_time=400
+ckpt_after=20
+kill_after=240 # --kill
 
 # The script uses Meep's documented Python interface only. Its arrays are gathered with
 # Simulation.get_array and saved by rank 0 with numpy, not with Meep's own HDF5 output: that goes
@@ -52,7 +52,7 @@ def save_eps(sim):
         np.save("eps.npy", eps)
 
 
-sim.run(mp.at_beginning(save_eps), mp.at_every(1, record), mp.at_every(25, snapshot), until=$until_time)
+sim.run(mp.at_beginning(save_eps), mp.at_every(1, record), mp.at_every(50, snapshot), until=$until_time)
 transmitted = mp.get_fluxes(flux)[0]
 ez = sim.get_field_point(mp.Ez, mp.Vector3(4, 0))
 if master:
