@@ -10,7 +10,7 @@ packages=(
   iproute2 util-linux procps
   slurmctld slurmd slurm-client munge
   clang-format
-  lammps elk-lapw  # real applications of bench/apps (tests apps.real.*)
+  lammps elk-lapw python3-meep-openmpi  # real applications of bench/apps (tests apps.real.*)
   python3-mpi4py python3-numpy  # the Python application tests (tests/apps/python_numpy.py)
   stress-ng  # CPU load for bench/heartbeat_load.sh
 )

@@ -58,27 +58,31 @@ app_run() {
         >"$work/$name.out" 2>"$work/$name.err")
 }
 
-# app_compared NAME FILE: FILE as it is compared: filtered as NAME's; stdout's lines grouped by the
-# rank tag ("[1,0]<stdout>:"), each rank's in their order.
+# app_compared NAME FILE: FILE as it is compared: filtered as NAME's; stdout as each rank's stream
+# put back together from the rank tags ("[1,0]<stdout>:"), rank after rank (rank_streams.py).
 app_compared() {
     if [[ $1 == stdout ]]; then
-        LC_ALL=C sort -s -t']' -k1,1 "$2" | sed -E 's/^\[[0-9]+,([0-9]+)\]<stdout>:/\1:/' >"$2.ranks"
+        python3 "$(dirname "${BASH_SOURCE[0]}")/rank_streams.py" "$2" >"$2.ranks"
         app_filter stdout "$2.ranks"
     else
         app_filter "$1" "$2"
     fi
 }
 
-# app_logical_tags LIST FILE: the launcher tags a line with the real rank; after a restart with
+# app_logical_tags LIST FILE: the launcher tags output with the real rank; after a restart with
 # --rank-map LIST, real rank i hosts logical rank LIST[i] (runtime/README.md), which is what the
-# comparison needs.
+# comparison needs. Every tag is turned, also one inside a line (rank_streams.py tells why).
 app_logical_tags() {
     awk -v list="$1" 'BEGIN { n = split(list, map, ",") }
-        match($0, /^\[[0-9]+,[0-9]+\]/) {
-            split(substr($0, 2, RLENGTH - 2), tag, ",")
-            $0 = "[" tag[1] "," map[tag[2] + 1] "]" substr($0, RLENGTH + 1)
-        }
-        { print }' "$2"
+        {
+            out = ""
+            while (match($0, /\[[0-9]+,[0-9]+\]<stdout>:/)) {
+                split(substr($0, RSTART + 1, RLENGTH - 11), tag, ",")
+                out = out substr($0, 1, RSTART - 1) "[" tag[1] "," map[tag[2] + 1] "]<stdout>:"
+                $0 = substr($0, RSTART + RLENGTH)
+            }
+            print out $0
+        }' "$2"
 }
 
 # app_compare_stdout_end REFERENCE PART2: each rank's stdout lines of PART2 are the last lines of

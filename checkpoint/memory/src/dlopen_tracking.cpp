@@ -29,7 +29,7 @@ void* yk_steered_dlopen(const char* name, int mode);
 namespace yadokari::memory {
 namespace {
 
-constexpr int kMaxRequests = 64;
+constexpr int kMaxRequests = kMaxDlopenRequests;
 struct Request {
   bool used;
   DlopenRequest request;
@@ -66,7 +66,8 @@ void note(const char* name, int mode) {
     free_slot->used = true;
   } else if (!g_warned_full) {
     g_warned_full = true;
-    say("more than 64 libraries loaded by the application: the others are not carried at a checkpoint");
+    char n[21];
+    say("more than ", format_u64(n, kMaxRequests), " dlopen requests by the application: a checkpoint will be refused");
   }
 }
 
@@ -77,6 +78,11 @@ __attribute__((constructor(101))) void init() { resolve(); }
 void* real_dlopen(const char* name, int mode) {
   resolve();
   return yk_real_dlopen(name, mode);
+}
+
+bool dlopen_requests_overflowed() {
+  Locked l;
+  return g_warned_full;
 }
 
 int dlopen_requests(DlopenRequest* out, int max) {

@@ -115,10 +115,11 @@ bool in_static_tls(std::uintptr_t addr, std::size_t size) {
   return addr >= tp - static_size && addr + size <= tp;
 }
 
-void add_line(bool report, const char* fmt, const char* path) {
+template <typename... Args>
+void add_line(bool report, const char* fmt, Args... args) {
   if (!report) return;
   char line[kLibPathMax + 200];
-  std::snprintf(line, sizeof line, fmt, path);
+  std::snprintf(line, sizeof line, fmt, args...);
   refusal_add(line);
 }
 
@@ -156,7 +157,7 @@ bool collect(bool report) {
   std::memset(&g_table, 0, sizeof g_table);
   std::memcpy(g_table.magic, kLibrariesMagic, sizeof g_table.magic);
   g_table.size = sizeof g_table;
-  static DlopenRequest requests[64];
+  static DlopenRequest requests[kMaxDlopenRequests];
   static Found found[kMaxLibraries + 1];
   int nfound = 0;
   bool ok = true;
@@ -169,14 +170,18 @@ bool collect(bool report) {
       }
     if (nfound == kMaxLibraries) {
       if (ok)
-        add_line(report, "the application loaded more than 48 libraries after start (%s...), which is not carried",
-                 map->l_name);
+        add_line(report, "the application loaded more than %d libraries after start (%s...), which is not carried",
+                 kMaxLibraries, map->l_name);
       ok = false;
       return;
     }
     found[nfound++] = {map, handle, mode};
   };
-  const int nreq = dlopen_requests(requests, 64);
+  if (dlopen_requests_overflowed()) {
+    add_line(report, "the application made more than %d dlopen requests, which is not carried", kMaxDlopenRequests);
+    ok = false;
+  }
+  const int nreq = dlopen_requests(requests, kMaxDlopenRequests);
   for (int i = 0; i < nreq; ++i) {
     link_map* map = loaded(requests[i].name);
     add(map, reinterpret_cast<std::uint64_t>(map), requests[i].mode);  // the handle is the link_map

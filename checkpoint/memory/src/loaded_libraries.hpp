@@ -20,7 +20,13 @@
 
 namespace yadokari::memory {
 
-inline constexpr int kMaxLibraries = 48;
+// A Python program with a scientific package loads many objects after start (Meep with numpy: 83
+// besides what the MPI library brought before main, bench/apps/README.md); the table costs 600
+// bytes per entry in .bss and in each image.
+inline constexpr int kMaxLibraries = 256;
+// The application's dlopen requests that are noted (a request names one object; its dependencies
+// are found from it). More make every checkpoint fail (library_table.cpp).
+inline constexpr int kMaxDlopenRequests = 256;
 inline constexpr std::size_t kLibPathMax = 512;
 inline constexpr char kLibrariesMagic[8] = {'Y', 'K', 'D', 'L', 'O', 'P', 'E', 'N'};
 
@@ -73,6 +79,8 @@ struct DlopenRequest {
   std::int32_t mode;
 };
 int dlopen_requests(DlopenRequest* out, int max);
+// True once a request found no free slot: what it loaded is not known, so nothing may be carried.
+bool dlopen_requests_overflowed();
 // After a restore: the image's requested libraries become the noted requests.
 void replace_dlopen_requests(const DlopenRequest* in, int n);
 // glibc's dlopen (resolved at load time).
