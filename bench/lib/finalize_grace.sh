@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Sourced by the NPB scripts. MPICH over TCP may hang in MPI_Finalize after NPB has printed its complete
-# report (docs/platform.md §1: 8 of 10 runs with UCX_TLS=tcp): such a run is stopped a grace
-# period after its output, and its time is taken up to the output, instead of waiting out the watchdog.
+# Sourced by the NPB scripts. Native MPICH over TCP may hang in MPI_Finalize after NPB has printed
+# its complete report (docs/platform.md §1, "MPICH's finalize over TCP"; yadokari jobs do not, the
+# MPICH shim prevents it): such a run is stopped a grace period after its output, and its time is
+# taken up to the output, instead of waiting out the watchdog.
 #
 # wait_with_grace PID LOG GRACE
 #   Waits for PID (a child of this shell, e.g. a 'timeout' process) to end. If LOG shows NPB's

@@ -85,10 +85,11 @@ ask_checkpoint() {
 }
 
 # wait_job PID OUT [GRACE]: releases the job (RELEASE), waits for the background job PID and
-# returns its exit code. MPICH over
-# TCP may hang in MPI_Finalize after all output (docs/platform.md §1): once OUT has the program's
-# `final` line and the job still runs GRACE (20) s later, it is stopped (SIGTERM through `timeout`
-# and the front end to the launcher) and 124 is returned, as if its watchdog had fired.
+# returns its exit code. Native MPICH over TCP hangs in MPI_Finalize after all output; the MPICH
+# shim prevents it in yadokari jobs (docs/platform.md §1, "MPICH's finalize over TCP"), so the
+# grace is only a safety net: once OUT has the program's `final` line and the job still runs
+# GRACE (20) s later, it is stopped (SIGTERM through `timeout` and the front end to the launcher)
+# and 124 is returned, as if its watchdog had fired.
 wait_job() {
     local pid="$1" out="$2" grace="${3:-20}" since=""
     touch "$RELEASE"
