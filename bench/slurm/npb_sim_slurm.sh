@@ -48,7 +48,8 @@ prog=npb_sim_slurm.sh
 usage_err() { echo "$prog: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-source "$repo/bench/lib/finalize_grace.sh"  # wait_with_grace
+# shellcheck source=/dev/null  # bench/lib/finalize_grace.sh: wait_with_grace sets rc, hung, output_at
+source "$repo/bench/lib/finalize_grace.sh"
 template="$repo/examples/slurm/checkpointed_job.sbatch"
 
 npb_dir=${NPB_DIR:-}
@@ -211,6 +212,7 @@ for ((rep = 1; rep <= reps; rep++)); do
         done
         end=$(date +%s.%N)
         if [[ $scenario == native ]]; then
+          # shellcheck disable=SC2154  # output_at: set by wait_with_grace
           [[ -n "$hung" ]] && { rc=0; end=$output_at; }  # judged by its output; its time is up to the output
         else
           wait "$job"
