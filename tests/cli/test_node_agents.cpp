@@ -100,12 +100,17 @@ pid_t sleeper_of_job(const std::string& job_id) {
   return pid;
 }
 
-// Waits until /proc shows the exec (the environment is the new program's only after it).
+// Waits until /proc shows the exec finished: the new name, and the new program's environment.
+// The kernel sets the name before it lays out the new stack, so for a moment a process is called
+// "sleep" while /proc/PID/environ is still empty.
 void wait_for_exec(pid_t pid) {
   for (int i = 0; i < 1000; ++i) {
     std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-    std::string name;
-    if (std::getline(comm, name) && name == "sleep") return;
+    std::ifstream environ("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    std::string name, first_variable;
+    if (std::getline(comm, name) && name == "sleep" && std::getline(environ, first_variable, '\0') &&
+        first_variable.starts_with("YADOKARI_JOB_ID="))
+      return;
     std::this_thread::sleep_for(5ms);
   }
 }
