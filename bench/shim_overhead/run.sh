@@ -3,7 +3,8 @@
 # invocation, 2 ranks on this node over shared memory.
 #
 #   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|armed|both|LIST]
-#          [--armed] [--iters N] [--blocks B] [--warmup W] [--max-seconds S] [--raw FILE]
+#          [--armed] [--compare-build OLD] [--iters N] [--blocks B] [--warmup W] [--max-seconds S]
+#          [--raw FILE]
 #
 #   --mpi     flavours to measure (default both)
 #   --reps    repetitions per variant (default 10); rep i runs native then shim, rep i+1 the reverse
@@ -17,6 +18,11 @@
 #             on and no checkpoint taken ('yadokari run -n 2 --ckpt-dir <temp dir> --'): what users run.
 #             A comma list runs several.
 #   --armed   shorthand for --via cli,armed: the plain shim and the armed one, each paired with native
+#   --compare-build OLD  compare two shims instead of shim against native: for each --via, the shim of
+#             build tree OLD (side A) against the shim of --build (side B), and the same --build shim
+#             against itself (side A = side B: the A/A control of this comparison), interleaved in the same
+#             rounds. Both use --build's microbenchmark. The summary says whether OLD -> new differs by
+#             more than the A/A control does ('unchanged' when their intervals overlap).
 #   --iters/--blocks/--warmup  passed to the microbenchmark (defaults 1000 / 61 / 5000)
 #   --max-seconds  stop starting new reps once the timed part has taken S seconds (default 75; at
 #             least 2 reps always run); all comparisons run round-robin, so each gets the same reps
@@ -47,6 +53,7 @@ blocks=61
 warmup=5000
 max_seconds=75
 raw=""
+compare_build=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --mpi)    [[ $# -ge 2 ]] || die "--mpi needs a value"; mpi=$2; shift 2 ;;
@@ -54,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --build)  [[ $# -ge 2 ]] || die "--build needs a value"; build=$2; shift 2 ;;
     --via)    [[ $# -ge 2 ]] || die "--via needs a value"; via=$2; shift 2 ;;
     --armed)  via=cli,armed; shift ;;
+    --compare-build) [[ $# -ge 2 ]] || die "--compare-build needs a value"; compare_build=$2; shift 2 ;;
     --iters)  [[ $# -ge 2 ]] || die "--iters needs a value"; iters=$2; shift 2 ;;
     --blocks) [[ $# -ge 2 ]] || die "--blocks needs a value"; blocks=$2; shift 2 ;;
     --warmup) [[ $# -ge 2 ]] || die "--warmup needs a value"; warmup=$2; shift 2 ;;
@@ -82,6 +90,13 @@ done
 (( reps >= 1 && iters >= 1 && blocks >= 1 )) || die "--reps, --iters and --blocks must be >= 1"
 [[ -d "$build" ]] || die "build directory '$build' does not exist (configure and build first, or pass --build)"
 build=$(cd "$build" && pwd)
+if [[ -n "$compare_build" ]]; then
+  [[ -d "$compare_build" ]] || die "--compare-build directory '$compare_build' does not exist"
+  compare_build=$(cd "$compare_build" && pwd)
+  for v in "${vias[@]}"; do
+    [[ $v == minimal ]] && die "--compare-build compares shims: --via minimal has no shim to compare"
+  done
+fi
 command -v python3 >/dev/null || die "python3 is needed to summarize the results"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-shim-overhead.XXXXXX")
@@ -96,20 +111,20 @@ bench_args=(--iters "$iters" --blocks "$blocks" --warmup "$warmup")
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start_s=$SECONDS
 
-# The library a variant preloads into the ranks: shim_lib <flavour>, minimal_lib <flavour>.
-shim_lib() { echo "$build/lib/libyadokari-$1.so"; }
+# The library a variant preloads into the ranks: shim_lib <flavour> [build], minimal_lib <flavour>.
+shim_lib() { echo "${2:-$build}/lib/libyadokari-$1.so"; }
 minimal_lib() { echo "$build/bench/$1/libminimal_interposer.so"; }
 
-# launch <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
+# launch <build tree of the shim> <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
 # variant: native | preload | cli | armed | minimal
 launch() {
-  local fl=$1 variant=$2 app=$3
-  shift 3
+  local from=$1 fl=$2 variant=$3 app=$4
+  shift 4
   local cmd=()
   case "$variant" in
     native|preload|minimal)
       local env=()
-      [[ $variant == preload ]] && env=("LD_PRELOAD=$(shim_lib "$fl")" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant == preload ]] && env=("LD_PRELOAD=$(shim_lib "$fl" "$from")" "YADOKARI_FLAVOUR=$fl")
       [[ $variant == minimal ]] && env=("LD_PRELOAD=$(minimal_lib "$fl")")
       env+=("$@")
       if [[ $fl == openmpi ]]; then
@@ -122,7 +137,7 @@ launch() {
       ;;
     cli|armed)
       # Same pinning as the native runs: Open MPI binds 2 ranks to cores by default, Hydra needs asking.
-      cmd=(env "$@" "$build/bin/yadokari" run -n 2)
+      cmd=(env "$@" "$from/bin/yadokari" run -n 2)
       # Armed: checkpointing on (the memory layer, the control link, interruptible blocking calls), no
       # --interval, so no checkpoint is ever taken. A fresh directory per run: each run writes its job.json.
       [[ $variant == armed ]] && cmd+=(--ckpt-dir "$(mktemp -d "$work/ckpt.XXXXXX")")
@@ -132,10 +147,11 @@ launch() {
   timeout -k 5 120 "${cmd[@]}" "$app" "${bench_args[@]}"
 }
 
-# run_one <flavour> <launch variant> <pair label> <side: native|shim> <rep> <app>
+# run_one <build tree> <flavour> <launch variant> <pair label> <side: native|shim> <rep> <app>
+# (side 'native' is the comparison's side A, 'shim' its side B; with --compare-build both are shims)
 run_one() {
-  local fl=$1 variant=$2 pair=$3 side=$4 rep=$5 app=$6 out line
-  if ! out=$(launch "$fl" "$variant" "$app" 2>"$work/stderr"); then
+  local from=$1 fl=$2 variant=$3 pair=$4 side=$5 rep=$6 app=$7 out line
+  if ! out=$(launch "$from" "$fl" "$variant" "$app" 2>"$work/stderr"); then
     echo "$prog: $fl $pair ($side) rep $rep failed:" >&2
     sed 's/^/  | /' "$work/stderr" >&2
     printf '%s\n' "$out" | sed 's/^/  | /' >&2
@@ -147,10 +163,43 @@ run_one() {
     "$fl" "$pair" "$side" "$rep" "$line" >>"$results"
 }
 
-# Comparisons to run: "flavour|launch variant|label". Checked first, then timed round-robin so that a
-# deadline (--max-seconds) cuts every comparison to the same number of reps.
+# Comparisons to run: "flavour|side A variant|side A build|side B variant|side B build|label". Checked
+# first, then timed round-robin so that a deadline (--max-seconds) cuts every comparison to the same
+# number of reps.
 status=0
 comparisons=()
+
+# check_active <build tree> <flavour> <variant> <label> <app>: one untimed run that shows the shim is
+# really in the ranks (it must write its stats at MPI_Finalize); armed: that checkpointing is on.
+check_active() {
+  local from=$1 fl=$2 variant=$3 label=$4 app=$5 stats n
+  stats=$(mktemp -d "$work/stats-$fl.XXXXXX")
+  if ! launch "$from" "$fl" "$variant" "$app" "YADOKARI_STATS=$stats" >/dev/null 2>"$work/stderr"; then
+    echo "$prog: $fl $label check run failed:" >&2
+    sed 's/^/  | /' "$work/stderr" >&2
+    return 1
+  fi
+  n=$(find "$stats" -type f | wc -l)
+  if (( n == 0 )); then
+    echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is it intercepting?" >&2
+  else
+    echo "$fl $label: active ($n stats file(s) written in the check run)" >&2
+  fi
+  # Armed: the front end took the checkpoint directory (it writes job.json there at the start).
+  if [[ $variant == armed ]] && ! compgen -G "$work/ckpt.*/job.json" >/dev/null; then
+    echo "$prog: warning: $fl $label left no job.json in its checkpoint directory: is checkpointing on?" >&2
+  fi
+}
+
+# has_variant <build tree> <flavour> <variant>: what the variant needs exists in that build tree.
+has_variant() {
+  case "$3" in
+    preload) [[ -f "$(shim_lib "$2" "$1")" ]] ;;
+    cli|armed) [[ -x "$1/bin/yadokari" ]] ;;
+    *) true ;;
+  esac
+}
+
 for fl in "${flavours[@]}"; do
   app="$build/bench/$fl/shim_overhead"
   if [[ ! -x "$app" ]]; then
@@ -158,8 +207,21 @@ for fl in "${flavours[@]}"; do
     status=1
     continue
   fi
-  lib=$(shim_lib "$fl")
   for v in "${vias[@]}"; do
+    if [[ -n "$compare_build" ]]; then
+      ok=1
+      for from in "$compare_build" "$build"; do
+        if ! has_variant "$from" "$fl" "$v"; then
+          echo "$prog: $from has no shim for --via $v ($fl): skipping it" >&2
+          ok=0
+        fi
+      done
+      (( ok )) || { status=1; continue; }
+      check_active "$compare_build" "$fl" "$v" "old shim-$v" "$app" || { status=1; continue; }
+      check_active "$build" "$fl" "$v" "new shim-$v" "$app" || { status=1; continue; }
+      comparisons+=("$fl|$v|$compare_build|$v|$build|old-vs-new-$v" "$fl|$v|$build|$v|$build|new-vs-new-$v")
+      continue
+    fi
     label="shim-$v"
     variant=$v
     if [[ $v == minimal ]]; then
@@ -169,37 +231,19 @@ for fl in "${flavours[@]}"; do
         status=1
         continue
       fi
-    elif [[ $v == preload && ! -f "$lib" ]]; then
-      echo "$prog: $lib does not exist: measuring native vs native (noise floor) for $fl" >&2
+    elif [[ $v == preload ]] && ! has_variant "$build" "$fl" preload; then
+      echo "$prog: $(shim_lib "$fl") does not exist: measuring native vs native (noise floor) for $fl" >&2
       variant=native
       label="native-again"
-    elif [[ ( $v == cli || $v == armed ) && ! -x "$build/bin/yadokari" ]]; then
+    elif ! has_variant "$build" "$fl" "$v"; then
       echo "$prog: $build/bin/yadokari does not exist: skipping --via $v for $fl" >&2
       status=1
       continue
     fi
-    # One untimed check that the shim is really in the ranks: it must write its stats at MPI_Finalize.
     if [[ $variant != native ]]; then
-      stats="$work/stats-$fl-$v"
-      mkdir -p "$stats"
-      if ! launch "$fl" "$variant" "$app" "YADOKARI_STATS=$stats" >/dev/null 2>"$work/stderr"; then
-        echo "$prog: $fl $label check run failed:" >&2
-        sed 's/^/  | /' "$work/stderr" >&2
-        status=1
-        continue
-      fi
-      n=$(find "$stats" -type f | wc -l)
-      if (( n == 0 )); then
-        echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is it intercepting?" >&2
-      else
-        echo "$fl $label: active ($n stats file(s) written in the check run)" >&2
-      fi
-      # Armed: the front end took the checkpoint directory (it writes job.json there at the start).
-      if [[ $variant == armed ]] && ! compgen -G "$work/ckpt.*/job.json" >/dev/null; then
-        echo "$prog: warning: $fl $label left no job.json in its checkpoint directory: is checkpointing on?" >&2
-      fi
+      check_active "$build" "$fl" "$variant" "$label" "$app" || { status=1; continue; }
     fi
-    comparisons+=("$fl|$variant|$label")
+    comparisons+=("$fl|native|$build|$variant|$build|$label")
   done
 done
 
@@ -209,14 +253,14 @@ echo "timing ${#comparisons[@]} comparison(s): up to $reps interleaved reps each
 for ((r = 0; r < reps; r++)); do
   round_start=$SECONDS
   for c in "${comparisons[@]}"; do
-    IFS='|' read -r fl variant label <<<"$c"
+    IFS='|' read -r fl variant_a build_a variant_b build_b label <<<"$c"
     app="$build/bench/$fl/shim_overhead"
     if (( r % 2 == 0 )); then
-      run_one "$fl" native "$label" native "$r" "$app" || status=1
-      run_one "$fl" "$variant" "$label" shim "$r" "$app" || status=1
+      run_one "$build_a" "$fl" "$variant_a" "$label" native "$r" "$app" || status=1
+      run_one "$build_b" "$fl" "$variant_b" "$label" shim "$r" "$app" || status=1
     else
-      run_one "$fl" "$variant" "$label" shim "$r" "$app" || status=1
-      run_one "$fl" native "$label" native "$r" "$app" || status=1
+      run_one "$build_b" "$fl" "$variant_b" "$label" shim "$r" "$app" || status=1
+      run_one "$build_a" "$fl" "$variant_a" "$label" native "$r" "$app" || status=1
     fi
   done
   done_reps=$((r + 1))
@@ -235,7 +279,7 @@ if awk -v l="$load1" 'BEGIN { exit !(l > 1.0) }'; then
   echo "WARNING: load average $load1 before the run: other work shares the CPUs; expect noise-dominated results" >&2
 fi
 echo "reps: $done_reps; load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg) (2 ranks on $(nproc) CPUs); $((SECONDS - start_s)) s"
-python3 - "$results" "$here" <<'EOF'
+python3 - "$results" "$here" "${compare_build:+compare}" <<'EOF'
 import json, statistics, sys
 from collections import defaultdict
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -320,5 +364,24 @@ for fl, variant, name, added, ns in verdicts:
     ci = median_ci(added)
     print(f"{fl:8} {variant:18} {name:22} added {statistics.median(added):+6.1f} % ({ns:+5.0f} ns per half "
           f"round trip; CI {ci[0]:+.1f}..{ci[1]:+.1f} %, IQR {q1:+.1f}..{q3:+.1f} %) -> {verdict(ci)}")
+if len(sys.argv) > 3 and sys.argv[3] == "compare":
+    # Two shims: side A ('native' columns) is the old build's shim, side B the new one; the
+    # new-vs-new pair is the same shim on both sides, timed in the same rounds (the A/A control).
+    print()
+    print("--compare-build: old -> new shim against the A/A control (the new shim against itself in the same")
+    print("rounds; in the table above 'native' is side A, the old shim or the new one's first run).")
+    print("'unchanged' when the bootstrap intervals of the two medians overlap, else 'differs'.")
+    found = {(fl, variant, name): (added, ns) for fl, variant, name, added, ns in verdicts}
+    for (fl, variant, name), (added, ns) in sorted(found.items()):
+        if not variant.startswith("old-vs-new-"):
+            continue
+        control = found.get((fl, "new-vs-new-" + variant[len("old-vs-new-"):], name))
+        if control is None:
+            continue
+        ci, ci_aa = median_ci(added), median_ci(control[0])
+        same = ci[0] <= ci_aa[1] and ci_aa[0] <= ci[1]
+        print(f"{fl:8} {variant:18} {name:22} old->new {statistics.median(added):+6.1f} % ({ns:+5.1f} ns; CI "
+              f"{ci[0]:+.1f}..{ci[1]:+.1f} %)  A/A {statistics.median(control[0]):+6.1f} % ({control[1]:+5.1f} ns;"
+              f" CI {ci_aa[0]:+.1f}..{ci_aa[1]:+.1f} %) -> {'unchanged' if same else 'differs'}")
 EOF
 exit $status

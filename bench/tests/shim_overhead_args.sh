@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/shim_overhead/run.sh: --via values, and the reference interposer missing from a build tree
-# (checked before anything is launched, so no MPI run happens here).
+# and --compare-build's argument checks (checked before anything is launched, so no MPI run happens here).
 set -uo pipefail
 s=$(cd "$(dirname "$0")/.." && pwd)/shim_overhead/run.sh
 fail() { echo "FAIL: $*"; exit 1; }
@@ -8,6 +8,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$s" --via preload,bogus 2>&1); rc=$?
 [[ $rc == 2 && "$out" == "run.sh: error: unknown --via 'bogus' (preload, cli, minimal, armed, both or a comma list of the first four)" ]] ||
   fail "bad --via: rc $rc '$out'"
+
+out=$("$s" --compare-build /nonexistent/old-build 2>&1); rc=$?
+[[ $rc == 2 && "$out" == "run.sh: error: --compare-build directory '/nonexistent/old-build' does not exist" ]] ||
+  fail "missing --compare-build: rc $rc '$out'"
 
 build=$(mktemp -d); trap 'rm -rf "$build"' EXIT
 mkdir -p "$build/bench/openmpi"
@@ -19,4 +23,7 @@ grep -qxF "run.sh: $build/bench/openmpi/libminimal_interposer.so not built (targ
   fail "missing interposer: no skip line in '$out'"
 grep -qxF "timing 0 comparison(s): up to 1 interleaved reps each, stop after 75 s" <<<"$out" ||
   fail "missing interposer: something was still timed: '$out'"
+out=$("$s" --mpi openmpi --via minimal --reps 1 --build "$build" --compare-build "$build" 2>&1); rc=$?
+[[ $rc == 2 && "$out" == "run.sh: error: --compare-build compares shims: --via minimal has no shim to compare" ]] ||
+  fail "--compare-build with --via minimal: rc $rc '$out'"
 echo ok
