@@ -6,7 +6,7 @@ packages=(
   build-essential cmake g++ gfortran pkg-config python3 python3-matplotlib git
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libzmq3-dev cppzmq-dev libcereal-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
-  catch2 libzstd-dev libxxhash-dev
+  catch2 libzstd-dev libxxhash-dev zlib1g-dev
   iproute2 util-linux procps
   slurmctld slurmd slurm-client munge
   clang-format

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/inspect_dmtcp_format.hpp"
 #include "runtime/cli/inspect_format.hpp"
+#include "checkpoint/image/dmtcp_image.hpp"
 #include "checkpoint/image/image_chain.hpp"
 #include "checkpoint/image/image_error.hpp"
 #include "checkpoint/image/image_reader.hpp"
@@ -49,9 +51,23 @@ void verify_chain(const std::vector<ChainLink>& chain) {
   image::ImageChain(std::move(links)).verify();
 }
 
+// An image DMTCP wrote is read whole (its structure is the only check it offers: no checksums),
+// with or without --verify.
+int inspect_dmtcp_image(const InspectOptions& options) {
+  image::DmtcpImage dmtcp;
+  try {
+    dmtcp = image::read_dmtcp_image(options.image);
+  } catch (const image::ImageError& e) {
+    throw CliError(exit_code::failure, e.what());
+  }
+  std::cout << (options.json ? dmtcp_json(options.image, dmtcp).dump(2) + "\n" : dmtcp_text(options.image, dmtcp));
+  return 0;
+}
+
 }  // namespace
 
 int inspect_image(const InspectOptions& options) {
+  if (image::is_dmtcp_image(options.image)) return inspect_dmtcp_image(options);
   // Verification happens before anything is printed, so a damaged image gives only the error.
   std::optional<image::ImageReader> reader;
   std::vector<ChainLink> chain;

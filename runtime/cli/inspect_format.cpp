@@ -24,19 +24,6 @@ std::string address_text(std::uint64_t address) { return address == 0 ? "-" : fm
 
 std::string compression_text(const image::AreaRecord& area) { return area.compressed() ? "zstd" : "none"; }
 
-// Strings from the image (area names are the mapped files' paths, job ids, binaries' paths)
-// printed as they are could drive the reader's terminal: control bytes are shown as \xNN.
-std::string shown(const std::string& text) {
-  std::string out;
-  for (const unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += static_cast<char>(c);
-  }
-  return out;
-}
-
 std::uint64_t stored_pages(const image::ImageReader& image, const image::AreaRecord& area) {
   std::uint64_t pages = 0;
   for (const auto& run : image.delta_header(area.index).runs) pages += run.count;
@@ -58,6 +45,17 @@ std::string chain_text(const std::vector<ChainLink>& chain) {
 }
 
 }  // namespace
+
+std::string shown(const std::string& text) {
+  std::string out;
+  for (const unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out;
+}
 
 std::string inspect_text(const image::ImageReader& image, const bool verified, const std::vector<ChainLink>& chain) {
   const auto& header = image.header();

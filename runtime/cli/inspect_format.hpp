@@ -18,6 +18,10 @@ struct ChainLink {
   std::optional<std::uint64_t> size;
 };
 
+// Strings from an image (area names are the mapped files' paths, job ids, binaries' paths) printed
+// as they are could drive the reader's terminal: control bytes are shown as \xNN.
+std::string shown(const std::string& text);
+
 // `chain`: the images an increment is built on and itself (empty for a full image).
 std::string inspect_text(const image::ImageReader& image, bool verified, const std::vector<ChainLink>& chain = {});
 nlohmann::json inspect_json(const image::ImageReader& image, bool verified, const std::vector<ChainLink>& chain = {});

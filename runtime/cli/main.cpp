@@ -122,7 +122,8 @@ void add_restart(CLI::App& app, RestartOptions& options, RestartArgs& args) {
 
 void add_inspect(CLI::App& app, InspectOptions& options) {
   auto* inspect = app.add_subcommand("inspect", "Show the header and areas of a checkpoint image");
-  inspect->add_option("image", options.image, "Image file (ckpt/<epoch>/rank-<L>.img)")->required();
+  inspect->add_option("image", options.image, "Image file (ckpt/<epoch>/rank-<L>.img, or a DMTCP ckpt_*.dmtcp)")
+      ->required();
   inspect->add_flag("--verify", options.verify, "Read every area and check its checksum");
   inspect->add_flag("--json", options.json, "Print JSON instead of a table");
 }

@@ -5,9 +5,12 @@ usage: check_inspect.py table|verify YADOKARI IMAGE EXPECTED   (EXPECTED has @IM
        check_inspect.py json YADOKARI IMAGE
        check_inspect.py escapes YADOKARI IMAGE   (control bytes in names are shown as \\xNN)
        check_inspect.py chain YADOKARI IMAGE     (an increment: its parent, chain and delta areas)
+       check_inspect.py dmtcp YADOKARI DIR       (an image in DMTCP's layout, written here into DIR)
 """
+import gzip
 import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -26,8 +29,70 @@ def compare(actual, expected):
     sys.exit(1)
 
 
+def dmtcp_record(fields, texts):
+    """One 4096-byte DMTCP record: little-endian integers and NUL-padded strings at their offsets
+    (docs/formats/dmtcp-image.md)."""
+    record = bytearray(4096)
+    for offset, fmt, value in fields:
+        struct.pack_into("<" + fmt, record, offset, value)
+    for offset, text in texts:
+        record[offset:offset + len(text)] = text.encode()
+    return bytes(record)
+
+
+def dmtcp_image():
+    """A gzip DMTCP image of a process 'solver': a file mapping, a heap split into a data run and a
+    zero run under its parent record, then DMTCP's end record."""
+    header = dmtcp_record([(104, "i", 4242), (108, "i", 17), (128, "I", 4), (132, "I", 1)],
+                          [(0, "DMTCP_CHECKPOINT_IMAGE_v4.0\n"), (256, "solver"), (1280, "/opt/app/solver")])
+
+    def area(start, size, prot, flags, properties, file_size, name):
+        return dmtcp_record([(0, "Q", start), (8, "Q", start + size), (16, "Q", size), (32, "Q", prot),
+                             (40, "Q", flags), (72, "q", file_size), (80, "Q", properties)], [(88, name)])
+    private, anonymous = 0x02, 0x20
+    body = header + header
+    body += area(0x400000, 0x3000, 5, private, 0, 0x2100, "/opt/app/solver") + b"\xc3" * 0x2100
+    body += area(0x600000, 0x4000, 3, private | anonymous, 0x2, -1, "[heap]")
+    body += area(0x600000, 0x1000, 3, private | anonymous, 0x4, -1, "[heap]") + b"\x5a" * 0x1000
+    body += area(0x601000, 0x3000, 3, private | anonymous, 0x5, -1, "[heap]")
+    body += dmtcp_record([(16, "Q", 2**64 - 1)], [])
+    return body
+
+
+def check_dmtcp(yadokari, directory):
+    os.makedirs(directory, exist_ok=True)
+    image = os.path.join(directory, "ckpt_solver.dmtcp")
+    body = dmtcp_image()
+    with gzip.open(image, "wb") as f:
+        f.write(body)
+    expected = (f"image     {image}\n"
+                f"format    DMTCP_CHECKPOINT_IMAGE_v4.0, gzip, {len(body)} bytes uncompressed\n"
+                "process   solver (pid 4242, parent 17), /opt/app/solver\n"
+                "peers     4 process(es) in the checkpointed computation\n"
+                "areas     2 mappings (4 records), 28672 bytes in memory, 12544 bytes stored\n"
+                "  #  start               end                 prot  kind               stored  name\n"
+                "  0  0x0000000000400000  0x0000000000403000  r-xp  file                 8448  /opt/app/solver\n"
+                "  1  0x0000000000600000  0x0000000000604000  rw-p  anon, runs follow       0  [heap]\n"
+                "  2  0x0000000000600000  0x0000000000601000  rw-p  data run             4096  [heap]\n"
+                "  3  0x0000000000601000  0x0000000000604000  rw-p  zero run                0  [heap]\n")
+    compare(run(yadokari, "inspect", image), expected)
+    listing = json.loads(run(yadokari, "inspect", "--json", image))
+    assert listing["format"] == "dmtcp" and listing["pid"] == 4242 and listing["gzip"], listing
+    assert [a["stored_bytes"] for a in listing["areas"]] == [0x2100, 0, 0x1000, 0], listing["areas"]
+    # Cut inside the heap's data run: one line, exit 1.
+    with gzip.open(image, "wb") as f:
+        f.write(body[:4 * 4096 + 0x2100 + 4096 + 100])
+    result = subprocess.run([yadokari, "inspect", image], capture_output=True, text=True)
+    want = f"yadokari: {image}: ends inside the data of area 2 ('[heap]')\n"
+    if result.returncode != 1 or result.stderr != want or result.stdout:
+        sys.exit(f"truncated DMTCP image: exit {result.returncode}, stderr {result.stderr!r}, expected {want!r}")
+
+
 def main():
     mode, yadokari, image = sys.argv[1:4]
+    if mode == "dmtcp":
+        check_dmtcp(yadokari, image)
+        return
     if mode in ("table", "verify"):
         with open(sys.argv[4]) as f:
             expected = f.read().replace("@IMAGE@", image)

@@ -1,0 +1,105 @@
+#include "runtime/cli/inspect_dmtcp_format.hpp"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "runtime/cli/inspect_format.hpp"
+
+namespace yadokari::cli {
+namespace {
+
+// As /proc/PID/maps writes it: "r-xp".
+std::string protection_text(const image::DmtcpArea& area) {
+  std::string text = "----";
+  if (area.prot & PROT_READ) text[0] = 'r';
+  if (area.prot & PROT_WRITE) text[1] = 'w';
+  if (area.prot & PROT_EXEC) text[2] = 'x';
+  text[3] = (area.flags & MAP_SHARED) ? 's' : 'p';
+  return text;
+}
+
+std::string kind_text(const image::DmtcpArea& area) {
+  if (area.parent()) return "anon, runs follow";
+  if (area.child()) return area.zero() ? "zero run" : "data run";
+  if (area.zero()) return "zero";
+  return (area.flags & MAP_ANONYMOUS) ? "anon" : "file";
+}
+
+std::string address_text(std::uint64_t address) { return fmt::format("{:#018x}", address); }
+
+}  // namespace
+
+std::string dmtcp_text(const std::string& path, const image::DmtcpImage& image) {
+  const auto& process = image.process;
+  std::string out;
+  out += fmt::format("image     {}\n", shown(path));
+  out += fmt::format("format    {}{}, {} bytes uncompressed\n", shown(process.signature), image.gzip ? ", gzip" : "",
+                     image.image_bytes);
+  out += fmt::format("process   {} (pid {}, parent {}), {}\n", shown(process.program), process.pid, process.ppid,
+                     shown(process.executable));
+  out += fmt::format("peers     {} process(es) in the checkpointed computation\n", process.peers);
+  std::uint64_t mapped = 0;
+  std::uint64_t stored = 0;
+  std::size_t mappings = 0;
+  for (const auto& area : image.areas) {
+    if (!area.child()) {
+      mapped += area.size;
+      ++mappings;
+    }
+    stored += area.stored_bytes;
+  }
+  out += fmt::format("areas     {} mappings ({} records), {} bytes in memory, {} bytes stored\n", mappings,
+                     image.areas.size(), mapped, stored);
+  using Row = std::array<std::string, 7>;
+  std::vector<Row> rows;
+  rows.push_back({"#", "start", "end", "prot", "kind", "stored", "name"});
+  for (std::size_t i = 0; i < image.areas.size(); ++i) {
+    const auto& area = image.areas[i];
+    rows.push_back({std::to_string(i), address_text(area.start), address_text(area.end), protection_text(area),
+                    kind_text(area), std::to_string(area.stored_bytes), shown(area.name)});
+  }
+  std::array<std::size_t, 7> widths{};
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  constexpr std::array<bool, 7> kRightAligned = {true, false, false, false, false, true, false};
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line +=
+          kRightAligned[c] ? fmt::format("  {:>{}}", row[c], widths[c]) : fmt::format("  {:<{}}", row[c], widths[c]);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+nlohmann::json dmtcp_json(const std::string& path, const image::DmtcpImage& image) {
+  nlohmann::json areas = nlohmann::json::array();
+  for (const auto& area : image.areas)
+    areas.push_back({{"start", fmt::format("{:#x}", area.start)},
+                     {"end", fmt::format("{:#x}", area.end)},
+                     {"size", area.size},
+                     {"offset", area.offset},
+                     {"protection", protection_text(area)},
+                     {"kind", kind_text(area)},
+                     {"properties", area.properties},
+                     {"name", area.name},
+                     {"stored_bytes", area.stored_bytes}});
+  return {{"path", path},
+          {"format", "dmtcp"},
+          {"signature", image.process.signature},
+          {"gzip", image.gzip},
+          {"image_bytes", image.image_bytes},
+          {"program", image.process.program},
+          {"executable", image.process.executable},
+          {"pid", image.process.pid},
+          {"ppid", image.process.ppid},
+          {"peers", image.process.peers},
+          {"areas", areas}};
+}
+
+}  // namespace yadokari::cli
