@@ -7,7 +7,10 @@
  *                                    rank 1 then leaves: HOW = finalize | exit (no MPI_Finalize) | kill
  *   dynamic_processes port           MPI_Open_port (the connect/accept route between two jobs)
  *
- * Prints "ok <what>" lines; the survivors print the sum over the communicator that replaced the world. */
+ * Prints "ok <what>" lines; the survivors print the sum over the communicator that replaced the world.
+ * PROBE_SPAWN_HOST=<host> spawns the new process there (MPI_Info "host", or the key named by
+ * PROBE_SPAWN_KEY, e.g. Open MPI's "add-host" for a host outside the job); every process prints
+ * its host name. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,9 +31,18 @@ static MPI_Comm spawn_and_merge(char** argv, int* merged_rank) {
   int spawned = parent != MPI_COMM_NULL;
   if (spawned)
     inter = parent;
-  else
-    MPI_Comm_spawn(argv[0], argv + 1, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+  else {
+    MPI_Info info = MPI_INFO_NULL;
+    const char* host = getenv("PROBE_SPAWN_HOST");
+    if (host) {
+      MPI_Info_create(&info);
+      const char* key = getenv("PROBE_SPAWN_KEY"); /* "host" unless told, e.g. "add-host" */
+      MPI_Info_set(info, key ? key : "host", host);
+    }
+    MPI_Comm_spawn(argv[0], argv + 1, 1, info, 0, MPI_COMM_WORLD, &inter,
                    MPI_ERRCODES_IGNORE); /* same mode and arguments for the new process */
+    if (host) MPI_Info_free(&info);
+  }
   MPI_Intercomm_merge(inter, spawned, &merged);
   MPI_Comm_disconnect(&inter);
   MPI_Comm_rank(merged, merged_rank);
@@ -62,6 +74,10 @@ int main(int argc, char** argv) {
   }
   int merged_rank = 0;
   MPI_Comm merged = spawn_and_merge(argv, &merged_rank);
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int name_length = 0;
+  MPI_Get_processor_name(name, &name_length);
+  printf("ok host: merged rank %d on %s\n", merged_rank, name);
   if (strcmp(mode, "spawn") == 0) {
     int one = 1, sum = 0;
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
