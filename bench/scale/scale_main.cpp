@@ -22,6 +22,7 @@
 #include "runtime/control/coordinator.hpp"
 #include "bench/scale/fake_nodes.hpp"
 #include "bench/scale/front_end_meter.hpp"
+#include "bench/scale/plan_only.hpp"
 #include "runtime/frontend/restart_plan.hpp"
 #include "protocol/secret.hpp"
 #include "bench/scale/scale_options.hpp"
@@ -324,7 +325,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(options);
+    return options.plan_only ? scale::run_plan_only(options) : run(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scale harness: %s\n", e.what());
     return 1;
