@@ -16,17 +16,10 @@ namespace {
 
 // One epoch of the pattern, as the front end has it after two commits (the difference of the rows).
 scheduler::TrafficMatrix one_epoch_of_traffic(const ScaleOptions& options) {
-  scheduler::TrafficMatrix traffic;
-  if (options.traffic == TrafficPattern::none) return traffic;
-  const auto w = static_cast<std::size_t>(options.ranks);
-  traffic.bytes.reserve(w * w);
-  traffic.messages.reserve(w * w);
-  for (int r = 0; r < options.ranks; ++r) {
-    const TrafficRow row = traffic_row(options, r, 1);
-    traffic.bytes.insert(traffic.bytes.end(), row.bytes_to.begin(), row.bytes_to.end());
-    traffic.messages.insert(traffic.messages.end(), row.messages_to.begin(), row.messages_to.end());
-  }
-  return traffic;
+  if (options.traffic == TrafficPattern::none) return {};
+  std::vector<std::vector<protocol::TrafficPartner>> rows;
+  for (int r = 0; r < options.ranks; ++r) rows.push_back(traffic_row(options, r, 1).partners);
+  return frontend::traffic_matrix(rows);
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ std::vector<PlanTiming> plan_every_policy(const scale::ScaleOptions& options, co
   for (const auto& rank : coordinator.registrations())
     rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
   const control::TrafficCounts& counts = coordinator.last_committed_traffic();
-  const yadokari::scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
+  const yadokari::scheduler::TrafficMatrix traffic = yadokari::frontend::traffic_matrix(counts.rows);
   const control::ComputeTimes& measured = coordinator.last_committed_compute();
   const auto compute = yadokari::frontend::compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
   std::vector<PlanTiming> timings;
