@@ -166,6 +166,24 @@ struct CutGo {
   }
 };
 
+// One partner in a rank's traffic row: what the rank has sent to logical rank `to` since the job
+// started (the channel table's counters, restored with the rank).
+struct TrafficPartner {
+  std::int32_t to = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t messages = 0;
+  bool operator==(const TrafficPartner&) const = default;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(to, bytes, messages);
+  }
+};
+
+// A traffic row names at most this many partners, the heaviest by bytes: the front end and the
+// scheduler then hold O(ranks) counters, where full rows were W x W (4 GiB at 16,384 ranks).
+inline constexpr std::size_t kTrafficPartners = 16;
+
 struct ImageWritten {
   static constexpr MessageType kType = MessageType::image_written;
   std::uint64_t epoch = 0;
@@ -178,10 +196,10 @@ struct ImageWritten {
   double drain_seconds = 0.0;
   double write_seconds = 0.0;
   std::uint64_t drained_messages = 0;
-  // What this rank has sent to each logical rank since the job started (the channel table's row;
-  // restored with the rank): the scheduler's traffic matrix for the `comm` and `auto` policies.
-  std::vector<std::uint64_t> bytes_to;
-  std::vector<std::uint64_t> messages_to;
+  // What this rank has sent since the job started to its heaviest partners (at most
+  // kTrafficPartners, ascending by `to`; none = not measured): the scheduler's traffic for the
+  // `comm` and `auto` policies.
+  std::vector<TrafficPartner> traffic;
   // Seconds this process has computed (outside MPI) since its MPI_Init, and the node it runs on:
   // the scheduler's compute times for the `speed` and `auto` policies. Never restored with the
   // rank, so a restarted process counts afresh. < 0 = not measured.
@@ -195,8 +213,8 @@ struct ImageWritten {
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, bytes_to,
-       messages_to, compute_seconds, hostname, pause_seconds, parent_epoch);
+    ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, traffic,
+       compute_seconds, hostname, pause_seconds, parent_epoch);
   }
 };
 

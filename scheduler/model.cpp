@@ -28,13 +28,15 @@ void validate(const Job& job, const std::vector<Node>& nodes, const CurrentPlace
       throw PlacementError("rank " + std::to_string(r) + "'s compute time is " + number("%g", *t) +
                            " s; it must be a finite number of at least 0");
   }
-  const auto cells = static_cast<std::size_t>(w) * static_cast<std::size_t>(w);
-  for (const auto* m : {&job.traffic.bytes, &job.traffic.messages}) {
-    if (!m->empty() && m->size() != cells)
-      throw PlacementError(std::string("the traffic matrix has ") + std::to_string(m->size()) + " " +
-                           (m == &job.traffic.bytes ? "byte" : "message") + " entries; a job of " + std::to_string(w) +
-                           " ranks needs " + std::to_string(cells));
-  }
+  const auto& rows = job.traffic.rows;
+  if (!rows.empty() && static_cast<long>(rows.size()) != w)
+    throw PlacementError("the traffic matrix has " + std::to_string(rows.size()) + " rows; a job of " +
+                         std::to_string(w) + " ranks needs " + std::to_string(w));
+  for (std::size_t from = 0; from < rows.size(); ++from)
+    for (const TrafficEntry& entry : rows[from])
+      if (entry.to < 0 || entry.to >= w)
+        throw PlacementError("rank " + std::to_string(from) + "'s traffic names rank " + std::to_string(entry.to) +
+                             ", which a job of " + std::to_string(w) + " ranks does not have");
   if (nodes.empty()) throw PlacementError("no nodes were given to place " + plural(w, "rank", "ranks") + " on");
   std::map<std::string, int> seen;
   for (const Node& node : nodes) {
@@ -176,6 +178,37 @@ Model::Model(const Job& job_, const std::vector<Node>& nodes_, const CurrentPlac
   compute_known = work_cnt > 0;
   for (std::size_t r = 0; r < w_count; ++r)
     if (!known[r] && compute_known) work[r] = work_sum / work_cnt;
+
+  // Partners, both directions summed: each entry goes into the rows of both of its ranks.
+  if (has_traffic()) {
+    partners.resize(w_count);
+    for (std::size_t from = 0; from < w_count; ++from)
+      for (const TrafficEntry& e : job.traffic.rows[from]) {
+        if (e.to == static_cast<int>(from) || (e.bytes == 0 && e.messages == 0)) continue;
+        partners[from].push_back({e.to, e.bytes, e.messages});
+        partners[static_cast<std::size_t>(e.to)].push_back({static_cast<int>(from), e.bytes, e.messages});
+      }
+    for (auto& list : partners) {
+      std::sort(list.begin(), list.end(), [](const Partner& x, const Partner& y) { return x.rank < y.rank; });
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (kept > 0 && list[kept - 1].rank == list[i].rank) {
+          list[kept - 1].bytes += list[i].bytes;
+          list[kept - 1].messages += list[i].messages;
+        } else {
+          list[kept++] = list[i];
+        }
+      }
+      list.resize(kept);
+    }
+  }
+}
+
+std::uint64_t Model::bytes(int a, int b) const {
+  if (partners.empty() || a == b) return 0;
+  const auto& list = partners_of(a);
+  const auto it = std::lower_bound(list.begin(), list.end(), b, [](const Partner& p, int r) { return p.rank < r; });
+  return it != list.end() && it->rank == b ? it->bytes : 0;
 }
 
 std::vector<int> counts_of(const Model& model, const Assignment& assignment) {
@@ -200,11 +233,11 @@ Assignment survivors(const Model& model) {
 
 std::uint64_t inter_node_bytes(const Model& model, const Assignment& assignment) {
   std::uint64_t total = 0;
-  if (model.job.traffic.bytes.empty()) return 0;
+  if (model.partners.empty()) return 0;
   for (int a = 0; a < model.world; ++a)
-    for (int b = a + 1; b < model.world; ++b)
-      if (assignment[static_cast<std::size_t>(a)] != assignment[static_cast<std::size_t>(b)])
-        total += model.bytes(a, b);
+    for (const auto& p : model.partners_of(a))
+      if (p.rank > a && assignment[static_cast<std::size_t>(a)] != assignment[static_cast<std::size_t>(p.rank)])
+        total += p.bytes;
   return total;
 }
 
@@ -232,10 +265,10 @@ Cost cost_of(const Model& model, const Assignment& assignment) {
   if (model.has_traffic()) {
     const CostParameters& p = model.options.cost;
     for (int a = 0; a < model.world; ++a) {
-      for (int b = a + 1; b < model.world; ++b) {
-        const std::uint64_t bytes = model.bytes(a, b), messages = model.messages(a, b);
-        if (bytes == 0 && messages == 0) continue;
-        const bool same = assignment[static_cast<std::size_t>(a)] == assignment[static_cast<std::size_t>(b)];
+      for (const auto& partner : model.partners_of(a)) {
+        if (partner.rank <= a) continue;
+        const std::uint64_t bytes = partner.bytes, messages = partner.messages;
+        const bool same = assignment[static_cast<std::size_t>(a)] == assignment[static_cast<std::size_t>(partner.rank)];
         cost.communication_s += same ? bytes / p.intra_bandwidth_Bps + messages * p.intra_latency_s
                                      : bytes / p.inter_bandwidth_Bps + messages * p.inter_latency_s;
         if (!same) cost.inter_node_bytes += bytes;

@@ -32,18 +32,18 @@ struct Model {
   bool alive(int n) const { return nodes[static_cast<std::size_t>(n)].alive; }
   int slots(int n) const { return nodes[static_cast<std::size_t>(n)].slots; }
   const std::string& name(int n) const { return nodes[static_cast<std::size_t>(n)].name; }
-  // Both directions between a and b.
-  std::uint64_t bytes(int a, int b) const { return both_ways(job.traffic.bytes, a, b); }
-  std::uint64_t messages(int a, int b) const { return both_ways(job.traffic.messages, a, b); }
-  bool has_traffic() const { return !job.traffic.bytes.empty() || !job.traffic.messages.empty(); }
-
- private:
-  std::uint64_t both_ways(const std::vector<std::uint64_t>& m, int a, int b) const {
-    if (m.empty() || a == b) return 0;
-    const auto w = static_cast<std::size_t>(world);
-    return m[static_cast<std::size_t>(a) * w + static_cast<std::size_t>(b)] +
-           m[static_cast<std::size_t>(b) * w + static_cast<std::size_t>(a)];
-  }
+  // A rank's partners with the traffic of both directions summed, ascending by rank, no zero
+  // entries, no self: the symmetric form of job.traffic that every policy reads (O(entries)).
+  struct Partner {
+    int rank = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t messages = 0;
+  };
+  std::vector<std::vector<Partner>> partners;  // empty when no traffic was measured
+  const std::vector<Partner>& partners_of(int rank) const { return partners[static_cast<std::size_t>(rank)]; }
+  // Both directions between a and b (a binary search in a's partners).
+  std::uint64_t bytes(int a, int b) const;
+  bool has_traffic() const { return !job.traffic.empty(); }
 
  public:
   // True when a ranks's current node is alive.

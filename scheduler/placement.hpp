@@ -18,11 +18,20 @@ namespace yadokari::scheduler {
 
 // --- Inputs ------------------------------------------------------------------------------------
 
-// Traffic of the last epoch between logical ranks, row-major W×W: entry [from * W + to] counts
-// what `from` sent to `to` (the diagonal is ignored). Either vector may be empty = not measured.
+// Traffic of the last epoch between logical ranks, sparse: rows[from] lists the ranks `from` sent
+// to, with what it sent (entries to itself are ignored; two entries for one partner add up). A
+// rank's row may be cut to its heaviest partners, so a job of W ranks with k partners each costs
+// O(W k) here, never W x W. Empty = not measured; otherwise one row per rank.
+struct TrafficEntry {
+  int to = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t messages = 0;
+  bool operator==(const TrafficEntry&) const = default;
+};
+
 struct TrafficMatrix {
-  std::vector<std::uint64_t> bytes;
-  std::vector<std::uint64_t> messages;
+  std::vector<std::vector<TrafficEntry>> rows;
+  bool empty() const { return rows.empty(); }
 };
 
 struct Job {

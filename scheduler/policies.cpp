@@ -4,8 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
+#include "scheduler/comm_search.hpp"
+#include "scheduler/free_slot_queue.hpp"
 #include "scheduler/model.hpp"
 #include "scheduler/placement.hpp"
 
@@ -145,11 +149,9 @@ Result node_policy(const Model& m) {
     }
   }
   if (!loose.empty()) {
-    for (const int r : loose) {
-      const int n = most_free(m, counts);
-      a[at(r)] = n;
-      ++counts[at(n)];
-    }
+    detail::FreeSlotQueue queue(m, counts);
+    for (const int r : loose) a[at(r)] = queue.take();
+    counts = queue.counts();
     text += std::string(first ? "" : "; ") + "ranks " + origins(m, loose) +
             " placed one by one on the node with the most free slots: " + targets(m, a, loose);
     first = false;
@@ -163,13 +165,9 @@ Result node_policy(const Model& m) {
 
 Result balanced_policy(const Model& m) {
   Assignment a = detail::survivors(m);
-  auto counts = detail::counts_of(m, a);
   const std::vector<int> displaced = unplaced(a);
-  for (const int r : displaced) {
-    const int n = most_free(m, counts);
-    a[at(r)] = n;
-    ++counts[at(n)];
-  }
+  detail::FreeSlotQueue queue(m, detail::counts_of(m, a));
+  for (const int r : displaced) a[at(r)] = queue.take();
   std::string text = "balanced: ";
   if (displaced.empty())
     text += "no rank was displaced";
@@ -182,167 +180,8 @@ Result balanced_policy(const Model& m) {
 
 // --- comm ----------------------------------------------------------------------------------------
 
-// comm_fill when no traffic was measured: every affinity is 0, so the pair it picks is always the
-// lowest unplaced rank and the first node (by name) with the most free slots. The same placement
-// in O(ranks x nodes) instead of O(ranks^2 x nodes) (7.5 s at 4,096 ranks: bench/scale/README.md).
-void fill_without_traffic(const Model& m, Assignment& a, const std::vector<bool>& allowed, const std::vector<int>& todo,
-                          std::vector<int>& counts) {
-  for (const int rank : todo) {
-    bool any_free = false;
-    for (int n = 0; n < m.node_count; ++n)
-      if (allowed[at(n)] && m.alive(n) && counts[at(n)] < m.slots(n) && counts[at(n)] < m.capacity[at(n)])
-        any_free = true;
-    int best_n = -1;
-    for (const int n : m.by_name) {
-      if (!allowed[at(n)] || !m.alive(n) || counts[at(n)] >= m.capacity[at(n)]) continue;
-      if (any_free && counts[at(n)] >= m.slots(n)) continue;
-      if (best_n < 0 || m.slots(n) - counts[at(n)] > m.slots(best_n) - counts[at(best_n)]) best_n = n;
-    }
-    if (best_n < 0) throw std::logic_error("scheduler: comm ran out of capacity");
-    a[at(rank)] = best_n;
-    ++counts[at(best_n)];
-  }
-}
-
-// Greedy: repeatedly place the (unplaced rank, node) pair with the most bytes between the rank and
-// the ranks already on that node. Nodes with a free slot come first; only when none is left do
-// ranks share cores (up to capacity). Ties: more free slots, lower node name, lower rank.
-void comm_fill(const Model& m, Assignment& a, const std::vector<bool>& allowed) {
-  std::vector<int> todo = unplaced(a);
-  if (todo.empty()) return;
-  auto counts = detail::counts_of(m, a);
-  const auto n_count = at(m.node_count);
-  std::vector<std::vector<std::uint64_t>> affinity(todo.size(), std::vector<std::uint64_t>(n_count, 0));
-  if (!m.job.traffic.bytes.empty()) {
-    for (std::size_t i = 0; i < todo.size(); ++i)
-      for (int q = 0; q < m.world; ++q)
-        if (a[at(q)] >= 0) affinity[i][at(a[at(q)])] += m.bytes(todo[i], q);
-  }
-  if (m.job.traffic.bytes.empty()) return fill_without_traffic(m, a, allowed, todo, counts);
-  std::vector<bool> done(todo.size(), false);
-  for (std::size_t placed = 0; placed < todo.size(); ++placed) {
-    bool any_free = false;
-    for (int n = 0; n < m.node_count; ++n)
-      if (allowed[at(n)] && m.alive(n) && counts[at(n)] < m.slots(n) && counts[at(n)] < m.capacity[at(n)])
-        any_free = true;
-    std::size_t best_i = 0;
-    int best_n = -1;
-    for (std::size_t i = 0; i < todo.size(); ++i) {
-      if (done[i]) continue;
-      for (const int n : m.by_name) {
-        if (!allowed[at(n)] || !m.alive(n) || counts[at(n)] >= m.capacity[at(n)]) continue;
-        if (any_free && counts[at(n)] >= m.slots(n)) continue;
-        if (best_n < 0) {
-          best_i = i;
-          best_n = n;
-          continue;
-        }
-        const auto x = affinity[i][at(n)], y = affinity[best_i][at(best_n)];
-        const int fx = m.slots(n) - counts[at(n)], fy = m.slots(best_n) - counts[at(best_n)];
-        // Iteration order (rank, then name) already breaks the remaining ties.
-        if (x > y || (x == y && fx > fy)) {
-          best_i = i;
-          best_n = n;
-        }
-      }
-    }
-    if (best_n < 0) throw std::logic_error("scheduler: comm ran out of capacity");
-    done[best_i] = true;
-    a[at(todo[best_i])] = best_n;
-    ++counts[at(best_n)];
-    if (!m.job.traffic.bytes.empty())
-      for (std::size_t i = 0; i < todo.size(); ++i)
-        if (!done[i]) affinity[i][at(best_n)] += m.bytes(todo[i], todo[best_i]);
-  }
-}
-
-// Local improvement of inter-node bytes by single moves (into free slots only) and swaps.
-// Displaced ranks move for free; a rank that could have stayed costs one unit of the budget and
-// the step must save at least comm_min_gain of the predicted time per epoch. Every step strictly lowers the
-// inter-node bytes, so this ends; the step count is also capped. Returns the extra-moved ranks.
-std::vector<int> comm_refine(const Model& m, Assignment& a, const Assignment& kept, int budget,
-                             const std::vector<bool>& allowed) {
-  std::vector<int> extra_moved;
-  if (m.job.traffic.bytes.empty()) return extra_moved;
-  const auto n_count = at(m.node_count);
-  std::vector<std::vector<std::uint64_t>> affinity(at(m.world), std::vector<std::uint64_t>(n_count, 0));
-  for (int r = 0; r < m.world; ++r)
-    for (int q = 0; q < m.world; ++q) affinity[at(r)][at(a[at(q)])] += m.bytes(r, q);
-  auto counts = detail::counts_of(m, a);
-  // An extra move must save at least comm_min_gain of the predicted epoch time; a byte kept
-  // inside a node saves (1/inter - 1/intra bandwidth) seconds.
-  const CostParameters& p = m.options.cost;
-  const double per_byte = 1.0 / p.inter_bandwidth_Bps - 1.0 / p.intra_bandwidth_Bps;
-  const double threshold = per_byte > 0
-                               ? std::max(1.0, m.options.comm_min_gain * detail::cost_of(m, a).total_s / per_byte)
-                               : std::numeric_limits<double>::infinity();
-  const auto gain_of = [&](int r, int to) {
-    return static_cast<double>(affinity[at(r)][at(to)]) - static_cast<double>(affinity[at(r)][at(a[at(r)])]);
-  };
-  // Change of the number of kept ranks away from home if r goes to `to`.
-  const auto cost_of = [&](int r, int to) {
-    const int home = kept[at(r)];
-    if (home < 0) return 0;
-    return (a[at(r)] == home ? 1 : 0) - (to == home ? 1 : 0);
-  };
-  int away = 0;
-  const auto apply = [&](int r, int to) {
-    const int from = a[at(r)];
-    away += cost_of(r, to);
-    for (int x = 0; x < m.world; ++x) {
-      const auto b = m.bytes(x, r);
-      affinity[at(x)][at(from)] -= b;
-      affinity[at(x)][at(to)] += b;
-    }
-    --counts[at(from)];
-    ++counts[at(to)];
-    a[at(r)] = to;
-  };
-  const int max_steps = 2 * (static_cast<int>(unplaced(kept).size()) + budget) + 2;
-  for (int step = 0; step < max_steps; ++step) {
-    double best_gain = 0;
-    int best_cost = 0, best_r = -1, best_other = -1;
-    bool best_swap = false;
-    const auto consider = [&](double gain, int cost, int r, int other, bool swap) {
-      if (gain <= 0) return;
-      if (cost > 0 && (away + cost > budget || gain < threshold)) return;
-      if (best_r < 0 || gain > best_gain || (gain == best_gain && cost < best_cost)) {
-        best_gain = gain;
-        best_cost = cost;
-        best_r = r;
-        best_other = other;
-        best_swap = swap;
-      }
-    };
-    for (int r = 0; r < m.world; ++r) {
-      for (const int n : m.by_name) {
-        if (n == a[at(r)] || !allowed[at(n)] || !m.alive(n) || counts[at(n)] >= m.slots(n) ||
-            counts[at(n)] >= m.capacity[at(n)])
-          continue;
-        consider(gain_of(r, n), cost_of(r, n), r, n, false);
-      }
-    }
-    for (int r = 0; r < m.world; ++r) {
-      for (int q = r + 1; q < m.world; ++q) {
-        const int nr = a[at(r)], nq = a[at(q)];
-        if (nr == nq) continue;
-        const double gain = gain_of(r, nq) + gain_of(q, nr) - 2.0 * static_cast<double>(m.bytes(r, q));
-        consider(gain, cost_of(r, nq) + cost_of(q, nr), r, q, true);
-      }
-    }
-    if (best_r < 0) break;
-    if (best_swap) {
-      const int nr = a[at(best_r)], nq = a[at(best_other)];
-      apply(best_r, nq);
-      apply(best_other, nr);
-    } else {
-      apply(best_r, best_other);
-    }
-  }
-  for (int r = 0; r < m.world; ++r)
-    if (kept[at(r)] >= 0 && a[at(r)] != kept[at(r)]) extra_moved.push_back(r);
-  return extra_moved;
-}
+using detail::comm_fill;
+using detail::comm_refine;
 
 Result comm_policy(const Model& m) {
   const Assignment kept = detail::survivors(m);
@@ -357,14 +196,14 @@ Result comm_policy(const Model& m) {
     text += "no rank was displaced";
   else
     text += "ranks " + origins(m, displaced) +
-            (m.job.traffic.bytes.empty() ? " placed on the nodes with the most free slots (no traffic measured): "
-                                         : " placed next to the partners they exchange the most bytes with: ") +
+            (!m.has_traffic() ? " placed on the nodes with the most free slots (no traffic measured): "
+                              : " placed next to the partners they exchange the most bytes with: ") +
             targets(m, a, displaced);
   if (!extra.empty())
     text += "; also moved " + rank_list(extra) + " (" + targets(m, a, extra) +
             ") because it cut inter-node traffic from " + bytes_text(static_cast<double>(after_fill)) + " to " +
             bytes_text(static_cast<double>(detail::inter_node_bytes(m, a))) + " per epoch";
-  if (!m.job.traffic.bytes.empty())
+  if (m.has_traffic())
     text += "; inter-node traffic " + bytes_text(static_cast<double>(detail::inter_node_bytes(m, a))) + " per epoch";
   text += "; " + stayed(m, a) + ".";
   return {std::move(a), std::move(text)};
@@ -389,29 +228,30 @@ Result speed_policy(const Model& m) {
     return t;
   };
   // Water-filling: each next rank goes where the node's predicted time grows least. This gives
-  // slow nodes fewer ranks, in proportion to speed × slots once the nodes are full.
+  // slow nodes fewer ranks, in proportion to speed × slots once the nodes are full. The nodes wait
+  // in a set ordered by (time of one more rank, keeps one of its own ranks, free slots, name), so
+  // a rank costs O(log nodes) instead of a scan of every node (1 s at 16,384 ranks).
   std::vector<int> target(at(m.node_count), 0);
+  using Key = std::tuple<double, int, int, int, int>;  // time, -keeps, -free, name order, node
+  const auto key = [&](int n) {
+    return Key{time(n, target[at(n)] + 1), target[at(n)] < kept_counts[at(n)] ? -1 : 0, target[at(n)] - m.slots(n),
+               m.rank_of_name[at(n)], n};
+  };
+  std::set<Key> queue;
+  for (int n = 0; n < m.node_count; ++n)
+    if (m.alive(n) && m.capacity[at(n)] > 0) queue.insert(key(n));
   for (int i = 0; i < m.world; ++i) {
-    int best = -1;
-    double best_t = 0;
-    for (const int n : m.by_name) {
-      if (!m.alive(n) || target[at(n)] >= m.capacity[at(n)]) continue;
-      const double t = time(n, target[at(n)] + 1);
-      if (best < 0) {
-        best = n;
-        best_t = t;
-        continue;
-      }
-      const double eps = 1e-12 * std::max(t, best_t);
-      const bool keeps = target[at(n)] < kept_counts[at(n)], best_keeps = target[at(best)] < kept_counts[at(best)];
-      if (t < best_t - eps || (t <= best_t + eps &&
-                               (keeps > best_keeps || (keeps == best_keeps && m.slots(n) - target[at(n)] >
-                                                                                  m.slots(best) - target[at(best)])))) {
-        best = n;
-        best_t = t;
-      }
-    }
-    ++target[at(best)];
+    auto best = queue.begin();
+    // Times within 1e-12 of the least count as equal (rounding): the other keys decide among them.
+    const double least = std::get<0>(*best);
+    for (auto it = queue.upper_bound(Key{least, 1, m.world + 1, m.node_count, 0});
+         it != queue.end() && std::get<0>(*it) <= least + 1e-12 * std::get<0>(*it); ++it)
+      if (std::tie(std::get<1>(*it), std::get<2>(*it), std::get<3>(*it)) <
+          std::tie(std::get<1>(*best), std::get<2>(*best), std::get<3>(*best)))
+        best = it;
+    const int n = std::get<4>(*best);
+    queue.erase(best);
+    if (++target[at(n)] < m.capacity[at(n)]) queue.insert(key(n));
   }
   // Nodes above target give up their highest ranks.
   auto counts = kept_counts;

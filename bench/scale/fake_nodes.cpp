@@ -244,9 +244,7 @@ class FakeRanks {
     if (fd >= 0) ::close(fd);
     if (!written.ok) written.error = "cannot write " + written.path;
     written.size = image.size();
-    TrafficRow row = traffic_row(options_, fake.rank, ++fake.epochs);
-    written.bytes_to = std::move(row.bytes_to);
-    written.messages_to = std::move(row.messages_to);
+    written.traffic = traffic_row(options_, fake.rank, ++fake.epochs).partners;
     written.compute_seconds = 1.0;
     return written;
   }

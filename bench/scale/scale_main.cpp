@@ -22,6 +22,7 @@
 #include "runtime/control/coordinator.hpp"
 #include "bench/scale/fake_nodes.hpp"
 #include "bench/scale/front_end_meter.hpp"
+#include "bench/scale/plan_only.hpp"
 #include "runtime/frontend/restart_plan.hpp"
 #include "protocol/secret.hpp"
 #include "bench/scale/scale_options.hpp"
@@ -125,7 +126,7 @@ std::vector<PlanTiming> plan_every_policy(const scale::ScaleOptions& options, co
   for (const auto& rank : coordinator.registrations())
     rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
   const control::TrafficCounts& counts = coordinator.last_committed_traffic();
-  const yadokari::scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
+  const yadokari::scheduler::TrafficMatrix traffic = yadokari::frontend::traffic_matrix(counts.rows);
   const control::ComputeTimes& measured = coordinator.last_committed_compute();
   const auto compute = yadokari::frontend::compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
   std::vector<PlanTiming> timings;
@@ -324,7 +325,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(options);
+    return options.plan_only ? scale::run_plan_only(options) : run(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scale harness: %s\n", e.what());
     return 1;

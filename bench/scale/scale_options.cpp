@@ -52,6 +52,10 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.lose_node = false;
       continue;
     }
+    if (flag == "--plan-only") {
+      options.plan_only = true;
+      continue;
+    }
     if (i + 1 >= argc) throw std::invalid_argument("unknown option or missing value: " + std::string(flag));
     const char* value = argv[++i];
     if (flag == "--ranks")

@@ -21,6 +21,7 @@ struct ScaleOptions {
   // run on a busy machine immune to late heartbeats, at the price of a later detection.
   int heartbeat_misses = 6;
   bool lose_node = true;      // after the rounds: a node stops its heartbeats, then every policy plans
+  bool plan_only = false;     // no sockets: only the planning after the node loss (plan_only.hpp)
   std::filesystem::path dir;  // checkpoint directory; empty: a fresh one under TMPDIR, removed at the end
 
   int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }

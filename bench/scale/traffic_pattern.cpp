@@ -1,6 +1,8 @@
 #include "bench/scale/traffic_pattern.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace yadokari::bench::scale {
 namespace {
@@ -18,13 +20,13 @@ std::uint64_t splitmix(std::uint64_t& state) {
 TrafficRow traffic_row(const ScaleOptions& options, int rank, std::uint64_t epochs) {
   const int world = options.ranks;
   TrafficRow row;
-  if (options.traffic == TrafficPattern::none) return row;
-  row.bytes_to.assign(static_cast<std::size_t>(world), 0);
-  row.messages_to.assign(static_cast<std::size_t>(world), 0);
+  std::map<int, protocol::TrafficPartner> sent;
   auto add = [&](int to, std::uint64_t bytes, std::uint64_t messages) {
     if (to == rank) return;
-    row.bytes_to[static_cast<std::size_t>(to)] += bytes * epochs;
-    row.messages_to[static_cast<std::size_t>(to)] += messages * epochs;
+    auto& partner = sent[to];
+    partner.to = to;
+    partner.bytes += bytes * epochs;
+    partner.messages += messages * epochs;
   };
   switch (options.traffic) {
     case TrafficPattern::none:
@@ -44,6 +46,19 @@ TrafficRow traffic_row(const ScaleOptions& options, int rank, std::uint64_t epoc
         add(static_cast<int>(splitmix(state) % static_cast<std::uint64_t>(world)), 64 << 10, 20);
       break;
     }
+  }
+  // The shim's cut (pmpi-layer/src/telemetry/heaviest_partners.hpp): most bytes, then most
+  // messages, then the lower rank; sent ascending by rank.
+  for (const auto& [to, partner] : sent) row.partners.push_back(partner);
+  const auto heavier = [](const protocol::TrafficPartner& x, const protocol::TrafficPartner& y) {
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    if (x.messages != y.messages) return x.messages > y.messages;
+    return x.to < y.to;
+  };
+  if (row.partners.size() > protocol::kTrafficPartners) {
+    std::sort(row.partners.begin(), row.partners.end(), heavier);
+    row.partners.resize(protocol::kTrafficPartners);
+    std::sort(row.partners.begin(), row.partners.end(), [](const auto& x, const auto& y) { return x.to < y.to; });
   }
   return row;
 }

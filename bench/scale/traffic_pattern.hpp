@@ -1,15 +1,17 @@
 #pragma once
-// What each fake rank says it sent to every other rank (ImageWritten's traffic row), by pattern.
+// What each fake rank says it sent to its partners (ImageWritten's traffic row), by pattern.
 #include <cstdint>
 #include <vector>
 
 #include "bench/scale/scale_options.hpp"
+#include "protocol/rank_messages.hpp"
 
 namespace yadokari::bench::scale {
 
+// What the shim would send: the rank's heaviest partners (at most protocol::kTrafficPartners,
+// ascending by rank); empty for TrafficPattern::none.
 struct TrafficRow {
-  std::vector<std::uint64_t> bytes_to;  // size W, or empty for TrafficPattern::none
-  std::vector<std::uint64_t> messages_to;
+  std::vector<protocol::TrafficPartner> partners;
 };
 
 // Counters only grow, as the shim's do: `epochs` intervals of the same traffic so far.

@@ -1,4 +1,5 @@
 #include "pmpi-layer/src/core/channel_table.hpp"
+#include "pmpi-layer/src/telemetry/heaviest_partners.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -50,4 +51,18 @@ TEST_CASE("freed communicators keep their traffic in the matrix", "[channels]") 
   yadokari::shim::accumulate(retired.as_world_view(), r);
   CHECK(r.bytes_sent == std::vector<std::uint64_t>{0, 0, 0, 64});
   CHECK(r.bytes_received == std::vector<std::uint64_t>{0, 0, 32, 0});
+}
+
+TEST_CASE("the traffic row sent to the front end keeps the heaviest partners, by rank", "[channels]") {
+  using yadokari::protocol::TrafficPartner;
+  yadokari::shim::TrafficRow row = yadokari::shim::make_traffic_row(6);
+  row.bytes_sent = {0, 500, 100, 500, 0, 900};
+  row.messages_sent = {0, 5, 1, 7, 3, 9};
+  // Rank 4 got messages without bytes; ties on bytes go to more messages (3 before 1).
+  CHECK(yadokari::shim::heaviest_partners(row, 3) ==
+        std::vector<TrafficPartner>{{1, 500, 5}, {3, 500, 7}, {5, 900, 9}});
+  CHECK(yadokari::shim::heaviest_partners(row, 2) == std::vector<TrafficPartner>{{3, 500, 7}, {5, 900, 9}});
+  CHECK(yadokari::shim::heaviest_partners(row, 16) ==
+        std::vector<TrafficPartner>{{1, 500, 5}, {2, 100, 1}, {3, 500, 7}, {4, 0, 3}, {5, 900, 9}});
+  CHECK(yadokari::shim::heaviest_partners(yadokari::shim::make_traffic_row(4), 16).empty());
 }

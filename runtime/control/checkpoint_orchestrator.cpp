@@ -319,7 +319,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   }
   note_traffic();
   committed_compute_ = compute_ledger_.on_commit(epoch_, images_);
-  for (auto& [rank, image] : images_) image.bytes_to = image.messages_to = {};  // note_traffic has them
+  for (auto& [rank, image] : images_) image.traffic = {};  // note_traffic has them
   phase_ = Phase::idle;
   EpochEnd end{epoch_, true, "epoch " + epoch_text + " committed"};
   // Held ranks stay until the job stops them: resumed, they would run past their checkpoint.
@@ -329,26 +329,36 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
 
 void CheckpointOrchestrator::note_traffic() {
   const auto world = static_cast<std::size_t>(config_.world_size);
-  // A rank that sent no row (an older shim) leaves the matrix unknown; checked before the W x W
-  // matrix is allocated (2 GiB each at 16,384 ranks).
-  for (const auto& [rank, image] : images_)
-    if (image.bytes_to.size() != world || image.messages_to.size() != world) {
-      committed_traffic_ = cumulative_at_commit_ = {};
-      return;
-    }
-  TrafficCounts cumulative{std::vector<std::uint64_t>(world * world), std::vector<std::uint64_t>(world * world)};
+  TrafficCounts cumulative{std::vector<std::vector<protocol::TrafficPartner>>(world)};
+  bool any = false;
   for (const auto& [rank, image] : images_) {
-    for (std::size_t to = 0; to < world; ++to) {
-      cumulative.bytes[static_cast<std::size_t>(rank) * world + to] = image.bytes_to[to];
-      cumulative.messages[static_cast<std::size_t>(rank) * world + to] = image.messages_to[to];
-    }
+    if (rank < 0 || static_cast<std::size_t>(rank) >= world) continue;
+    auto& row = cumulative.rows[static_cast<std::size_t>(rank)];
+    for (const auto& partner : image.traffic)
+      if (partner.to >= 0 && static_cast<std::size_t>(partner.to) < world) row.push_back(partner);
+    std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.to < y.to; });
+    any = any || !row.empty();
   }
-  // The last interval: what was sent since the previous commit (counters only grow).
+  // No rank measured anything (ranks that report no traffic): unknown, not "no traffic".
+  if (!any) {
+    committed_traffic_ = cumulative_at_commit_ = {};
+    return;
+  }
+  // The last interval: what was sent since the previous commit (counters only grow). A partner
+  // that was not among a rank's heaviest at the previous commit counts whole: an upper bound.
   committed_traffic_ = cumulative;
-  if (cumulative_at_commit_.bytes.size() == cumulative.bytes.size())
-    for (std::size_t i = 0; i < cumulative.bytes.size(); ++i) {
-      committed_traffic_.bytes[i] -= std::min(cumulative_at_commit_.bytes[i], cumulative.bytes[i]);
-      committed_traffic_.messages[i] -= std::min(cumulative_at_commit_.messages[i], cumulative.messages[i]);
+  if (cumulative_at_commit_.rows.size() == world)
+    for (std::size_t from = 0; from < world; ++from) {
+      const auto& before = cumulative_at_commit_.rows[from];
+      auto& row = committed_traffic_.rows[from];
+      for (auto& partner : row) {
+        const auto it = std::lower_bound(before.begin(), before.end(), partner.to,
+                                         [](const protocol::TrafficPartner& p, std::int32_t to) { return p.to < to; });
+        if (it == before.end() || it->to != partner.to) continue;
+        partner.bytes -= std::min(it->bytes, partner.bytes);
+        partner.messages -= std::min(it->messages, partner.messages);
+      }
+      std::erase_if(row, [](const protocol::TrafficPartner& p) { return p.bytes == 0 && p.messages == 0; });
     }
   cumulative_at_commit_ = std::move(cumulative);
 }

@@ -54,10 +54,11 @@ struct ReplicaResult {
   std::string error;
 };
 
-// Bytes and messages between logical ranks, row-major W x W ([from * W + to]); empty = unknown.
+// Bytes and messages from each logical rank to its heaviest partners (ImageWritten's sparse rows:
+// rows[from], ascending by `to`, at most protocol::kTrafficPartners each); empty = unknown.
 struct TrafficCounts {
-  std::vector<std::uint64_t> bytes;
-  std::vector<std::uint64_t> messages;
+  std::vector<std::vector<protocol::TrafficPartner>> rows;
+  bool empty() const { return rows.empty(); }
 };
 
 // How an epoch ended. `message` is one line without the "yadokari: " prefix, e.g.

@@ -118,7 +118,7 @@ void Coordinator::apply(OrchestratorStep step) {
   if (!config_.checkpoint->node_dir.empty()) send_keep_epochs();
   if (end.committed) {
     last_committed_epoch_ = end.epoch;
-    if (!orchestrator_->committed_traffic().bytes.empty()) last_committed_traffic_ = orchestrator_->committed_traffic();
+    if (!orchestrator_->committed_traffic().empty()) last_committed_traffic_ = orchestrator_->committed_traffic();
     if (orchestrator_->committed_compute().any()) last_committed_compute_ = orchestrator_->committed_compute();
   }
   // A request that came while this epoch was being written waits for the next one.

@@ -135,7 +135,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
       rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
   // The traffic the ranks reported with their images (comm/auto co-locate heavy partners).
   const control::TrafficCounts& counts = coordinator.last_committed_traffic();
-  const scheduler::TrafficMatrix traffic{counts.bytes, counts.messages};
+  const scheduler::TrafficMatrix traffic = traffic_matrix(counts.rows);
   // The compute time each rank measured in the last committed epoch (speed/auto weigh nodes by it).
   const control::ComputeTimes& measured = coordinator.last_committed_compute();
   const std::vector<std::optional<double>> compute =

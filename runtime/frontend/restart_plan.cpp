@@ -30,6 +30,17 @@ RestartPlan plan_restart(scheduler::Policy policy, int world_size, const std::ve
   return plan;
 }
 
+scheduler::TrafficMatrix traffic_matrix(const std::vector<std::vector<protocol::TrafficPartner>>& rows) {
+  scheduler::TrafficMatrix traffic;
+  traffic.rows.reserve(rows.size());
+  for (const auto& row : rows) {
+    auto& entries = traffic.rows.emplace_back();
+    entries.reserve(row.size());
+    for (const auto& partner : row) entries.push_back({partner.to, partner.bytes, partner.messages});
+  }
+  return traffic;
+}
+
 std::vector<std::optional<double>> compute_on_current_hosts(const std::vector<std::optional<double>>& seconds,
                                                             const std::vector<std::string>& measured_on,
                                                             const std::vector<std::string>& rank_hosts) {

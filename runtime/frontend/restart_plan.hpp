@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/rank_messages.hpp"
 #include "runtime/launch/launcher.hpp"
 #include "scheduler/placement.hpp"
 
@@ -30,13 +31,16 @@ std::vector<std::string> node_id_of_rank(const RestartPlan& plan, const std::vec
 
 // `rank_hosts[L]` is the hostname logical rank L registered from ("" if it never did). Throws
 // scheduler::PlacementError when the alive nodes cannot hold the job.
-// `traffic`: bytes/messages between the ranks (row-major W x W; empty = unknown), for the comm and
-// auto policies. `compute_seconds`: per rank, seconds computed outside MPI per epoch on the host of
+// `traffic`: bytes/messages from each rank to its heaviest partners (sparse rows; empty = unknown),
+// for the comm and auto policies. `compute_seconds`: per rank, seconds computed outside MPI per epoch on the host of
 // `rank_hosts` (compute_on_current_hosts), for the speed and auto policies; empty = unknown.
 RestartPlan plan_restart(scheduler::Policy policy, int world_size, const std::vector<ClusterNode>& nodes,
                          const std::vector<std::string>& rank_hosts, double max_oversubscribe,
                          const scheduler::TrafficMatrix& traffic = {},
                          const std::vector<std::optional<double>>& compute_seconds = {});
+
+// The scheduler's sparse traffic from the rows the ranks reported (control::TrafficCounts::rows).
+scheduler::TrafficMatrix traffic_matrix(const std::vector<std::vector<protocol::TrafficPartner>>& rows);
 
 // The scheduler infers node speeds from compute times measured where the ranks are now: a time
 // measured on another host (an earlier incarnation's, when this one has not committed yet) is

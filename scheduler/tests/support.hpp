@@ -23,12 +23,15 @@ inline Job uniform_job(int world, std::optional<double> compute = std::nullopt) 
   return job;
 }
 
+// Sets what `from` sent to `to` (replacing an earlier value), in the sparse rows.
 inline void set_traffic(Job& job, int from, int to, std::uint64_t bytes, std::uint64_t messages = 1) {
-  const auto w = static_cast<std::size_t>(job.world_size);
-  job.traffic.bytes.resize(w * w, 0);
-  job.traffic.messages.resize(w * w, 0);
-  job.traffic.bytes[static_cast<std::size_t>(from) * w + static_cast<std::size_t>(to)] = bytes;
-  job.traffic.messages[static_cast<std::size_t>(from) * w + static_cast<std::size_t>(to)] = messages;
+  job.traffic.rows.resize(static_cast<std::size_t>(job.world_size));
+  auto& row = job.traffic.rows[static_cast<std::size_t>(from)];
+  const auto it = std::find_if(row.begin(), row.end(), [&](const TrafficEntry& e) { return e.to == to; });
+  if (it != row.end())
+    *it = {to, bytes, messages};
+  else
+    row.push_back({to, bytes, messages});
 }
 
 inline void all_to_all(Job& job, std::uint64_t bytes, std::uint64_t messages) {

@@ -47,10 +47,12 @@ TEST_CASE("inconsistent inputs are refused clearly", "[scheduler][errors]") {
   CHECK_THROWS_WITH(place(Policy::balanced, job, nodes, {}),
                     "rank 1's compute time is -2 s; it must be a finite number of at least 0");
   job.compute_seconds.clear();
-  job.traffic.bytes = {1, 2, 3};
+  job.traffic.rows = {{}, {}, {}};
+  CHECK_THROWS_WITH(place(Policy::comm, job, nodes, {}), "the traffic matrix has 3 rows; a job of 2 ranks needs 2");
+  job.traffic.rows = {{{1, 10, 1}}, {{2, 10, 1}}};
   CHECK_THROWS_WITH(place(Policy::comm, job, nodes, {}),
-                    "the traffic matrix has 3 byte entries; a job of 2 ranks needs 4");
-  job.traffic.bytes.clear();
+                    "rank 1's traffic names rank 2, which a job of 2 ranks does not have");
+  job.traffic.rows.clear();
   CHECK_THROWS_WITH(place(Policy::balanced, job, {node("a", 2), node("a", 1)}, {}),
                     "node 'a' appears twice in the node list");
   CHECK_THROWS_WITH(place(Policy::balanced, job, {node("", 2)}, {}), "a node has an empty name");
@@ -147,4 +149,14 @@ TEST_CASE("predict_cost prices a given placement", "[scheduler][cost]") {
   CHECK(together.communication_s == Approx(1.1 / 4 + 1000 * 0.5e-6));
   CHECK(together.inter_node_bytes == 0);
   CHECK_THROWS_WITH(predict_cost(job, nodes, {}, {"a", "z"}), "rank 1 is placed on unknown node 'z'");
+}
+
+TEST_CASE("sparse traffic: both directions and repeated entries add up, entries to itself are ignored",
+          "[scheduler][cost]") {
+  Job job = uniform_job(3, 1.0);
+  job.traffic.rows = {{{1, 600, 4}, {0, 999, 9}, {1, 400, 6}}, {{0, 1000, 10}}, {}};
+  const std::vector<Node> nodes = {node("a", 2), node("b", 2)};
+  const Cost cost = predict_cost(job, nodes, {}, {"a", "b", "a"});
+  CHECK(cost.inter_node_bytes == 2000u);  // 600 + 400 from 0 to 1, 1000 back; 0's entry to itself is not traffic
+  CHECK(cost.communication_s == Approx(2000 / 1.1e9 + 20 * 15e-6));
 }

@@ -440,24 +440,26 @@ TEST_CASE("node-local storage: a failed replica fails the epoch", "[checkpoint]"
 }
 
 TEST_CASE("the traffic the ranks report with their images is kept per committed epoch", "[checkpoint]") {
+  using Row = std::vector<TrafficPartner>;
   Harness h(2);
-  CHECK(h.orchestrator.committed_traffic().bytes.empty());
-  // Runs an epoch in which rank 0 reports `to_1` bytes sent to rank 1 and rank 1 `to_0` to rank 0
-  // (one message per 100 bytes).
-  const auto epoch_with = [&](std::uint64_t to_1, std::uint64_t to_0) {
-    const auto last = run_simple_epoch(h, 2, false, [&](ImageWritten& w) {
-      w.bytes_to = w.logical_rank == 0 ? std::vector<std::uint64_t>{0, to_1} : std::vector<std::uint64_t>{to_0, 0};
-      w.messages_to = {w.bytes_to[0] / 100, w.bytes_to[1] / 100};
-    });
+  CHECK(h.orchestrator.committed_traffic().empty());
+  // Runs an epoch in which rank 0 reports the row `of_0` and rank 1 the row `of_1`, counted since
+  // the job started (each rank sends its heaviest partners only).
+  const auto epoch_with = [&](const Row& of_0, const Row& of_1) {
+    const auto last =
+        run_simple_epoch(h, 2, false, [&](ImageWritten& w) { w.traffic = w.logical_rank == 0 ? of_0 : of_1; });
     REQUIRE(last.ended);
     REQUIRE(last.ended->committed);
   };
-  epoch_with(1000, 300);
-  CHECK(h.orchestrator.committed_traffic().bytes == std::vector<std::uint64_t>{0, 1000, 300, 0});
-  CHECK(h.orchestrator.committed_traffic().messages == std::vector<std::uint64_t>{0, 10, 3, 0});
-  epoch_with(1500, 1300);  // counters since the start: the epoch's own traffic is the difference
-  CHECK(h.orchestrator.committed_traffic().bytes == std::vector<std::uint64_t>{0, 500, 1000, 0});
-  CHECK(h.orchestrator.committed_traffic().messages == std::vector<std::uint64_t>{0, 5, 10, 0});
+  epoch_with({{1, 1000, 10}}, {{0, 300, 3}});
+  CHECK(h.orchestrator.committed_traffic().rows == std::vector<Row>{{{1, 1000, 10}}, {{0, 300, 3}}});
+  // Counters since the start: the epoch's own traffic is the difference; a partner no longer
+  // sent to drops out, and rank 1 sent to nobody new.
+  epoch_with({{1, 1500, 15}}, {{0, 300, 3}});
+  CHECK(h.orchestrator.committed_traffic().rows == std::vector<Row>{{{1, 500, 5}}, {}});
+  // Nobody reports a row: the traffic is unknown, not zero.
+  epoch_with({}, {});
+  CHECK(h.orchestrator.committed_traffic().empty());
 }
 
 TEST_CASE("compute seconds per rank are those of the interval ending at the last commit", "[checkpoint]") {

@@ -130,8 +130,7 @@ void report(ctl::ImageWritten message, pid_t pid, int fd) {
     message.error = death_of(pid);
   }
   if (!message.ok) {  // what is measured at the pause belongs to an image that exists
-    message.bytes_to.clear();
-    message.messages_to.clear();
+    message.traffic.clear();
     message.compute_seconds = -1.0;
   }
   {

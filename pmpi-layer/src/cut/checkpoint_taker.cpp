@@ -19,6 +19,7 @@
 #include "pmpi-layer/src/cut/write_fault.hpp"
 #include "pmpi-layer/src/cut/image_areas.hpp"
 #include "pmpi-layer/src/cut/incremental_image.hpp"
+#include "pmpi-layer/src/telemetry/heaviest_partners.hpp"
 #include "pmpi-layer/src/telemetry/rank_totals.hpp"
 #include "pmpi-layer/src/cut/shim_state.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
@@ -58,9 +59,7 @@ ctl::ImageWritten report_at_cut(const CheckpointTarget& target, double drain_s) 
   w.logical_rank = identity().logical_rank;
   w.drain_seconds = drain_s;
   w.drained_messages = g_drained_pending;
-  TrafficRow row = traffic_row();
-  w.bytes_to = std::move(row.bytes_sent);
-  w.messages_to = std::move(row.messages_sent);
+  w.traffic = heaviest_partners(traffic_row(), ctl::kTrafficPartners);
   // Cumulative in this process; the front end takes the difference between two commits.
   w.compute_seconds = compute_seconds();
   w.hostname = node_name();
@@ -80,8 +79,7 @@ void tell_coordinator(ctl::ImageWritten w, bool ok, const std::string& error, co
   w.write_seconds = write_s;
   w.pause_seconds = w.drain_seconds + write_s;  // until written; the wait for the commit comes on top
   if (!ok) {
-    w.bytes_to.clear();
-    w.messages_to.clear();
+    w.traffic.clear();
     w.compute_seconds = -1.0;
   }
   send_to_coordinator(w);
