@@ -19,6 +19,7 @@
 
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/standard_fds.hpp"
 #include "checkpoint/memory/src/uncarried_fds.hpp"
 #include "common/export.hpp"
 
@@ -56,6 +57,7 @@ struct Real {
   FILE* (*freopen)(const char*, const char*, FILE*);
   FILE* (*fdopen)(int, const char*);
   int (*fclose)(FILE*);
+  int (*mkostemps)(char*, int, int);  // mkstemp, mkostemp and mkstemps are this with defaults
 } g_real_fd;
 
 const Real& real() {
@@ -182,6 +184,7 @@ void adopt_stream(FILE* f) {
 
 void after_dup2(int oldfd, int newfd, int r) {
   if (r < 0 || oldfd == newfd) return;
+  note_standard_fd_replaced(newfd);
   untrack(newfd);
   forget_uncarried_fd(newfd);
   if (use_arena()) note_uncarried_dup(oldfd, newfd);
@@ -215,9 +218,10 @@ void resolve_fd_functions() {
   r.freopen = reinterpret_cast<decltype(r.freopen)>(next("freopen"));
   r.fdopen = reinterpret_cast<decltype(r.fdopen)>(next("fdopen"));
   r.fclose = reinterpret_cast<decltype(r.fclose)>(next("fclose"));
+  r.mkostemps = reinterpret_cast<decltype(r.mkostemps)>(next("mkostemps"));
   if (!r.open || !r.openat || !r.close || !r.dup || !r.dup2 || !r.dup3 || !r.fcntl || !r.fopen || !r.freopen ||
-      !r.fdopen || !r.fclose)
-    fatal("cannot resolve libc's open/close/dup/fcntl/fopen functions");
+      !r.fdopen || !r.fclose || !r.mkostemps)
+    fatal("cannot resolve libc's open/close/dup/fcntl/fopen/mkostemps functions");
   g_real_fd = r;
 }
 
@@ -379,7 +383,21 @@ YK_C_API int creat64(const char* path, mode_t mode) {
   return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode), nullptr);
 }
 
+// glibc creates these files with its internal open: the result is adopted here like open's (a
+// regular file with a name, reopened by path at a restart).
+YK_C_API int mkstemp(char* templ) { return adopt(real().mkostemps(templ, 0, 0), nullptr); }
+YK_C_API int mkstemp64(char* templ) { return mkstemp(templ); }
+YK_C_API int mkostemp(char* templ, int flags) { return adopt(real().mkostemps(templ, 0, flags), nullptr); }
+YK_C_API int mkostemp64(char* templ, int flags) { return mkostemp(templ, flags); }
+YK_C_API int mkstemps(char* templ, int suffix_len) { return adopt(real().mkostemps(templ, suffix_len, 0), nullptr); }
+YK_C_API int mkstemps64(char* templ, int suffix_len) { return mkstemps(templ, suffix_len); }
+YK_C_API int mkostemps(char* templ, int suffix_len, int flags) {
+  return adopt(real().mkostemps(templ, suffix_len, flags), nullptr);
+}
+YK_C_API int mkostemps64(char* templ, int suffix_len, int flags) { return mkostemps(templ, suffix_len, flags); }
+
 YK_C_API int close(int fd) {
+  note_standard_fd_closed(fd);
   untrack(fd);
   forget_uncarried_fd(fd);
   return real().close(fd);
@@ -461,6 +479,7 @@ YK_C_API FILE* fdopen(int fd, const char* mode) noexcept {
 YK_C_API int fclose(FILE* f) {
   int fd = f ? f->_fileno : -1;
   int r = real().fclose(f);
+  note_standard_fd_closed(fd);
   untrack(fd);
   forget_uncarried_fd(fd);
   return r;
