@@ -58,6 +58,7 @@ struct Real {
   FILE* (*fdopen)(int, const char*);
   int (*fclose)(FILE*);
   int (*mkostemps)(char*, int, int);  // mkstemp, mkostemp and mkstemps are this with defaults
+  int (*shm_open)(const char*, int, mode_t);
 } g_real_fd;
 
 const Real& real() {
@@ -188,7 +189,21 @@ void after_dup2(int oldfd, int newfd, int r) {
   untrack(newfd);
   forget_uncarried_fd(newfd);
   if (use_arena()) note_uncarried_dup(oldfd, newfd);
-  if (tracked(oldfd)) adopt(newfd, nullptr);  // at or above the range: recorded, not moved
+  if (!tracked(oldfd)) return;
+  // At or above the range: recorded, not moved. Below it the number is what the application asked
+  // for (never moved away, which would close it): 0–2 are checked as standard descriptors
+  // (standard_fds.hpp), any other is refused — a restarted process may have MPI's on it.
+  if (newfd >= kFdBase) {
+    adopt(newfd, nullptr);
+  } else if (newfd > 2 && use_arena()) {
+    char what[kFdPathMax + 64];
+    {
+      Locked l;
+      const Slot* s = find(oldfd);
+      std::snprintf(what, sizeof what, "copy (dup2) of the application's file %s", s ? s->path : "?");
+    }
+    note_uncarried_fd(newfd, what);
+  }
 }
 
 }  // namespace
@@ -219,9 +234,10 @@ void resolve_fd_functions() {
   r.fdopen = reinterpret_cast<decltype(r.fdopen)>(next("fdopen"));
   r.fclose = reinterpret_cast<decltype(r.fclose)>(next("fclose"));
   r.mkostemps = reinterpret_cast<decltype(r.mkostemps)>(next("mkostemps"));
+  r.shm_open = reinterpret_cast<decltype(r.shm_open)>(next("shm_open"));
   if (!r.open || !r.openat || !r.close || !r.dup || !r.dup2 || !r.dup3 || !r.fcntl || !r.fopen || !r.freopen ||
-      !r.fdopen || !r.fclose || !r.mkostemps)
-    fatal("cannot resolve libc's open/close/dup/fcntl/fopen/mkostemps functions");
+      !r.fdopen || !r.fclose || !r.mkostemps || !r.shm_open)
+    fatal("cannot resolve libc's open/close/dup/fcntl/fopen/mkostemps/shm_open functions");
   g_real_fd = r;
 }
 
@@ -395,6 +411,11 @@ YK_C_API int mkostemps(char* templ, int suffix_len, int flags) {
   return adopt(real().mkostemps(templ, suffix_len, flags), nullptr);
 }
 YK_C_API int mkostemps64(char* templ, int suffix_len, int flags) { return mkostemps(templ, suffix_len, flags); }
+
+// POSIX shared memory: a file in /dev/shm that glibc opens with its internal open.
+YK_C_API int shm_open(const char* name, int flags, mode_t mode) {
+  return adopt(real().shm_open(name, flags, mode), nullptr);
+}
 
 YK_C_API int close(int fd) {
   note_standard_fd_closed(fd);

@@ -445,9 +445,12 @@ $work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
     late=YK_MEMTEST_RESTORE_LATE=1
     mkdir "$work/ref" "$work/d"
     if [[ $what == carried ]]; then
+      # The program names its POSIX shared memory after its directory's inode; gone even if it fails.
+      trap 'rm -f /dev/shm/yk-glibc-paths-$(stat -c %i "$work/ref") /dev/shm/yk-glibc-paths-$(stat -c %i "$work/d"); rm -rf "$work"' EXIT
       rc=0; run ref "$pre" "$late" -- "$prog" "$what" "$work/ref" "$n" || rc=$?; expect_ok ref $rc
       grep -qx "at_quick_exit handler ran" "$work/ref.out" || fail "the uninterrupted run did not run its handler"
       grep -qx "mkstemp's descriptor is in the carried range" "$work/ref.out" || fail "mkstemp's file was not adopted"
+      grep -qx "shm_open's descriptor is in the carried range" "$work/ref.out" || fail "shm_open's file was not adopted"
       rc=0; run part1 "$pre" "$late" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
         -- "$prog" "$what" "$work/d" "$n" || rc=$?
       expect_ok part1 $rc
@@ -456,7 +459,7 @@ $work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
       expect_ok part2 $rc
       cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
       same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
-      echo "ok: mkstemp's file and the at_quick_exit handler survived the restart at boundary $k"
+      echo "ok: mkstemp's file, POSIX shared memory and the at_quick_exit handler survived the restart at boundary $k"
       exit 0
     fi
     rc=0; run part1 "$pre" "$late" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \

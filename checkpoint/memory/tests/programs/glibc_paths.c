@@ -2,9 +2,12 @@
  * refuse (checkpoint/memory/README.md, "Refused, with the reason" and "The application's files").
  * Usage: glibc_paths MODE DIR N. One boundary at the start of each of N iterations; the state is
  * created in iteration 2, after the restore point (the first boundary in the late tests). Modes:
- *   carried   a file from mkstemp written every iteration and read back at the end, an
- *             at_quick_exit handler, the program ends with quick_exit: both must survive a restart
- *   streams   stdout redirected with freopen to DIR/redirected.txt, stdin closed
+ *   carried   a file from mkstemp written every iteration and read back at the end, POSIX shared
+ *             memory (shm_open, named after DIR's inode) mapped shared and written through the
+ *             mapping and the descriptor every iteration, an at_quick_exit handler; the program
+ *             ends with quick_exit: all of them must survive a restart
+ *   streams   stdout redirected with freopen to DIR/redirected.txt, stdin closed, a file opened
+ *             with open (carried) and dup2'ed onto descriptor 850
  *   fds       a popen pipe, a tmpfile, an opendir stream of DIR
  *   timer     a POSIX timer (timer_create)
  *   dlmopen   libm loaded into a new link-map namespace
@@ -20,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,8 +48,9 @@ static void finish_expected(void) {
   expected = NULL;
 }
 
-static int scratch = -1;
-static char scratch_name[4200];
+static int scratch = -1, shm = -1;
+static char scratch_name[4200], shm_name[64];
+static char* shm_map;
 
 static void quick_bye(void) {
   printf("at_quick_exit handler ran\n");
@@ -58,11 +64,22 @@ static void hold_streams(int release) {
   fflush(stdout);
   if (!freopen(path, "w", stdout)) exit(2);
   close(0);
+  /* A copy of a carried file below 900: a number the application chose itself. */
+  char copied[4200];
+  snprintf(copied, sizeof copied, "%s/copied.txt", dir);
+  int file = open(copied, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (file < 0 || dup2(file, 850) != 850) exit(2);
+  close(file);
   if (release) {
     fflush(stdout);
     dup2(saved_out, 1);
     dup2(saved_in, 0);
+    close(850);
   } else {
+    char copy_line[4400];
+    snprintf(copy_line, sizeof copy_line,
+             "descriptor 850 is a copy (dup2) of the application's file %s, which is not carried", copied);
+    expect(copy_line);
     char line[4400];
     snprintf(line, sizeof line,
              "descriptor 1 (standard output) was redirected by the application to %s, which is not carried", path);
@@ -135,6 +152,14 @@ static void step(const char* mode, int i) {
     scratch = mkstemp(scratch_name);
     if (scratch < 0 || at_quick_exit(quick_bye) != 0) exit(2);
     printf("mkstemp's descriptor is %s\n", scratch >= 900 ? "in the carried range" : "below 900");
+    struct stat st;
+    if (stat(dir, &st) != 0) exit(2);
+    snprintf(shm_name, sizeof shm_name, "/yk-glibc-paths-%lu", (unsigned long)st.st_ino);
+    shm = shm_open(shm_name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (shm < 0 || ftruncate(shm, 4096) != 0) exit(2);
+    shm_map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+    if (shm_map == MAP_FAILED) exit(2);
+    printf("shm_open's descriptor is %s\n", shm >= 900 ? "in the carried range" : "below 900");
   }
   if (released || strcmp(mode, "streams") == 0) hold_streams(released);
   if (released || strcmp(mode, "fds") == 0) hold_fds(released);
@@ -155,6 +180,9 @@ int main(int argc, char** argv) {
       char line[64];
       int len = snprintf(line, sizeof line, "iteration %d\n", i);
       if (write(scratch, line, (size_t)len) != len) printf("write to the mkstemp file failed at iteration %d\n", i);
+      shm_map[i] = (char)('a' + i);
+      char upper = (char)('A' + i);
+      if (pwrite(shm, &upper, 1, 64 + i) != 1) printf("write to the shared memory failed at iteration %d\n", i);
     }
     printf("iteration %d\n", i);
   }
@@ -163,7 +191,9 @@ int main(int argc, char** argv) {
     ssize_t len = pread(scratch, back, sizeof back - 1, 0);
     back[len > 0 ? len : 0] = '\0';
     printf("the mkstemp file holds:\n%s", back);
+    printf("the shared memory holds: %.*s %.*s\n", n, shm_map + 1, n, shm_map + 65);
     unlink(scratch_name);
+    shm_unlink(shm_name);
     fflush(stdout);
     quick_exit(0);
   }
