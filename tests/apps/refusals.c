@@ -4,7 +4,8 @@
  * memfd and a directory opened with open(O_DIRECTORY); thread_exit: a thread that ended with
  * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
  * glibc_paths: descriptors glibc opens itself (a popen pipe, a tmpfile, an opendir stream), a POSIX
- * timer, a library loaded with dlmopen and standard output redirected with dup2 (six lines);
+ * timer, a library loaded with dlmopen, standard output redirected with dup2 and the copy of it
+ * kept to put it back (seven lines);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -214,6 +215,9 @@ static void hold(const char* what, struct Held* h, int rank) {
     close(out);
     snprintf(line, sizeof line,
              "descriptor 1 (standard output) was redirected by the application to %s, which is not carried", path);
+    expect(line);
+    snprintf(line, sizeof line, "descriptor %d is a copy of descriptor 1 (standard output), which is not carried",
+             h->saved_stdout);
     expect(line);
   }
   if (all || strcmp(what, "shm") == 0) {

@@ -183,9 +183,20 @@ void adopt_stream(FILE* f) {
   if (moved != fd) f->_fileno = moved;
 }
 
+// A copy of a standard descriptor (the launcher's stream, saved before a redirection) is refused
+// while open: in a restarted process that number holds nothing, or the MPI library's descriptor.
+void note_standard_copy(int oldfd, int newfd) {
+  if (oldfd < 0 || oldfd > 2 || newfd <= 2 || !use_arena()) return;
+  static const char* const kCopies[3] = {"copy of descriptor 0 (standard input)",
+                                         "copy of descriptor 1 (standard output)",
+                                         "copy of descriptor 2 (standard error)"};
+  note_uncarried_fd(newfd, kCopies[oldfd]);
+}
+
 void after_dup2(int oldfd, int newfd, int r) {
   if (r < 0 || oldfd == newfd) return;
   note_standard_fd_replaced(newfd);
+  note_standard_copy(oldfd, newfd);
   untrack(newfd);
   forget_uncarried_fd(newfd);
   if (use_arena()) note_uncarried_dup(oldfd, newfd);
@@ -427,6 +438,7 @@ YK_C_API int close(int fd) {
 YK_C_API int dup(int fd) noexcept {
   int r = real().dup(fd);
   if (r >= 0 && use_arena()) note_uncarried_dup(fd, r);
+  if (r >= 0) note_standard_copy(fd, r);
   return r >= 0 && tracked(fd) ? adopt(r, nullptr) : r;
 }
 
@@ -448,6 +460,7 @@ int fcntl_impl(int fd, int cmd, va_list ap) {
   unsigned long arg = va_arg(ap, unsigned long);
   int r = real().fcntl(fd, cmd, arg);
   if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && use_arena()) note_uncarried_dup(fd, r);
+  if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0) note_standard_copy(fd, r);
   if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && tracked(fd)) return adopt(r, nullptr);
   return r;
 }

@@ -192,7 +192,9 @@ void forget_uncarried_fd(int fd) {
 }
 
 void note_uncarried_dup(int oldfd, int newfd) {
-  if (oldfd < 0 || newfd < 0 || oldfd == newfd) return;
+  // 0–2 are compared with what they were at the restore point instead (standard_fds.hpp): a copy
+  // put back onto them (the saved standard stream) is not a new descriptor.
+  if (oldfd < 0 || newfd <= 2 || oldfd == newfd) return;
   int saved_errno = errno;
   char what[sizeof Slot::what];
   {

@@ -6,8 +6,8 @@
  *             memory (shm_open, named after DIR's inode) mapped shared and written through the
  *             mapping and the descriptor every iteration, an at_quick_exit handler; the program
  *             ends with quick_exit: all of them must survive a restart
- *   streams   stdout redirected with freopen to DIR/redirected.txt, stdin closed, a file opened
- *             with open (carried) and dup2'ed onto descriptor 850
+ *   streams   stdout redirected with freopen to DIR/redirected.txt (a copy of the original kept
+ *             open), stdin closed, a file opened with open (carried) and dup2'ed onto descriptor 850
  *   fds       a popen pipe, a tmpfile, an opendir stream of DIR
  *   timer     a POSIX timer (timer_create)
  *   dlmopen   libm loaded into a new link-map namespace
@@ -80,13 +80,16 @@ static void hold_streams(int release) {
     snprintf(copy_line, sizeof copy_line,
              "descriptor 850 is a copy (dup2) of the application's file %s, which is not carried", copied);
     expect(copy_line);
+    snprintf(copy_line, sizeof copy_line,
+             "descriptor %d is a copy of descriptor 1 (standard output), which is not carried", saved_out);
+    expect(copy_line);
     char line[4400];
     snprintf(line, sizeof line,
              "descriptor 1 (standard output) was redirected by the application to %s, which is not carried", path);
     expect("descriptor 0 (standard input) was closed by the application, which is not carried");
     expect(line);
   }
-  close(saved_out);
+  if (release) close(saved_out); /* kept open otherwise: refused */
   close(saved_in);
 }
 
