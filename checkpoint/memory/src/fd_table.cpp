@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/standard_fds.hpp"
 #include "checkpoint/memory/src/uncarried_fds.hpp"
@@ -39,6 +40,7 @@ Slot g_slots[kMaxAppFds];
 YK_TLS bool t_adopt_forced;  // AdoptOpens alive on this thread
 YK_TLS int t_adopt_target;   // its target, -1 if none (or already used)
 SpinLock g_lock;
+// Sticky once hit: a file then opened is not carried, and which one it was is not known any more.
 bool g_warned_limit, g_warned_full;
 
 struct Locked : SpinGuard {
@@ -115,7 +117,9 @@ void record(int fd, const struct stat& st, FILE* stream) {
   Slot* s = find(fd);
   if (!s) s = find(-1);
   if (!s) {
-    if (!g_warned_full) say("more than 128 files open by the application: the others will not survive a restart");
+    if (!g_warned_full)
+      say("more than 128 files open by the application: the others will not survive a restart, checkpoints are "
+          "refused");
     g_warned_full = true;
     return;
   }
@@ -216,6 +220,16 @@ void after_dup2(int oldfd, int newfd, int r) {
     note_uncarried_fd(newfd, what);
   }
 }
+
+void check_bounds() {
+  if (g_warned_full) refusal_add("the application had more than 128 files open at once, which is not carried");
+  if (g_warned_limit)
+    refusal_add(
+        "the application opened a file that could not be moved above descriptor 900 (RLIMIT_NOFILE too low), "
+        "which is not carried");
+}
+
+__attribute__((constructor)) void register_check() { register_refusal_check(check_bounds); }
 
 }  // namespace
 

@@ -59,7 +59,9 @@ void note(int fd, const char* kind, const char* path) {
   Slot* s = find(fd);
   if (!s) s = find(-1);
   if (!s) {
-    if (!g_warned_full) say("more than 128 sockets, pipes... open by the application: the others are not checked");
+    if (!g_warned_full)
+      say("more than 128 sockets, pipes... open by the application: the others are not checked, checkpoints are "
+          "refused");
     g_warned_full = true;
     return;
   }
@@ -71,6 +73,11 @@ void note(int fd, const char* kind, const char* path) {
 
 void check() {
   Locked l;
+  // Sticky: which of the descriptors opened meanwhile are still open is not known.
+  if (g_warned_full)
+    refusal_add(
+        "the application had more than 128 sockets, pipes and other uncarried descriptors open at once, "
+        "which is not carried");
   for (Slot& s : g_slots) {
     if (s.fd < 0) continue;
     struct stat st {};

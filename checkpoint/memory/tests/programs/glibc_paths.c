@@ -11,7 +11,9 @@
  *   fds       a popen pipe, a tmpfile, an opendir stream of DIR
  *   timer     a POSIX timer (timer_create)
  *   dlmopen   libm loaded into a new link-map namespace
- *   released  all of the refused ones created and released again in the same iteration
+ *   bounds    129 files open at once (the fd table holds 128), then one more opened under an
+ *             RLIMIT_NOFILE of 512 (it cannot be moved above 900)
+ *   released  all of the refused ones but bounds created and released again in the same iteration
  * The refused modes write the lines the checkpoint must give into DIR/expected-refusals. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,6 +150,27 @@ static void hold_dlmopen(int release) {
   expect(line);
 }
 
+static void hold_bounds(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) exit(2);
+  rl.rlim_cur = rl.rlim_max; /* room above 900 for all of them */
+  if (setrlimit(RLIMIT_NOFILE, &rl) != 0) exit(2);
+  for (int f = 0; f < 129; ++f) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/many-%d", dir, f);
+    if (open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) < 0) exit(2);
+  }
+  rl.rlim_cur = 512;
+  if (setrlimit(RLIMIT_NOFILE, &rl) != 0) exit(2);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/low", dir);
+  if (!fopen(path, "w")) exit(2);
+  expect("the application had more than 128 files open at once, which is not carried");
+  expect(
+      "the application opened a file that could not be moved above descriptor 900 (RLIMIT_NOFILE too low), which "
+      "is not carried");
+}
+
 static void step(const char* mode, int i) {
   if (i != 2) return;
   int released = strcmp(mode, "released") == 0;
@@ -168,6 +192,7 @@ static void step(const char* mode, int i) {
   if (released || strcmp(mode, "fds") == 0) hold_fds(released);
   if (released || strcmp(mode, "timer") == 0) hold_timer(released);
   if (released || strcmp(mode, "dlmopen") == 0) hold_dlmopen(released);
+  if (strcmp(mode, "bounds") == 0) hold_bounds();
   finish_expected();
 }
 
