@@ -3,6 +3,9 @@
  * call, refusal_plugin.c), shm, several; kernel_objects: an eventfd, an epoll instance, a timerfd, a
  * memfd and a directory opened with open(O_DIRECTORY); thread_exit: a thread that ended with
  * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
+ * glibc_paths: descriptors glibc opens itself (a popen pipe, a tmpfile, an opendir stream), a POSIX
+ * timer, a library loaded with dlmopen, standard output redirected with dup2 and the copy of it
+ * kept to put it back (seven lines);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -10,12 +13,15 @@
  * thread id, paths). Every rank holds the same kinds of state; the front end names the lowest
  * failing rank, 0. The output (stdout) does not depend on the mode's state nor on the pause. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
 #include <mpi.h>
 #include <omp.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/apps/pause_point.h"
@@ -70,6 +77,11 @@ struct Held {
   int kernel_fds[4], dir;
   void* shm_at;
   void* plugin;
+  FILE *popened, *temporary;
+  DIR* dir_stream;
+  timer_t timer;
+  void* namespaced;
+  int saved_stdout;
   pthread_t thread;
   int have_thread;
 };
@@ -164,6 +176,50 @@ static void hold(const char* what, struct Held* h, int rank) {
              map->l_name);
     expect(line);
   }
+  if (strcmp(what, "released") == 0 || strcmp(what, "glibc_paths") == 0) {
+    char cwd[2048], line[4400];
+    if (!getcwd(cwd, sizeof cwd)) abort();
+    h->popened = popen("exec true", "r");
+    h->temporary = tmpfile();
+    h->dir_stream = opendir(cwd);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_NONE;
+    h->namespaced = dlmopen(LM_ID_NEWLM, "libm.so.6", RTLD_NOW);
+    if (!h->popened || !h->temporary || !h->dir_stream || timer_create(CLOCK_MONOTONIC, &ev, &h->timer) != 0 ||
+        !h->namespaced)
+      abort();
+    snprintf(line, sizeof line, "descriptor %d is a pipe to a command started by popen, which is not carried",
+             fileno(h->popened));
+    expect(line);
+    snprintf(line, sizeof line, "descriptor %d is a temporary file from tmpfile, which is not carried",
+             fileno(h->temporary));
+    expect(line);
+    snprintf(line, sizeof line, "descriptor %d is a directory %s, which is not carried", dirfd(h->dir_stream), cwd);
+    expect(line);
+    snprintf(line, sizeof line, "POSIX timer %ld (timer_create) is not carried", (long)(intptr_t)h->timer);
+    expect(line);
+    struct link_map* map = NULL;
+    Lmid_t lmid = 0;
+    if (dlinfo(h->namespaced, RTLD_DI_LINKMAP, &map) != 0 || dlinfo(h->namespaced, RTLD_DI_LMID, &lmid) != 0) abort();
+    snprintf(line, sizeof line, "library %s was loaded with dlmopen into link-map namespace %ld, which is not carried",
+             map->l_name, (long)lmid);
+    expect(line);
+    /* Standard output into a file of the working directory, put back after the pause point. */
+    char path[2100];
+    snprintf(path, sizeof path, "%s/stdout-%d", cwd, rank);
+    int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    fflush(stdout);
+    h->saved_stdout = dup(1);
+    if (out < 0 || h->saved_stdout < 0 || dup2(out, 1) != 1) abort();
+    close(out);
+    snprintf(line, sizeof line,
+             "descriptor 1 (standard output) was redirected by the application to %s, which is not carried", path);
+    expect(line);
+    snprintf(line, sizeof line, "descriptor %d is a copy of descriptor 1 (standard output), which is not carried",
+             h->saved_stdout);
+    expect(line);
+  }
   if (all || strcmp(what, "shm") == 0) {
     h->shm_id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
     h->shm_at = shmat(h->shm_id, NULL, 0);
@@ -202,6 +258,16 @@ static void release(const char* what, struct Held* h) {
   }
   if (h->plugin) dlclose(h->plugin);
   h->plugin = NULL;
+  if (strcmp(what, "released") == 0 || strcmp(what, "glibc_paths") == 0) {
+    pclose(h->popened);
+    fclose(h->temporary);
+    closedir(h->dir_stream);
+    timer_delete(h->timer);
+    dlclose(h->namespaced);
+    fflush(stdout);
+    dup2(h->saved_stdout, 1);
+    close(h->saved_stdout);
+  }
   if (all || strcmp(what, "shm") == 0) shmdt(h->shm_at);
 }
 

@@ -1,7 +1,8 @@
 // Exit handlers the application registers after the restore point (process_state.hpp): atexit()
 // (glibc links it statically into the executable as a call of __cxa_atexit with the executable's
 // __dso_handle), __cxa_atexit (also the destructors of C++ function-local statics, whose guard
-// variables a restore brings back as "constructed") and on_exit. They are recorded here and, in a
+// variables a restore brings back as "constructed"), on_exit, and the handlers quick_exit runs
+// (at_quick_exit, linked into the executable the same way as a call of __cxa_at_quick_exit). They are recorded here and, in a
 // restarted process, registered again after the restore in the same order, so each runs exactly
 // once at exit. A fresh process's libc knows nothing of the old registrations: without this they
 // would silently never run.
@@ -18,13 +19,17 @@ namespace {
 struct Real {
   int (*cxa_atexit)(void (*)(void*), void*, void*);
   int (*on_exit)(void (*)(int, void*), void*);
+  int (*cxa_at_quick_exit)(void (*)(void*), void*);
 } g_real_exit;
 
 __attribute__((constructor(101))) void resolve() {
   if (g_real_exit.on_exit) return;
   g_real_exit.cxa_atexit = reinterpret_cast<decltype(g_real_exit.cxa_atexit)>(dlsym(RTLD_NEXT, "__cxa_atexit"));
+  g_real_exit.cxa_at_quick_exit =
+      reinterpret_cast<decltype(g_real_exit.cxa_at_quick_exit)>(dlsym(RTLD_NEXT, "__cxa_at_quick_exit"));
   g_real_exit.on_exit = reinterpret_cast<decltype(g_real_exit.on_exit)>(dlsym(RTLD_NEXT, "on_exit"));
-  if (!g_real_exit.cxa_atexit || !g_real_exit.on_exit) fatal("cannot resolve libc's __cxa_atexit/on_exit");
+  if (!g_real_exit.cxa_atexit || !g_real_exit.cxa_at_quick_exit || !g_real_exit.on_exit)
+    fatal("cannot resolve libc's __cxa_atexit/__cxa_at_quick_exit/on_exit");
 }
 
 const Real& real() {
@@ -49,10 +54,12 @@ void replay_exit_handlers(const ProcessState& s) {
   for (std::uint32_t i = 0; i < s.exit_count; ++i) {
     const ExitHandler& h = s.exits[i];
     // A library loaded after start registered its handlers again when the restore loaded it.
-    if (h.kind == ExitKind::cxa_atexit && in_placed_library(h.dso)) continue;
+    if (h.kind != ExitKind::on_exit && in_placed_library(h.dso)) continue;
     auto* argument = reinterpret_cast<void*>(h.argument);
     if (h.kind == ExitKind::on_exit)
       real().on_exit(reinterpret_cast<void (*)(int, void*)>(h.function), argument);
+    else if (h.kind == ExitKind::at_quick_exit)
+      real().cxa_at_quick_exit(reinterpret_cast<void (*)(void*)>(h.function), reinterpret_cast<void*>(h.dso));
     else
       real().cxa_atexit(reinterpret_cast<void (*)(void*)>(h.function), argument, reinterpret_cast<void*>(h.dso));
   }
@@ -73,5 +80,13 @@ YK_C_API int on_exit(void (*function)(int, void*), void* argument) {
   int r = real().on_exit(function, argument);
   if (r == 0 && records_process_state())
     record(ExitKind::on_exit, reinterpret_cast<const void*>(function), argument, nullptr);
+  return r;
+}
+
+// glibc's at_quick_exit (libc_nonshared.a, linked into the executable) is a call of this.
+YK_C_API int __cxa_at_quick_exit(void (*function)(void*), void* dso) {
+  int r = real().cxa_at_quick_exit(function, dso);
+  if (r == 0 && records_process_state())
+    record(ExitKind::at_quick_exit, reinterpret_cast<const void*>(function), nullptr, dso);
   return r;
 }

@@ -18,7 +18,9 @@
 #include <cstring>
 
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/standard_fds.hpp"
 #include "checkpoint/memory/src/uncarried_fds.hpp"
 #include "common/export.hpp"
 
@@ -38,6 +40,7 @@ Slot g_slots[kMaxAppFds];
 YK_TLS bool t_adopt_forced;  // AdoptOpens alive on this thread
 YK_TLS int t_adopt_target;   // its target, -1 if none (or already used)
 SpinLock g_lock;
+// Sticky once hit: a file then opened is not carried, and which one it was is not known any more.
 bool g_warned_limit, g_warned_full;
 
 struct Locked : SpinGuard {
@@ -56,6 +59,8 @@ struct Real {
   FILE* (*freopen)(const char*, const char*, FILE*);
   FILE* (*fdopen)(int, const char*);
   int (*fclose)(FILE*);
+  int (*mkostemps)(char*, int, int);  // mkstemp, mkostemp and mkstemps are this with defaults
+  int (*shm_open)(const char*, int, mode_t);
 } g_real_fd;
 
 const Real& real() {
@@ -112,7 +117,9 @@ void record(int fd, const struct stat& st, FILE* stream) {
   Slot* s = find(fd);
   if (!s) s = find(-1);
   if (!s) {
-    if (!g_warned_full) say("more than 128 files open by the application: the others will not survive a restart");
+    if (!g_warned_full)
+      say("more than 128 files open by the application: the others will not survive a restart, checkpoints are "
+          "refused");
     g_warned_full = true;
     return;
   }
@@ -180,13 +187,49 @@ void adopt_stream(FILE* f) {
   if (moved != fd) f->_fileno = moved;
 }
 
+// A copy of a standard descriptor (the launcher's stream, saved before a redirection) is refused
+// while open: in a restarted process that number holds nothing, or the MPI library's descriptor.
+void note_standard_copy(int oldfd, int newfd) {
+  if (oldfd < 0 || oldfd > 2 || newfd <= 2 || !use_arena()) return;
+  static const char* const kCopies[3] = {"copy of descriptor 0 (standard input)",
+                                         "copy of descriptor 1 (standard output)",
+                                         "copy of descriptor 2 (standard error)"};
+  note_uncarried_fd(newfd, kCopies[oldfd]);
+}
+
 void after_dup2(int oldfd, int newfd, int r) {
   if (r < 0 || oldfd == newfd) return;
+  note_standard_fd_replaced(newfd);
+  note_standard_copy(oldfd, newfd);
   untrack(newfd);
   forget_uncarried_fd(newfd);
   if (use_arena()) note_uncarried_dup(oldfd, newfd);
-  if (tracked(oldfd)) adopt(newfd, nullptr);  // at or above the range: recorded, not moved
+  if (!tracked(oldfd)) return;
+  // At or above the range: recorded, not moved. Below it the number is what the application asked
+  // for (never moved away, which would close it): 0–2 are checked as standard descriptors
+  // (standard_fds.hpp), any other is refused — a restarted process may have MPI's on it.
+  if (newfd >= kFdBase) {
+    adopt(newfd, nullptr);
+  } else if (newfd > 2 && use_arena()) {
+    char what[kFdPathMax + 64];
+    {
+      Locked l;
+      const Slot* s = find(oldfd);
+      std::snprintf(what, sizeof what, "copy (dup2) of the application's file %s", s ? s->path : "?");
+    }
+    note_uncarried_fd(newfd, what);
+  }
 }
+
+void check_bounds() {
+  if (g_warned_full) refusal_add("the application had more than 128 files open at once, which is not carried");
+  if (g_warned_limit)
+    refusal_add(
+        "the application opened a file that could not be moved above descriptor 900 (RLIMIT_NOFILE too low), "
+        "which is not carried");
+}
+
+__attribute__((constructor)) void register_check() { register_refusal_check(check_bounds); }
 
 }  // namespace
 
@@ -215,9 +258,11 @@ void resolve_fd_functions() {
   r.freopen = reinterpret_cast<decltype(r.freopen)>(next("freopen"));
   r.fdopen = reinterpret_cast<decltype(r.fdopen)>(next("fdopen"));
   r.fclose = reinterpret_cast<decltype(r.fclose)>(next("fclose"));
+  r.mkostemps = reinterpret_cast<decltype(r.mkostemps)>(next("mkostemps"));
+  r.shm_open = reinterpret_cast<decltype(r.shm_open)>(next("shm_open"));
   if (!r.open || !r.openat || !r.close || !r.dup || !r.dup2 || !r.dup3 || !r.fcntl || !r.fopen || !r.freopen ||
-      !r.fdopen || !r.fclose)
-    fatal("cannot resolve libc's open/close/dup/fcntl/fopen functions");
+      !r.fdopen || !r.fclose || !r.mkostemps || !r.shm_open)
+    fatal("cannot resolve libc's open/close/dup/fcntl/fopen/mkostemps/shm_open functions");
   g_real_fd = r;
 }
 
@@ -379,7 +424,26 @@ YK_C_API int creat64(const char* path, mode_t mode) {
   return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode), nullptr);
 }
 
+// glibc creates these files with its internal open: the result is adopted here like open's (a
+// regular file with a name, reopened by path at a restart).
+YK_C_API int mkstemp(char* templ) { return adopt(real().mkostemps(templ, 0, 0), nullptr); }
+YK_C_API int mkstemp64(char* templ) { return mkstemp(templ); }
+YK_C_API int mkostemp(char* templ, int flags) { return adopt(real().mkostemps(templ, 0, flags), nullptr); }
+YK_C_API int mkostemp64(char* templ, int flags) { return mkostemp(templ, flags); }
+YK_C_API int mkstemps(char* templ, int suffix_len) { return adopt(real().mkostemps(templ, suffix_len, 0), nullptr); }
+YK_C_API int mkstemps64(char* templ, int suffix_len) { return mkstemps(templ, suffix_len); }
+YK_C_API int mkostemps(char* templ, int suffix_len, int flags) {
+  return adopt(real().mkostemps(templ, suffix_len, flags), nullptr);
+}
+YK_C_API int mkostemps64(char* templ, int suffix_len, int flags) { return mkostemps(templ, suffix_len, flags); }
+
+// POSIX shared memory: a file in /dev/shm that glibc opens with its internal open.
+YK_C_API int shm_open(const char* name, int flags, mode_t mode) {
+  return adopt(real().shm_open(name, flags, mode), nullptr);
+}
+
 YK_C_API int close(int fd) {
+  note_standard_fd_closed(fd);
   untrack(fd);
   forget_uncarried_fd(fd);
   return real().close(fd);
@@ -388,6 +452,7 @@ YK_C_API int close(int fd) {
 YK_C_API int dup(int fd) noexcept {
   int r = real().dup(fd);
   if (r >= 0 && use_arena()) note_uncarried_dup(fd, r);
+  if (r >= 0) note_standard_copy(fd, r);
   return r >= 0 && tracked(fd) ? adopt(r, nullptr) : r;
 }
 
@@ -409,6 +474,7 @@ int fcntl_impl(int fd, int cmd, va_list ap) {
   unsigned long arg = va_arg(ap, unsigned long);
   int r = real().fcntl(fd, cmd, arg);
   if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && use_arena()) note_uncarried_dup(fd, r);
+  if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0) note_standard_copy(fd, r);
   if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0 && tracked(fd)) return adopt(r, nullptr);
   return r;
 }
@@ -461,6 +527,7 @@ YK_C_API FILE* fdopen(int fd, const char* mode) noexcept {
 YK_C_API int fclose(FILE* f) {
   int fd = f ? f->_fileno : -1;
   int r = real().fclose(f);
+  note_standard_fd_closed(fd);
   untrack(fd);
   forget_uncarried_fd(fd);
   return r;

@@ -6,7 +6,8 @@
 // each path onto the same number, before any memory is overwritten, so a FILE* in the arena
 // comes back with its descriptor. Descriptors below the range (fresh MPI sockets...) are never
 // touched. Pipes, sockets, devices, and descriptors the application puts below the range
-// (dup2 onto 1, freopen of stdout) are not carried.
+// (dup2 onto 1, freopen of stdout) are not carried: they refuse the checkpoint
+// (uncarried_fds.hpp, standard_fds.hpp).
 #include <cstddef>
 #include <cstdint>
 

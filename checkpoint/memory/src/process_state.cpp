@@ -13,6 +13,7 @@
 #include "common/export.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/standard_fds.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -99,6 +100,7 @@ void replay_process_state() {
 // The embedding library's restore point, in every incarnation (process_state.hpp explains why).
 YK_C_API void yk_mem_restore_point(void) {
   using namespace yadokari::memory;
+  note_standard_fds();
   ProcessStateLocked l;
   ProcessState& s = g_live;
   s.have_cwd = s.have_umask = s.have_mask = s.have_altstack = 0;

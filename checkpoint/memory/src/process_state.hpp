@@ -37,7 +37,7 @@ struct SavedAction {
   struct sigaction action;
 };
 
-enum class ExitKind : std::uint32_t { cxa_atexit = 1, on_exit = 2 };
+enum class ExitKind : std::uint32_t { cxa_atexit = 1, on_exit = 2, at_quick_exit = 3 };
 struct ExitHandler {
   ExitKind kind;
   std::uint32_t pad;

@@ -5,6 +5,7 @@
 #include "checkpoint/memory/src/uncarried_fds.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -58,7 +59,9 @@ void note(int fd, const char* kind, const char* path) {
   Slot* s = find(fd);
   if (!s) s = find(-1);
   if (!s) {
-    if (!g_warned_full) say("more than 128 sockets, pipes... open by the application: the others are not checked");
+    if (!g_warned_full)
+      say("more than 128 sockets, pipes... open by the application: the others are not checked, checkpoints are "
+          "refused");
     g_warned_full = true;
     return;
   }
@@ -70,6 +73,11 @@ void note(int fd, const char* kind, const char* path) {
 
 void check() {
   Locked l;
+  // Sticky: which of the descriptors opened meanwhile are still open is not known.
+  if (g_warned_full)
+    refusal_add(
+        "the application had more than 128 sockets, pipes and other uncarried descriptors open at once, "
+        "which is not carried");
   for (Slot& s : g_slots) {
     if (s.fd < 0) continue;
     struct stat st {};
@@ -99,6 +107,10 @@ struct Real {
   int (*inotify_init)();
   int (*inotify_init1)(int);
   int (*memfd_create)(const char*, unsigned);
+  // glibc opens these descriptors with its internal open/pipe2, never through the symbols above.
+  FILE* (*popen)(const char*, const char*);
+  FILE* (*tmpfile)();
+  DIR* (*opendir)(const char*);
 } g_real_uc;
 
 template <typename F>
@@ -123,15 +135,18 @@ void resolve() {
   resolve_one(r.inotify_init, "inotify_init");
   resolve_one(r.inotify_init1, "inotify_init1");
   resolve_one(r.memfd_create, "memfd_create");
+  resolve_one(r.popen, "popen");
+  resolve_one(r.tmpfile, "tmpfile");
+  resolve_one(r.opendir, "opendir");
 }
 
 const Real& real() {
-  if (!g_real_uc.memfd_create) resolve();  // called before our constructor ran
+  if (!g_real_uc.opendir) resolve();  // called before our constructor ran
   return g_real_uc;
 }
 
 __attribute__((constructor(101))) void init() {
-  if (!g_real_uc.memfd_create) resolve();
+  if (!g_real_uc.opendir) resolve();
   register_refusal_check(check);
 }
 
@@ -139,6 +154,11 @@ __attribute__((constructor(101))) void init() {
 int noted(int fd, const char* kind) {
   if (fd >= 0 && use_arena()) note_uncarried_fd(fd, kind);
   return fd;
+}
+
+FILE* noted_stream(FILE* f, const char* kind) {
+  if (f) noted(fileno(f), kind);
+  return f;
 }
 
 int noted_pair(int rc, const int* fds, const char* kind) {
@@ -179,7 +199,9 @@ void forget_uncarried_fd(int fd) {
 }
 
 void note_uncarried_dup(int oldfd, int newfd) {
-  if (oldfd < 0 || newfd < 0 || oldfd == newfd) return;
+  // 0–2 are compared with what they were at the restore point instead (standard_fds.hpp): a copy
+  // put back onto them (the saved standard stream) is not a new descriptor.
+  if (oldfd < 0 || newfd <= 2 || oldfd == newfd) return;
   int saved_errno = errno;
   char what[sizeof Slot::what];
   {
@@ -221,4 +243,23 @@ YK_C_API int inotify_init() noexcept { return noted(real().inotify_init(), "inot
 YK_C_API int inotify_init1(int flags) noexcept { return noted(real().inotify_init1(flags), "inotify instance"); }
 YK_C_API int memfd_create(const char* name, unsigned flags) noexcept {
   return noted(real().memfd_create(name, flags), "memfd");
+}
+
+// A stream on a pipe to a child process (the child is not carried either).
+YK_C_API FILE* popen(const char* command, const char* mode) {
+  return noted_stream(real().popen(command, mode), "pipe to a command started by popen");
+}
+// An unnamed file (O_TMPFILE, or created and unlinked at once): nothing to reopen at a restart.
+YK_C_API FILE* tmpfile() { return noted_stream(real().tmpfile(), "temporary file from tmpfile"); }
+YK_C_API FILE* tmpfile64() { return tmpfile(); }
+// A directory stream: like open(O_DIRECTORY), named with its path.
+YK_C_API DIR* opendir(const char* name) {
+  DIR* d = real().opendir(name);
+  if (d && use_arena()) {
+    const int saved_errno = errno;
+    struct stat st {};
+    if (fstat(dirfd(d), &st) == 0) note_uncarried_open(dirfd(d), st);
+    errno = saved_errno;
+  }
+  return d;
 }

@@ -15,7 +15,8 @@ void note_uncarried_fd(int fd, const char* kind);
 void note_uncarried_open(int fd, const struct stat& st);
 // `fd` was closed or replaced (close, dup2 onto it).
 void forget_uncarried_fd(int fd);
-// `newfd` is a duplicate of `oldfd` (dup, dup2, F_DUPFD): tracked as well if `oldfd` is.
+// `newfd` is a duplicate of `oldfd` (dup, dup2, F_DUPFD): tracked as well if `oldfd` is (not
+// onto 0–2: standard_fds.hpp checks those).
 void note_uncarried_dup(int oldfd, int newfd);
 
 }  // namespace yadokari::memory

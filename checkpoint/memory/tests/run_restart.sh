@@ -43,6 +43,11 @@
 #                                           equal an uninterrupted run's
 #   run_restart.sh statetaken PROG N K      the address of a mapping taken in the fresh process before
 #                                           the (late) restore: refused with one line, nothing changed
+#   run_restart.sh glibcpaths PROG MODE N K the glibc_paths program: MODE carried is checkpointed at K
+#                                           and restarted (stdout equals an uninterrupted run's);
+#                                           released must checkpoint; every other MODE must refuse the
+#                                           checkpoint with exactly the lines it wrote to
+#                                           expected-refusals (exit 71, no image)
 set -euo pipefail
 driver=${YK_MEMTEST_DRIVER:?set YK_MEMTEST_DRIVER to libyk_memtest.so}
 mode=$1
@@ -434,6 +439,45 @@ $work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
     grep -qx "yadokari: checkpoint refused: the file $work/d/scratch.bin behind the application's shared mapping at 0x[0-9a-f]* was deleted or replaced" \
       "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
     echo "ok: $(cat "$work/refused.err")"
+    ;;
+  glibcpaths)
+    prog=$1 what=$2 n=$3 k=$4
+    late=YK_MEMTEST_RESTORE_LATE=1
+    mkdir "$work/ref" "$work/d"
+    if [[ $what == carried ]]; then
+      # The program names its POSIX shared memory after its directory's inode; gone even if it fails.
+      trap 'rm -f /dev/shm/yk-glibc-paths-$(stat -c %i "$work/ref") /dev/shm/yk-glibc-paths-$(stat -c %i "$work/d"); rm -rf "$work"' EXIT
+      rc=0; run ref "$pre" "$late" -- "$prog" "$what" "$work/ref" "$n" || rc=$?; expect_ok ref $rc
+      grep -qx "at_quick_exit handler ran" "$work/ref.out" || fail "the uninterrupted run did not run its handler"
+      grep -qx "mkstemp's descriptor is in the carried range" "$work/ref.out" || fail "mkstemp's file was not adopted"
+      grep -qx "shm_open's descriptor is in the carried range" "$work/ref.out" || fail "shm_open's file was not adopted"
+      rc=0; run part1 "$pre" "$late" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+        -- "$prog" "$what" "$work/d" "$n" || rc=$?
+      expect_ok part1 $rc
+      [[ -s $work/img ]] || fail "no image written"
+      rc=0; run part2 "$pre" "$late" YADOKARI_RESTORE="$work/img" -- "$prog" "$what" "$work/d" "$n" || rc=$?
+      expect_ok part2 $rc
+      cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+      same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
+      echo "ok: mkstemp's file, POSIX shared memory and the at_quick_exit handler survived the restart at boundary $k"
+      exit 0
+    fi
+    rc=0; run part1 "$pre" "$late" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+      -- "$prog" "$what" "$work/d" "$n" || rc=$?
+    if [[ $what == released ]]; then
+      expect_ok part1 $rc
+      [[ -s $work/img ]] || fail "everything was released, yet no image was written"
+      echo "ok: everything released before boundary $k, the checkpoint was taken"
+      exit 0
+    fi
+    [[ $rc == 71 ]] || fail "the checkpoint went ahead: rc $rc, $(cat "$work/part1.err")"
+    [[ ! -e $work/img ]] || fail "an image was written"
+    [[ -s $work/d/expected-refusals ]] || fail "the program wrote no expected-refusals"
+    sed 's/^/yadokari: checkpoint refused: /' "$work/d/expected-refusals" | sort >"$work/expected.sorted"
+    # Only the refusal lines (a bound hit also warns when it happens).
+    grep '^yadokari: checkpoint refused: ' "$work/part1.err" | sort >"$work/got.sorted"
+    same "$work/expected.sorted" "$work/got.sorted" "the refusal lines differ from the expected ones"
+    echo "ok: $(wc -l <"$work/got.sorted") line(s): $(head -n 1 "$work/got.sorted")"
     ;;
   statetaken)
     prog=$1 n=$2 k=$3
