@@ -47,6 +47,24 @@ struct Locked : SpinGuard {
   Locked() : SpinGuard(g_lock) {}
 };
 
+// Files the table could not record (all its slots taken, or no descriptor free above kFdBase): a
+// restart would miss them, so a checkpoint while one is still open is refused. A bit per
+// descriptor number, cleared when the application closes it (under g_lock).
+constexpr int kDroppedMax = 1 << 16;
+std::uint64_t g_dropped[kDroppedMax / 64];
+bool g_dropped_beyond;  // a dropped descriptor above kDroppedMax: refused from then on (its close is not told apart)
+
+void mark_dropped(int fd) {
+  if (fd >= kDroppedMax)
+    g_dropped_beyond = true;
+  else
+    g_dropped[fd / 64] |= std::uint64_t{1} << (fd % 64);
+}
+
+void clear_dropped(int fd) {
+  if (fd >= 0 && fd < kDroppedMax) g_dropped[fd / 64] &= ~(std::uint64_t{1} << (fd % 64));
+}
+
 struct Real {
   int (*open)(const char*, int, ...);
   int (*openat)(int, const char*, int, ...);
@@ -97,8 +115,9 @@ bool tracked(int fd) {
 }
 
 void untrack(int fd) {
-  if (fd < kFdBase) return;
   Locked l;
+  clear_dropped(fd);
+  if (fd < kFdBase) return;
   if (Slot* s = find(fd)) s->fd = -1;
 }
 
@@ -117,10 +136,9 @@ void record(int fd, const struct stat& st, FILE* stream) {
   Slot* s = find(fd);
   if (!s) s = find(-1);
   if (!s) {
-    if (!g_warned_full)
-      say("more than 128 files open by the application: the others will not survive a restart, checkpoints are "
-          "refused");
+    if (!g_warned_full) say("more than 128 files open by the application: checkpoints are refused while they are");
     g_warned_full = true;
+    mark_dropped(fd);
     return;
   }
   if (!fd_path(fd, s->path)) {
@@ -165,9 +183,13 @@ int adopt(int fd, FILE* stream) {
       if (!g_warned_limit) {
         char n[24];
         say("cannot move the application's descriptor ", format_u64(n, static_cast<unsigned long long>(fd)),
-            " above 900 (RLIMIT_NOFILE too low?): files opened so will not survive a restart");
+            " above 900 (RLIMIT_NOFILE too low?): checkpoints are refused while files opened so are open");
       }
       g_warned_limit = true;
+      {
+        Locked l;
+        mark_dropped(fd);
+      }
       errno = saved_errno;
       return fd;
     }
@@ -221,15 +243,43 @@ void after_dup2(int oldfd, int newfd, int r) {
   }
 }
 
-void check_bounds() {
-  if (g_warned_full) refusal_add("the application had more than 128 files open at once, which is not carried");
-  if (g_warned_limit)
-    refusal_add(
-        "the application opened a file that could not be moved above descriptor 900 (RLIMIT_NOFILE too low), "
-        "which is not carried");
+// The refusal check: dropped files still open (a number closed behind our back and reused by a
+// library is refused as well, which errs on the safe side).
+void check_dropped() {
+  Locked l;
+  int first = -1, more = 0;
+  for (int fd = 0; fd < kDroppedMax; ++fd) {
+    if (!(g_dropped[fd / 64] >> (fd % 64) & 1)) {
+      if (g_dropped[fd / 64] == 0) fd |= 63;  // skip an empty word
+      continue;
+    }
+    if (real().fcntl(fd, F_GETFD) < 0) {
+      clear_dropped(fd);
+      continue;
+    }
+    if (first < 0)
+      first = fd;
+    else
+      ++more;
+  }
+  if (first < 0 && !g_dropped_beyond) return;
+  static char path[kFdPathMax], line[kFdPathMax + 160];  // .bss: the capture's stack is being saved
+  char extra[48] = "";
+  if (first < 0) {
+    std::snprintf(line, sizeof line,
+                  "the application has more than %d files open, which is not carried (a descriptor above %d)",
+                  kMaxAppFds, kDroppedMax - 1);
+  } else {
+    if (!fd_path(first, path)) std::snprintf(path, sizeof path, "?");
+    if (more) std::snprintf(extra, sizeof extra, ", and %d more", more);
+    std::snprintf(line, sizeof line,
+                  "the application has more than %d files open, which is not carried (descriptor %d %s%s)", kMaxAppFds,
+                  first, path, extra);
+  }
+  refusal_add(line);
 }
 
-__attribute__((constructor)) void register_check() { register_refusal_check(check_bounds); }
+__attribute__((constructor)) void register_dropped_check() { register_refusal_check(check_dropped); }
 
 }  // namespace
 

@@ -2,12 +2,15 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 
 #include "checkpoint/memory/src/address_gaps.hpp"
 #include "checkpoint/memory/src/library_region.hpp"
 #include "checkpoint/memory/src/loaded_libraries.hpp"
+#include "checkpoint/memory/src/mapping_live.hpp"
+#include "checkpoint/memory/src/trapped_dlopen.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -23,6 +26,28 @@ bool range_free(std::uintptr_t lo, std::uintptr_t hi) {
     return free && m.lo < hi;
   });
   return read && free;
+}
+
+// [lo, hi) held by a placeholder and ld.so's mapping of the library answered there by the seccomp
+// trap (trapped_dlopen.hpp): no moment in which another thread's mmap or munmap can take the
+// library elsewhere. False if the trap is unavailable or the range could not be held (nothing
+// loaded then, the range free again): the caller steers instead.
+bool load_trapped(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi, void*& handle, char* why,
+                  std::size_t why_len) {
+  void* at = reinterpret_cast<void*>(lo);
+  void* placeholder =
+      map_real().mmap(at, hi - lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (placeholder == MAP_FAILED) return false;
+  if (placeholder != at) {  // a kernel without MAP_FIXED_NOREPLACE
+    map_real().munmap(placeholder, hi - lo);
+    return false;
+  }
+  const TrappedDlopen got = dlopen_at_held_range(real_dlopen, path, mode, lo, hi - lo);
+  if (!got.placed) map_real().munmap(at, hi - lo);  // still our placeholder: nothing replaced it
+  if (got.outcome == TrappedDlopen::Outcome::unavailable) return false;
+  handle = got.handle;
+  if (!handle) std::snprintf(why, why_len, "library %s cannot be loaded again: %s", path, got.error);
+  return true;
 }
 
 // [lo, hi) free (given back by the library region if it is in it), the gaps around it held, then
@@ -52,6 +77,8 @@ void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi
     return nullptr;
   }
   if (taken) return nullptr;
+  const int load_mode = (mode & (RTLD_LAZY | RTLD_NOW)) ? mode : mode | RTLD_LAZY;
+  if (void* handle = nullptr; load_trapped(path, load_mode, lo, hi, handle, why, why_len)) return handle;
   const bool large = hi - lo >= kHugePage;
   bool below_released = false, room_below = false;
   if (large && lo % kHugePage == 0 && lo >= kHugePage) {
@@ -69,7 +96,7 @@ void* load_into(const char* path, int mode, std::uintptr_t lo, std::uintptr_t hi
     const bool held = !large || room_below ? placeholders.hold_above(hi) : placeholders.hold_all_but(lo, hi);
     if (held && placeholders.top_gap_is(lo, hi - lo)) break;
   }
-  void* handle = real_dlopen(path, (mode & (RTLD_LAZY | RTLD_NOW)) ? mode : mode | RTLD_LAZY);
+  void* handle = real_dlopen(path, load_mode);
   placeholders.release();
   if (below_released) reserve_again(lo - kHugePage, lo);
   if (!handle) {

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The failure-free cost of the memory layer (checkpoint/memory: the arena, the mmap/dlopen/thread
+# tracking, the call brackets) on NPB: three variants of the same binary, interleaved, no checkpoint
+# taken in any of them:
+#   plain      yadokari run -n NP -- BIN                               (the shim, memory layer off)
+#   armed      yadokari run -n NP --ckpt-dir TMP --interval 0 -- BIN   (what users run)
+#   armed-off  the same with YADOKARI_MEMORY=off                        (armed shim, memory layer off)
+# armed / armed-off is what the memory layer costs; armed / plain adds the armed shim's own work.
+# Prints one line per run and, per kernel, the median NPB time of each variant and the medians of the
+# per-rep paired ratios (and their range). Times from this shared 2-vCPU VM are noisy: read the ratios.
+#
+#   npb_memory_layer.sh --npb-dir DIR [--mpi openmpi|mpich] [--kernels "cg mg"] [--class A] [--np 4]
+#                       [--reps 3] [--yadokari PATH]
+#   --npb-dir  NPB binaries as build_npb.sh leaves them: DIR/<mpi>/bin/<kernel>.<class>.<np>, or DIR
+#              itself holding <kernel>.<class>.<np> (default: $NPB_DIR)
+set -uo pipefail
+
+prog=npb_memory_layer.sh
+die() { echo "$prog: error: $*" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+npb_dir=${NPB_DIR:-} mpi=openmpi kernels="cg mg" class=A np=4 reps=3 yadokari="$repo/build/bin/yadokari"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --npb-dir)  [[ $# -ge 2 ]] || die "$1 needs a value"; npb_dir=$2; shift 2 ;;
+    --mpi)      [[ $# -ge 2 ]] || die "$1 needs a value"; mpi=$2; shift 2 ;;
+    --kernels)  [[ $# -ge 2 ]] || die "$1 needs a value"; kernels=$2; shift 2 ;;
+    --class)    [[ $# -ge 2 ]] || die "$1 needs a value"; class=$2; shift 2 ;;
+    --np)       [[ $# -ge 2 ]] || die "$1 needs a value"; np=$2; shift 2 ;;
+    --reps)     [[ $# -ge 2 ]] || die "$1 needs a value"; reps=$2; shift 2 ;;
+    --yadokari) [[ $# -ge 2 ]] || die "$1 needs a value"; yadokari=$2; shift 2 ;;
+    *) die "unknown argument '$1' (see the header of $0)" ;;
+  esac
+done
+[[ -n "$npb_dir" ]] || die "--npb-dir (or NPB_DIR) is required"
+[[ -x "$yadokari" ]] || die "no yadokari CLI at $yadokari (build it, or pass --yadokari)"
+[[ "$mpi" == openmpi || "$mpi" == mpich ]] || die "--mpi must be openmpi or mpich"
+[[ "$reps" =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
+
+binary() {
+  local name="$1.$class.$np"
+  for candidate in "$npb_dir/$mpi/bin/$name" "$npb_dir/$name"; do
+    [[ -x "$candidate" ]] && { echo "$candidate"; return 0; }
+  done
+  die "no NPB binary $name under $npb_dir"
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/yk-npb-memory.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export YADOKARI_STATE_DIR="$work/state"
+
+# run VARIANT BIN: prints NPB's "Time in seconds", or dies if the run did not verify.
+run() {
+  local variant="$1" bin="$2" out="$work/run.out"
+  local -a cmd=("$yadokari" run -n "$np" --mpi "$mpi")
+  local -a env=()
+  case "$variant" in
+    plain) ;;
+    armed) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0) ;;
+    armed-off) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0); env=(YADOKARI_MEMORY=off) ;;
+  esac
+  (cd "$work" && env "${env[@]}" timeout -k 10 600 "${cmd[@]}" -- "$bin" >"$out" 2>&1) ||
+    { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") exited $?"; }
+  grep -q "Verification *= *SUCCESSFUL" "$out" || { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") did not verify"; }
+  awk '/Time in seconds/ {print $NF}' "$out"
+}
+
+variants=(plain armed armed-off)
+for kernel in $kernels; do
+  bin=$(binary "$kernel")
+  : >"$work/$kernel.times"
+  for rep in $(seq "$reps"); do
+    # Rotate the order every rep, so no variant always runs first (or after the same one).
+    for k in 0 1 2; do
+      variant=${variants[$(((k + rep) % 3))]}
+      t=$(run "$variant" "$bin") || exit 1
+      echo "$kernel.$class.$np $mpi rep $rep $variant ${t}s"
+      echo "$rep $variant $t" >>"$work/$kernel.times"
+    done
+  done
+  /usr/bin/python3 - "$work/$kernel.times" "$kernel.$class.$np" "$mpi" <<'EOF'
+import statistics, sys
+path, name, mpi = sys.argv[1:4]
+times = {}
+for line in open(path):
+    rep, variant, t = line.split()
+    times.setdefault(variant, {})[int(rep)] = float(t)
+med = {v: statistics.median(r.values()) for v, r in times.items()}
+print(f"{name} {mpi}: median NPB time plain {med['plain']:.2f} s, armed {med['armed']:.2f} s, "
+      f"armed-off {med['armed-off']:.2f} s")
+for a, b in (("armed", "armed-off"), ("armed", "plain")):
+    ratios = [times[a][r] / times[b][r] for r in times[a]]
+    print(f"  {a}/{b}: median of paired ratios {statistics.median(ratios):.3f} "
+          f"(range {min(ratios):.3f}..{max(ratios):.3f}, {len(ratios)} reps)")
+EOF
+done

@@ -1,0 +1,100 @@
+// A library loaded into a range held by a placeholder, through the seccomp trap on ld.so's mmap
+// (trapped_dlopen.hpp): it lands there although higher free gaps would take it otherwise.
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "checkpoint/memory/src/trapped_dlopen.hpp"
+
+using namespace yadokari::memory;
+
+namespace {
+
+constexpr std::uintptr_t kPage = 4096;
+
+// The pages the library's PT_LOAD segments occupy, from a load of it anywhere.
+std::size_t library_span(const char* path) {
+  void* h = dlopen(path, RTLD_NOW);
+  if (!h) return 0;
+  link_map* map = nullptr;
+  dlinfo(h, RTLD_DI_LINKMAP, &map);
+  struct Find {
+    std::uintptr_t base, lo = UINTPTR_MAX, hi = 0;
+  } find{map->l_addr};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* c) {
+        auto* f = static_cast<Find*>(c);
+        if (info->dlpi_addr != f->base) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& p = info->dlpi_phdr[i];
+          if (p.p_type != PT_LOAD) continue;
+          f->lo = std::min<std::uintptr_t>(f->lo, info->dlpi_addr + p.p_vaddr);
+          f->hi = std::max<std::uintptr_t>(f->hi, info->dlpi_addr + p.p_vaddr + p.p_memsz);
+        }
+        return 1;
+      },
+      &find);
+  dlclose(h);
+  return ((find.hi + kPage - 1) & ~(kPage - 1)) - (find.lo & ~(kPage - 1));
+}
+
+int seccomp_mode_of_this_thread() {
+  std::ifstream status("/proc/thread-self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Seccomp:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("trapped dlopen: ld.so's mapping is answered at the held range", "[trap]") {
+  const std::size_t span = library_span(YK_PLACED_LIB);
+  REQUIRE(span >= kPage);
+  // A placeholder with free room above it (64 pages freed at the top of a reservation): without
+  // the trap ld.so's mmap(NULL) would land in that room or higher, never at `lo`.
+  const std::size_t around = span + 128 * kPage;
+  void* r = ::mmap(nullptr, around, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(r != MAP_FAILED);
+  const auto base = reinterpret_cast<std::uintptr_t>(r);
+  const std::uintptr_t lo = base + 16 * kPage;
+  REQUIRE(::munmap(reinterpret_cast<void*>(lo + span), 64 * kPage) == 0);
+
+  const TrappedDlopen got = dlopen_at_held_range(::dlopen, YK_PLACED_LIB, RTLD_NOW, lo, span);
+  REQUIRE(got.outcome == TrappedDlopen::Outcome::loaded);
+  CHECK(got.placed);
+  link_map* map = nullptr;
+  REQUIRE(dlinfo(got.handle, RTLD_DI_LINKMAP, &map) == 0);
+  CHECK(map->l_addr == lo);
+  auto* next = reinterpret_cast<int (*)()>(dlsym(got.handle, "yk_placed_next"));
+  REQUIRE(next);
+  CHECK(reinterpret_cast<std::uintptr_t>(next) >= lo);
+  CHECK(reinterpret_cast<std::uintptr_t>(next) < lo + span);
+  CHECK(next() == 42);
+  // The filter was the helper thread's: this thread has none.
+  CHECK(seccomp_mode_of_this_thread() == 0);
+  // Other mappings of any shape still work here.
+  void* p = ::mmap(nullptr, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(p != MAP_FAILED);
+  if (p != MAP_FAILED) ::munmap(p, span);
+
+  dlclose(got.handle);
+  ::munmap(r, around);
+}
+
+TEST_CASE("trapped dlopen: a library that cannot be loaded fails with dlerror's text", "[trap]") {
+  void* r = ::mmap(nullptr, 4 * kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(r != MAP_FAILED);
+  const TrappedDlopen got = dlopen_at_held_range(::dlopen, "/nonexistent/libnothing.so", RTLD_NOW,
+                                                 reinterpret_cast<std::uintptr_t>(r), 4 * kPage);
+  CHECK(got.outcome == TrappedDlopen::Outcome::failed);
+  CHECK_FALSE(got.placed);
+  CHECK(std::strstr(got.error, "libnothing.so") != nullptr);
+  ::munmap(r, 4 * kPage);
+}
