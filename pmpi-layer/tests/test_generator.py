@@ -64,17 +64,23 @@ class GeneratorTest(unittest.TestCase):
         for text in ("yadokari::shim::CallScope yk_scope(yadokari::shim::Fn::MPI_Recv);", "yadokari::shim::interruptible_recv(", "yadokari::shim::redeliver_recv(",
                      "constexpr bool yk_single_writer = false;"):
             self.assertIn(text, slow)
-        # The fast path: the one-word check first, translation and tallies before its scope opens.
+        # The fast path: the one-word check first; checkpoints on is the blocking call's own
+        # business (its ready path polls inside a fast scope); translation and tallies before
+        # its scope opens.
         lines = [x.strip() for x in fast.splitlines()]
         self.assertEqual(lines[1], "if (!yadokari::shim::fast_path_open()) [[unlikely]] return "
                                    "yk_slow_MPI_Recv(buf, count, datatype, source, tag, comm, status);")
-        order = [fast.index(x) for x in ("constexpr bool yk_single_writer = true;",
+        self.assertEqual(lines[2:6], ["if (yadokari::shim::g_interruptible) {",
+                                      "yadokari::shim::FastCallScope yk_scope(yadokari::shim::Fn::MPI_Recv);",
+                                      "return yadokari::shim::interruptible_recv(buf, count, datatype, source, tag, comm, status);",
+                                      "}"])
+        plain = fast[fast.index("return yadokari::shim::interruptible_recv("):]  # checkpoints off
+        order = [plain.index(x) for x in ("constexpr bool yk_single_writer = true;",
                                          "yadokari::shim::ReceiveTally yk_received = yadokari::shim::prepare_receive(yk_entry_comm, source);",
                                          "if (yadokari::shim::needs_slow_path(yk_received)) [[unlikely]] return yk_slow_MPI_Recv(",
                                          "yadokari::shim::FastCallScope yk_scope(yadokari::shim::Fn::MPI_Recv);", "PMPI_Recv(",
                                          "yk_received.commit(yk_status, yk_single_writer);")]
         self.assertEqual(order, sorted(order))
-        self.assertNotIn("interruptible", fast)
         self.assertNotIn("redeliver", fast)
 
     def test_collectives_keep_the_gate_on_the_fast_path(self):
@@ -82,6 +88,8 @@ class GeneratorTest(unittest.TestCase):
         out, _ = run(table)
         c = (out / "c_wrappers.cpp").read_text()
         fast = c[c.index('extern "C" YK_API int MPI_Barrier('):]
+        # Not polled with checkpoints on: no ready path.
+        self.assertNotIn("g_interruptible", fast)
         self.assertLess(fast.index("yadokari::shim::FastCallScope"), fast.index("yadokari::shim::collective_gate(comm);"))
         self.assertLess(fast.index("yadokari::shim::collective_gate(comm);"), fast.index("yadokari::shim::find_entry<yadokari::shim::CommK>(comm)"))
 

@@ -258,11 +258,16 @@ def gen_c_wrapper(f):
         lines.append(f'    yadokari::shim::refuse_if_drained(comm, "{f.name}");')
     lines += ["  " + x for x in call_and_hooks(False)]
     lines.append("}")
-    # The fast path: the outermost call, no cut requested, checkpoints off (no polling), no
-    # drained messages, one writer. Everything else is the slow wrapper's business: a tail call
-    # taken before anything has happened, with the arguments still in their registers.
+    # The fast path: the outermost call, no cut requested, no drained messages, one writer; a
+    # blocking call with checkpoints on polls from here (its ready path). Everything else is the slow wrapper's business: a
+    # tail call taken before anything has happened, with the arguments still in their registers.
     lines.append(f'extern "C" YK_API {header} {{')
     lines.append(f"  if (!yadokari::shim::fast_path_open()) [[unlikely]] return {slow}({names});")
+    if "interruptible" in f.opts:
+        lines.append("  if (yadokari::shim::g_interruptible) {")
+        lines.append(f"    yadokari::shim::FastCallScope yk_scope(yadokari::shim::Fn::{f.name});")
+        lines.append(f"    return {f.opts['interruptible']}({names});")
+        lines.append("  }")
     if prep:
         # Translate and prepare the hooks first, so that a tally needing the library (a datatype
         # size not cached yet) can still leave for the slow wrapper; then nothing but the library

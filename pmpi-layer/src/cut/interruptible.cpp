@@ -7,7 +7,6 @@
 #include "pmpi-layer/src/objects/object_hooks.hpp"
 #include "pmpi-layer/src/objects/object_state.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
-#include "pmpi-layer/src/shim/slow_path.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -19,6 +18,8 @@ namespace yadokari::shim {
 namespace {
 
 IdlePolicy g_idle = idle_policy(0, 0);  // set by cut::enable_checkpoints()
+// The library's handle of a send complete when posted (learn_sent_when_posted), or MPI_REQUEST_NULL.
+MPI_Request g_sent_when_posted = MPI_REQUEST_NULL;
 
 // Between two idle polls: the processor, by the idle policy (core/idle_policy.hpp).
 class Idler {
@@ -62,8 +63,8 @@ bool cut_requested() { return g_cut_requested.load(std::memory_order_relaxed); }
 // the wrappers before anything from the library) take the polling waits from the start.
 
 // Polls the library's request `real` until it completes (true: `rc` is the library's answer) or
-// a cut is requested (false: still pending).
-bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, int& rc) {
+// a cut is requested (false: still pending). Inlined: it is the receive's critical path.
+YK_HOT bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, int& rc) {
   for (;;) {
     int flag = 0;
     rc = PMPI_Test(real, &flag, status);
@@ -75,18 +76,23 @@ bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, int& rc) 
 }
 
 using PostSend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-using PostShimSend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
 
 // A blocking send: posted on the library's handles, counted once complete like the plain
-// wrapper; handed to the app's requests if a cut comes first (track_send counts it then).
-int send_ready(PostSend post, PostShimSend post_tracked, const void* buf, int count, MPI_Datatype datatype, int dest,
-               int tag, MPI_Comm comm) {
-  Idler idler;
+// wrapper; handed to the app's requests if a cut comes first (track_send counts it then). A send
+// the library completed while posting it (the common small message) needs no poll at all.
+// A template, so that the post is a direct call.
+template <PostSend post, PostSend post_tracked>
+int send_ready(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   if (g_drained_pending == 0) [[likely]] {
     CommK::entry* const entry = find_entry<CommK>(comm);
     MPI_Request real;
     int rc = post(buf, count, to_real<TypeK>(datatype), dest, tag, real_of(entry, comm), &real);
     if (rc != MPI_SUCCESS) return rc;
+    if (real == g_sent_when_posted) [[likely]] {
+      on_send(entry, count, datatype, dest);
+      return MPI_SUCCESS;
+    }
+    Idler idler;
     if (poll_library(&real, MPI_STATUS_IGNORE, idler, rc)) {
       if (rc == MPI_SUCCESS) [[likely]]
         on_send(entry, count, datatype, dest);
@@ -195,24 +201,27 @@ int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, i
 }
 
 int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_ready(PMPI_Isend, MPI_Isend, buf, count, datatype, dest, tag, comm);
+  return send_ready<PMPI_Isend, MPI_Isend>(buf, count, datatype, dest, tag, comm);
 }
 int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_ready(PMPI_Issend, MPI_Issend, buf, count, datatype, dest, tag, comm);
+  return send_ready<PMPI_Issend, MPI_Issend>(buf, count, datatype, dest, tag, comm);
 }
 int interruptible_bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_ready(PMPI_Ibsend, MPI_Ibsend, buf, count, datatype, dest, tag, comm);
+  return send_ready<PMPI_Ibsend, MPI_Ibsend>(buf, count, datatype, dest, tag, comm);
 }
 int interruptible_rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_ready(PMPI_Irsend, MPI_Irsend, buf, count, datatype, dest, tag, comm);
+  return send_ready<PMPI_Irsend, MPI_Irsend>(buf, count, datatype, dest, tag, comm);
 }
 
 // A blocking receive: the same as send_ready; a cut makes it the re-postable receive MPI_Irecv
 // would have made (track_receive), so the drain sees it and a restart posts it again.
+// The channel is looked up before the post, as on the wrapper's fast path (channel_hooks.hpp):
+// once the message is there, only the counters are touched.
 int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                        MPI_Status* status) {
   if (g_drained_pending == 0) [[likely]] {
     CommK::entry* const entry = find_entry<CommK>(comm);
+    const ReceiveTally tally = prepare_receive(entry, source);
     MPI_Request real;
     int rc = PMPI_Irecv(buf, count, to_real<TypeK>(datatype), source, tag, real_of(entry, comm), &real);
     if (rc != MPI_SUCCESS) return rc;
@@ -221,7 +230,7 @@ int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, 
     Idler idler;
     if (poll_library(&real, st, idler, rc)) {
       if (rc == MPI_SUCCESS) [[likely]]
-        on_receive(entry, source, st);
+        tally.commit(st, false);
       return rc;
     }
     MPI_Request request = track_receive(real, buf, count, datatype, source, tag, comm, false);
@@ -267,6 +276,32 @@ IdlePolicy this_node_policy() {
   return idle_policy(local_ranks_from(open_mpi ? open_mpi : "", hydra ? hydra : ""), sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+// The handle both MPIs give every send that completed while it was posted (Open MPI's
+// ompi_request_empty, MPICH's builtin complete request; ob1 sends small messages inline, UCX
+// injects them), learned from two sends to MPI_PROC_NULL, which MPI completes at once: only a
+// handle that both hold at the same time, complete, is taken. Two live operations sharing one
+// handle means it carries no operation's state, so it cannot stand for a pending one. Otherwise
+// (another MPI) MPI_REQUEST_NULL: every send is polled (a post that returned MPI_REQUEST_NULL would
+// count as complete, as MPI_Test would say).
+MPI_Request learn_sent_when_posted() {
+  int none = 0;
+  MPI_Request first = MPI_REQUEST_NULL;
+  MPI_Request second = MPI_REQUEST_NULL;
+  if (PMPI_Isend(&none, 0, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_SELF, &first) != MPI_SUCCESS) return MPI_REQUEST_NULL;
+  if (PMPI_Isend(&none, 0, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_SELF, &second) != MPI_SUCCESS) {
+    PMPI_Wait(&first, MPI_STATUS_IGNORE);
+    return MPI_REQUEST_NULL;
+  }
+  int first_done = 0;
+  int second_done = 0;
+  PMPI_Request_get_status(first, &first_done, MPI_STATUS_IGNORE);
+  PMPI_Request_get_status(second, &second_done, MPI_STATUS_IGNORE);
+  const MPI_Request shared = first == second && first_done && second_done ? first : MPI_REQUEST_NULL;
+  PMPI_Wait(&first, MPI_STATUS_IGNORE);
+  PMPI_Wait(&second, MPI_STATUS_IGNORE);
+  return shared;
+}
+
 // The first rank of its node (by the launcher's local rank; every rank when it does not say).
 bool first_on_node() {
   const char* open_mpi = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
@@ -278,9 +313,11 @@ bool first_on_node() {
 }  // namespace
 
 void cut::enable_checkpoints(bool on) {
-  g_interruptible = on;
-  if (on) g_idle = this_node_policy();
-  set_slow_path(kSlowInterruptible, on);  // blocking calls must poll: the slow wrappers
+  if (on) {
+    g_idle = this_node_policy();
+    g_sent_when_posted = learn_sent_when_posted();
+  }
+  g_interruptible = on;  // the blocking wrappers' ready path (generated) polls from now on
 }
 
 void cut::report_idle_policy() {

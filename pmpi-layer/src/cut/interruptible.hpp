@@ -5,7 +5,9 @@
 // (PMPI_Test, PMPI_Request_get_status), which costs about what the library's blocking call does;
 // once one is, the pending operation is held as a virtual request, which the cut drains and
 // which stays valid across a restart (the library's requests are re-posted by then). How they
-// wait meanwhile: core/idle_policy.hpp.
+// wait meanwhile: core/idle_policy.hpp. Called by the generated wrappers from their fast path
+// (inside its scope) when checkpoints are on, and from the slow wrapper when anything else is
+// special: both are the call's outermost scope, so the polls are boundaries of the cut.
 #pragma once
 
 #include <mpi.h>

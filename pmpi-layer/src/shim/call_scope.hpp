@@ -49,18 +49,22 @@ YK_HOT bool fast_path_open() {
          g_slow_path.load(std::memory_order_relaxed) == 0;
 }
 
-// CallScope for the fast path: the outer call (fast_path_open() checked it), no cut request, a
-// single writer and no memory layer are known, so nothing is tested and nothing survives the
-// library call but the caller's own values. Same effects as CallScope (count, current call) except
-// the library bracket, which only the memory layer's allocator looks at: with the layer off every
-// allocation goes to glibc anyway, and with it on the slow path brackets the call.
+// CallScope for the fast path: the outer call (fast_path_open() checked it), no cut request and a
+// single writer are known, so nothing is tested and nothing survives the library call but the
+// caller's own values. Same effects as CallScope (count, current call, library bracket). The
+// bracket is two thread-local increments; only the memory layer's allocator reads it, but
+// bracketing always keeps calls with checkpointing on (the layer on) on this path.
 class FastCallScope {
  public:
   YK_HOT explicit FastCallScope(Fn f) {
+    yadokari::memory::enter_library();
     g_call_counts[static_cast<std::size_t>(f)].add_single_writer(1);
     g_current_call.store(f, std::memory_order_relaxed);
   }
-  YK_HOT ~FastCallScope() { g_current_call.store(Fn::none_, std::memory_order_relaxed); }
+  YK_HOT ~FastCallScope() {
+    g_current_call.store(Fn::none_, std::memory_order_relaxed);
+    yadokari::memory::leave_library();
+  }
   FastCallScope(const FastCallScope&) = delete;
   FastCallScope& operator=(const FastCallScope&) = delete;
 };

@@ -33,12 +33,6 @@ constexpr const char* kLibraryName = "libmpich.so";
 constexpr const char* kPrettyName = "MPICH";
 #endif
 
-// Priority 102: after the memory layer's load-time constructor (101) has decided whether it is
-// on, and before the application can call any MPI function.
-__attribute__((constructor(102))) void note_memory_layer() {
-  set_slow_path(kSlowMemoryLayer, yk_mem_enabled() != 0);  // the fast path does not bracket calls
-}
-
 // Aborts the process with one clear line if this shim was built for another MPI ABI than the
 // library the program actually uses (it would otherwise fail with "Invalid communicator").
 void check_abi_or_die() {
