@@ -10,7 +10,8 @@
 #   WRONG      exit 0 with another result: the worst outcome
 #   hang       the job did not end within --limit seconds
 #   unclean    one of the above, but something was left behind: processes in the cluster's namespaces,
-#              /dev/shm segments or Open MPI session directories named after its nodes, the job's state
+#              files in the /dev/shm of its nodes and frontend, /dev/shm segments or Open MPI session
+#              directories named after its nodes, the job's state
 #              file, a namespace or interface in the root namespace (added to the verdict, e.g.
 #              "correct+unclean")
 # Faults: node-kill (at a random time), node-kill-cut (right after a checkpoint was asked for),
@@ -301,7 +302,9 @@ run_one() { # INDEX
         wait_until 60 no_cluster_processes || note+="processes left after the front end died: $(cluster_processes | paste -sd';'); "
         local restarted
         restarted=$(now)
-        timeout -k 5 "$limit" "$Y" restart --sim "$NAME" --ckpt-dir "$ckpt" >"$run/run.out" 2>"$run/restart.err" </dev/null &
+        # Appended: what the job printed before its front end died is part of its output (a
+        # short program may have printed its result before the epoch it restarts from).
+        timeout -k 5 "$limit" "$Y" restart --sim "$NAME" --ckpt-dir "$ckpt" >>"$run/run.out" 2>"$run/restart.err" </dev/null &
         job=$!
     else
         wait_until "$limit" grep -q "^yadokari: restart [0-9]* (" "$run/run.err" && recover=$(since "$fault_time")
@@ -331,17 +334,29 @@ run_one() { # INDEX
     local left=""
     wait_until 20 no_cluster_processes || left+="processes: $(cluster_processes | paste -sd';'); "
     mountpoint -q "$ckpt" && umount "$ckpt"
+    # Every node (and the frontend) has a /dev/shm of its own (runtime/sim/holder.cpp): look there
+    # while the cluster is up. A killed node refuses `sim exec`: what it held died with it.
+    local host host_shm
+    for host in fe $(seq -f 'n%g' "$nodes"); do
+        host_shm=$("$Y" sim exec --name "$NAME" "$host" -- ls -A /dev/shm 2>/dev/null | paste -sd' ')
+        [[ -n "$host_shm" ]] && left+="/dev/shm of $host: $host_shm; "
+    done
     "$Y" sim down --name "$NAME" >/dev/null 2>&1
+    # The host's own /dev/shm is shared with every other job on the machine: only names of this
+    # cluster's nodes count (other jobs' vader segments come and go during the run).
     local shm_new
-    shm_new=$(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort) | grep -E "yk$NAME|vader|ucx|yadokari" | paste -sd' ')
+    shm_new=$(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort) | grep -E "yk$NAME" | paste -sd' ')
     [[ -n "$shm_new" ]] && left+="/dev/shm: $shm_new; "
     ls -d "${TMPDIR:-/tmp}"/ompi.yk"$NAME"-* >/dev/null 2>&1 && left+="session dirs: $(ls -d "${TMPDIR:-/tmp}"/ompi.yk"$NAME"-* | paste -sd' '); "
     [[ -n "$(find "$run/jobs" -type f 2>/dev/null)" ]] && left+="job state: $(find "$run/jobs" -type f | paste -sd' '); "
     ip netns list 2>/dev/null | grep -q "$NAME" && left+="namespaces; "
     pgrep -f "^yadokari-sim:$YADOKARI_SIM_DIR/" >/dev/null && left+="holders; "
     [[ -n "$left" ]] && outcome+="+unclean"
+    # Restarts counted by their decision line: the timeline line (restored) is missing when the
+    # restarted ranks ended before the front end heard that they had restored.
     local restarts
-    restarts=$(grep -c "^yadokari: restart [0-9]* (" "$run/run.err")
+    restarts=$(grep -c "restarting from epoch" "$run/run.err")
+    ((restarts > 0)) && [[ -z "$recover" && $kind != frontend-kill ]] && note+="restarted, no timeline line (ranks restored not all reported); "
     R_INDEX=$index R_SEED=$seed R_MPI=$mpi R_PROGRAM=$label R_FAULT=$kind R_TARGET=$target R_DELAY=$delay \
         R_OUTCOME=$outcome R_EXIT=$code R_RESTARTS=$restarts R_RECOVER=$recover R_RESTART_S=$restart_s \
         R_LEFT="${left%; }" R_NOTE="${note%; }" python3 - "$out" <<'PY'
