@@ -116,9 +116,23 @@ trap on_exit EXIT
 trap 'exit 130' INT TERM
 
 RANDOM=$seed
-pick() { (($#)) || return 0; local -a items=("$@"); echo "${items[RANDOM % ${#items[@]}]}"; }
-# A random time in [lo, hi) seconds with 0.1 s steps.
-random_seconds() { awk -v lo="$1" -v hi="$2" -v r=$RANDOM 'BEGIN { printf "%.1f", lo + (hi - lo) * (r % 1000) / 1000 }'; }
+# Every draw happens in the campaign's own shell and lands in a variable: bash reseeds $RANDOM in
+# each subshell, so a draw inside $(...) would make the same seed draw differently every time.
+# pick VAR ITEMS...: one of ITEMS (nothing when there are none).
+pick() {
+    local -n pick_into=$1
+    shift
+    pick_into=""
+    (($#)) || return 0
+    local -a pick_items=("$@")
+    pick_into=${pick_items[RANDOM % ${#pick_items[@]}]}
+}
+# random_seconds VAR LO HI: a time in [LO, HI) seconds with 0.1 s steps.
+random_seconds() {
+    local -n seconds_into=$1
+    local draw=$((RANDOM % 1000))
+    seconds_into=$(awk -v lo="$2" -v hi="$3" -v r="$draw" 'BEGIN { printf "%.1f", lo + (hi - lo) * r / 1000 }')
+}
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -207,9 +221,9 @@ epoch_intact() {
 
 run_one() { # INDEX
     local index=$1 spec mpi label command ranks check kind nodes=3 extra=() env_extra=() target="" note=""
-    spec=$(pick "${programs[@]}")
+    pick spec "${programs[@]}"
     IFS='|' read -r mpi label command ranks check <<<"$spec"
-    kind=$(pick $kinds)
+    pick kind $kinds
     [[ $kind == node-kill-restart ]] && nodes=4
     local run="$work/run"
     rm -rf "$run"
@@ -247,17 +261,22 @@ run_one() { # INDEX
     epoch=$(ask_checkpoint)
     [[ -n "$epoch" ]] || note+="no first epoch; "
     frontend=$(pgrep -P "$job" -x yadokari)
-    delay=$(random_seconds 0 2)
+    random_seconds delay 0 2
     sleep "$delay"
-    local node
-    node=$(pick n1 n2 n3)
+    local node pause
+    pick node n1 n2 n3
     case $kind in
         node-kill | node-kill-replica)
-            [[ $kind == node-kill-replica ]] && { timeout 60 "$Y" checkpoint >/dev/null 2>&1 & sleep "$(random_seconds 0 0.5)"; }
+            if [[ $kind == node-kill-replica ]]; then
+                random_seconds pause 0 0.5
+                timeout 60 "$Y" checkpoint >/dev/null 2>&1 &
+                sleep "$pause"
+            fi
             target=$node; fault_time=$(now); "$Y" sim kill --name "$NAME" "$node" >/dev/null ;;
         node-kill-cut)
+            random_seconds pause 0 0.3
             timeout 60 "$Y" checkpoint >/dev/null 2>&1 &
-            sleep "$(random_seconds 0 0.3)"
+            sleep "$pause"
             target=$node; fault_time=$(now); "$Y" sim kill --name "$NAME" "$node" >/dev/null ;;
         node-kill-write)
             timeout 60 "$Y" checkpoint >/dev/null 2>&1 &
@@ -266,18 +285,19 @@ run_one() { # INDEX
         node-kill-restart)
             target="n2,then n3"; fault_time=$(now); "$Y" sim kill --name "$NAME" n2 >/dev/null
             wait_until 30 grep -q "node n2 lost" "$run/run.err"
-            sleep "$(random_seconds 0 1.5)"
+            random_seconds pause 0 1.5
+            sleep "$pause"
             "$Y" sim kill --name "$NAME" n3 >/dev/null ;;
         rank-kill | rank-stop)
             local pid
-            pid=$(pick $(rank_pids "$binary"))
+            pick pid $(rank_pids "$binary")
             target="pid $pid"
             fault_time=$(now)
             if [[ $kind == rank-kill ]]; then
                 kill -KILL "$pid"
             else
                 local stopped
-                stopped=$(random_seconds 1 4)
+                random_seconds stopped 1 4
                 target+=" for ${stopped} s"
                 kill -STOP "$pid"; sleep "$stopped"; kill -CONT "$pid"
             fi ;;
