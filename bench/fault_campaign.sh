@@ -11,9 +11,8 @@
 #   hang       the job did not end within --limit seconds
 #   unclean    one of the above, but something was left behind: processes in the cluster's namespaces,
 #              files in the /dev/shm of its nodes and frontend, /dev/shm segments or Open MPI session
-#              directories named after its nodes, the job's state
-#              file, a namespace or interface in the root namespace (added to the verdict, e.g.
-#              "correct+unclean")
+#              directories named after its nodes, the job's state file, a namespace or interface in
+#              the root namespace (added to the verdict, e.g. "correct+unclean")
 # Faults: node-kill (at a random time), node-kill-cut (right after a checkpoint was asked for),
 # node-kill-write (while the images of an epoch are written), node-kill-replica (images on the nodes'
 # own disks, --node-dir, while an epoch is being copied to the partner), node-kill-restart (a second
