@@ -326,7 +326,8 @@ run_one() { # INDEX
         timeout -k 5 "$limit" "$Y" restart --sim "$NAME" --ckpt-dir "$ckpt" >>"$run/run.out" 2>"$run/restart.err" </dev/null &
         job=$!
     else
-        wait_until "$limit" grep -q "^yadokari: restart [0-9]* (" "$run/run.err" && recover=$(since "$fault_time")
+        # The timeline line (every restarted rank restored), not a stalled restart's line.
+        wait_until "$limit" grep -q "^yadokari: restart [0-9]* (.*): detect " "$run/run.err" && recover=$(since "$fault_time")
     fi
     wait_job "$job" "$limit" "$run/run.out"
     code=$?
