@@ -10,9 +10,9 @@
 #   WRONG      exit 0 with another result: the worst outcome
 #   hang       the job did not end within --limit seconds
 #   unclean    one of the above, but something was left behind: processes in the cluster's namespaces,
-#              /dev/shm segments or Open MPI session directories named after its nodes, the job's state
-#              file, a namespace or interface in the root namespace (added to the verdict, e.g.
-#              "correct+unclean")
+#              files in the /dev/shm of its nodes and frontend, /dev/shm segments or Open MPI session
+#              directories named after its nodes, the job's state file, a namespace or interface in
+#              the root namespace (added to the verdict, e.g. "correct+unclean")
 # Faults: node-kill (at a random time), node-kill-cut (right after a checkpoint was asked for),
 # node-kill-write (while the images of an epoch are written), node-kill-replica (images on the nodes'
 # own disks, --node-dir, while an epoch is being copied to the partner), node-kill-restart (a second
@@ -115,9 +115,23 @@ trap on_exit EXIT
 trap 'exit 130' INT TERM
 
 RANDOM=$seed
-pick() { (($#)) || return 0; local -a items=("$@"); echo "${items[RANDOM % ${#items[@]}]}"; }
-# A random time in [lo, hi) seconds with 0.1 s steps.
-random_seconds() { awk -v lo="$1" -v hi="$2" -v r=$RANDOM 'BEGIN { printf "%.1f", lo + (hi - lo) * (r % 1000) / 1000 }'; }
+# Every draw happens in the campaign's own shell and lands in a variable: bash reseeds $RANDOM in
+# each subshell, so a draw inside $(...) would make the same seed draw differently every time.
+# pick VAR ITEMS...: one of ITEMS (nothing when there are none).
+pick() {
+    local -n pick_into=$1
+    shift
+    pick_into=""
+    (($#)) || return 0
+    local -a pick_items=("$@")
+    pick_into=${pick_items[RANDOM % ${#pick_items[@]}]}
+}
+# random_seconds VAR LO HI: a time in [LO, HI) seconds with 0.1 s steps.
+random_seconds() {
+    local -n seconds_into=$1
+    local draw=$((RANDOM % 1000))
+    seconds_into=$(awk -v lo="$2" -v hi="$3" -v r="$draw" 'BEGIN { printf "%.1f", lo + (hi - lo) * r / 1000 }')
+}
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -206,9 +220,9 @@ epoch_intact() {
 
 run_one() { # INDEX
     local index=$1 spec mpi label command ranks check kind nodes=3 extra=() env_extra=() target="" note=""
-    spec=$(pick "${programs[@]}")
+    pick spec "${programs[@]}"
     IFS='|' read -r mpi label command ranks check <<<"$spec"
-    kind=$(pick $kinds)
+    pick kind $kinds
     [[ $kind == node-kill-restart ]] && nodes=4
     local run="$work/run"
     rm -rf "$run"
@@ -246,17 +260,22 @@ run_one() { # INDEX
     epoch=$(ask_checkpoint)
     [[ -n "$epoch" ]] || note+="no first epoch; "
     frontend=$(pgrep -P "$job" -x yadokari)
-    delay=$(random_seconds 0 2)
+    random_seconds delay 0 2
     sleep "$delay"
-    local node
-    node=$(pick n1 n2 n3)
+    local node pause
+    pick node n1 n2 n3
     case $kind in
         node-kill | node-kill-replica)
-            [[ $kind == node-kill-replica ]] && { timeout 60 "$Y" checkpoint >/dev/null 2>&1 & sleep "$(random_seconds 0 0.5)"; }
+            if [[ $kind == node-kill-replica ]]; then
+                random_seconds pause 0 0.5
+                timeout 60 "$Y" checkpoint >/dev/null 2>&1 &
+                sleep "$pause"
+            fi
             target=$node; fault_time=$(now); "$Y" sim kill --name "$NAME" "$node" >/dev/null ;;
         node-kill-cut)
+            random_seconds pause 0 0.3
             timeout 60 "$Y" checkpoint >/dev/null 2>&1 &
-            sleep "$(random_seconds 0 0.3)"
+            sleep "$pause"
             target=$node; fault_time=$(now); "$Y" sim kill --name "$NAME" "$node" >/dev/null ;;
         node-kill-write)
             timeout 60 "$Y" checkpoint >/dev/null 2>&1 &
@@ -265,18 +284,19 @@ run_one() { # INDEX
         node-kill-restart)
             target="n2,then n3"; fault_time=$(now); "$Y" sim kill --name "$NAME" n2 >/dev/null
             wait_until 30 grep -q "node n2 lost" "$run/run.err"
-            sleep "$(random_seconds 0 1.5)"
+            random_seconds pause 0 1.5
+            sleep "$pause"
             "$Y" sim kill --name "$NAME" n3 >/dev/null ;;
         rank-kill | rank-stop)
             local pid
-            pid=$(pick $(rank_pids "$binary"))
+            pick pid $(rank_pids "$binary")
             target="pid $pid"
             fault_time=$(now)
             if [[ $kind == rank-kill ]]; then
                 kill -KILL "$pid"
             else
                 local stopped
-                stopped=$(random_seconds 1 4)
+                random_seconds stopped 1 4
                 target+=" for ${stopped} s"
                 kill -STOP "$pid"; sleep "$stopped"; kill -CONT "$pid"
             fi ;;
@@ -301,10 +321,13 @@ run_one() { # INDEX
         wait_until 60 no_cluster_processes || note+="processes left after the front end died: $(cluster_processes | paste -sd';'); "
         local restarted
         restarted=$(now)
-        timeout -k 5 "$limit" "$Y" restart --sim "$NAME" --ckpt-dir "$ckpt" >"$run/run.out" 2>"$run/restart.err" </dev/null &
+        # Appended: what the job printed before its front end died is part of its output (a
+        # short program may have printed its result before the epoch it restarts from).
+        timeout -k 5 "$limit" "$Y" restart --sim "$NAME" --ckpt-dir "$ckpt" >>"$run/run.out" 2>"$run/restart.err" </dev/null &
         job=$!
     else
-        wait_until "$limit" grep -q "^yadokari: restart [0-9]* (" "$run/run.err" && recover=$(since "$fault_time")
+        # The timeline line (every restarted rank restored), not a stalled restart's line.
+        wait_until "$limit" grep -q "^yadokari: restart [0-9]* (.*): detect " "$run/run.err" && recover=$(since "$fault_time")
     fi
     wait_job "$job" "$limit" "$run/run.out"
     code=$?
@@ -331,17 +354,29 @@ run_one() { # INDEX
     local left=""
     wait_until 20 no_cluster_processes || left+="processes: $(cluster_processes | paste -sd';'); "
     mountpoint -q "$ckpt" && umount "$ckpt"
+    # Every node (and the frontend) has a /dev/shm of its own (runtime/sim/holder.cpp): look there
+    # while the cluster is up. A killed node refuses `sim exec`: what it held died with it.
+    local host host_shm
+    for host in fe $(seq -f 'n%g' "$nodes"); do
+        host_shm=$("$Y" sim exec --name "$NAME" "$host" -- ls -A /dev/shm 2>/dev/null | paste -sd' ')
+        [[ -n "$host_shm" ]] && left+="/dev/shm of $host: $host_shm; "
+    done
     "$Y" sim down --name "$NAME" >/dev/null 2>&1
+    # The host's own /dev/shm is shared with every other job on the machine: only names of this
+    # cluster's nodes count (other jobs' vader segments come and go during the run).
     local shm_new
-    shm_new=$(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort) | grep -E "yk$NAME|vader|ucx|yadokari" | paste -sd' ')
+    shm_new=$(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort) | grep -E "yk$NAME" | paste -sd' ')
     [[ -n "$shm_new" ]] && left+="/dev/shm: $shm_new; "
     ls -d "${TMPDIR:-/tmp}"/ompi.yk"$NAME"-* >/dev/null 2>&1 && left+="session dirs: $(ls -d "${TMPDIR:-/tmp}"/ompi.yk"$NAME"-* | paste -sd' '); "
     [[ -n "$(find "$run/jobs" -type f 2>/dev/null)" ]] && left+="job state: $(find "$run/jobs" -type f | paste -sd' '); "
     ip netns list 2>/dev/null | grep -q "$NAME" && left+="namespaces; "
     pgrep -f "^yadokari-sim:$YADOKARI_SIM_DIR/" >/dev/null && left+="holders; "
     [[ -n "$left" ]] && outcome+="+unclean"
+    # Restarts counted by their decision line: the timeline line (restored) is missing when the
+    # restarted ranks ended before the front end heard that they had restored.
     local restarts
-    restarts=$(grep -c "^yadokari: restart [0-9]* (" "$run/run.err")
+    restarts=$(grep -c "restarting from epoch" "$run/run.err")
+    ((restarts > 0)) && [[ -z "$recover" && $kind != frontend-kill ]] && note+="restarted, no timeline line (ranks restored not all reported); "
     R_INDEX=$index R_SEED=$seed R_MPI=$mpi R_PROGRAM=$label R_FAULT=$kind R_TARGET=$target R_DELAY=$delay \
         R_OUTCOME=$outcome R_EXIT=$code R_RESTARTS=$restarts R_RECOVER=$recover R_RESTART_S=$restart_s \
         R_LEFT="${left%; }" R_NOTE="${note%; }" python3 - "$out" <<'PY'

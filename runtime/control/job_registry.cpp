@@ -113,6 +113,10 @@ PublishedJob::PublishedJob(const fs::path& state_dir, const JobRecord& record) {
   if (!is_valid_job_id(record.job_id)) throw RegistryError("invalid job id '" + record.job_id + "'");
   const fs::path jobs = state_dir / "jobs";
   ensure_private_dir(jobs);
+  // The records of front ends that died without cleaning up (SIGKILL, a lost host) go now, not
+  // only when someone next asks for the running jobs: `yadokari restart` after such a death
+  // would otherwise leave the dead job's record behind.
+  (void)running_jobs(state_dir);
   file_ = jobs / (record.job_id + ".json");
   // Readers never see half a record; a record dies with the front end, so no fsync.
   try {

@@ -351,6 +351,19 @@ TEST_CASE("a client stops even when its coordinator is gone", "[control]") {
   SUCCEED();
 }
 
+TEST_CASE("what a rank sends just before it ends still reaches the coordinator", "[control]") {
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
+  auto client = start_rank(0);
+  REQUIRE(client);
+  // A restarted rank with nothing left to do restores and ends at once: its RankRestored was
+  // lost with the client's socket, and the front end never printed the restart's timeline.
+  client->send(RankRestored{0, 0.25});
+  client.reset();
+  REQUIRE(f.serve_until([&] { return f.coordinator.progress().restored == 1; }));
+  CHECK(f.coordinator.progress().max_restore_seconds == 0.25);
+}
+
 TEST_CASE("a client that never reached a coordinator stops", "[control]") {
   RankEnvironment env("tcp://127.0.0.1:1", kJob, kNoCoordinatorCredential);  // nothing listens on port 1
   auto client = start_rank(0);

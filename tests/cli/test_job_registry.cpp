@@ -92,6 +92,19 @@ TEST_CASE("records of dead front ends are ignored and cleaned up", "[registry]")
   CHECK(fs::exists(temp.dir / "jobs" / "garbage.json"));  // unreadable files are left alone
 }
 
+TEST_CASE("a front end that publishes its job removes the records of dead ones", "[registry]") {
+  TempStateDir temp;
+  // What a front end killed with SIGKILL leaves behind; `yadokari restart` then publishes its own.
+  fs::create_directories(temp.dir / "jobs");
+  const fs::path stale = temp.dir / "jobs" / "yk-killed.json";
+  std::ofstream(stale) << R"({"job_id": "yk-killed", "pid": )" << dead_pid()
+                       << R"(, "status_endpoint": "tcp://127.0.0.1:1", "credential": "x", "app": "a",
+                              "flavour": "mpich", "ranks": 2, "started": "2024-01-01T00:00:00Z"})";
+  const PublishedJob restarted(state_dir(), sample("yk-restarted", getpid()));
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(restarted.file()));
+}
+
 TEST_CASE("a record whose numbers fit no field is skipped, not converted (tests/fuzz/)", "[registry]") {
   TempStateDir temp;
   PublishedJob alive(state_dir(), sample("yk-alive", getpid()));

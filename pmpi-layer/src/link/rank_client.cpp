@@ -27,6 +27,10 @@ namespace {
 constexpr const char* kStopEndpoint = "inproc://yadokari-rank-client-stop";
 constexpr std::int64_t kMaxMessageBytes = 1 << 20;
 constexpr std::chrono::milliseconds kStopCheckInterval{500};
+// What a rank queued just before it ends (the RankRestored of a restarted rank that had nothing
+// left to do, a last report) must still reach the coordinator: a short linger when the client
+// stops, bounded so that a rank whose coordinator is gone does not wait long at exit.
+constexpr std::chrono::milliseconds kLastMessagesLinger{500};
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
@@ -65,6 +69,7 @@ struct RankControlClient::Impl {
   std::atomic<bool> stopping{false};
 
   void run(zmq::socket_t dealer, zmq::socket_t stop_receiver) noexcept;
+  void send_outbox(zmq::socket_t& dealer);
   // false: the coordinator refused us, stop serving
   bool answer(zmq::socket_t& dealer, const protocol::Message& message, bool& reported_bad_message);
 };
@@ -121,16 +126,11 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
         if (e.num() == EINTR) continue;
         throw;
       }
-      if (items[1].revents & ZMQ_POLLIN) return;
+      if (items[1].revents & ZMQ_POLLIN) break;
       if (items[2].revents & ZMQ_POLLIN) {
         std::uint64_t ignored = 0;
         (void)!::read(wake_fd, &ignored, sizeof ignored);
-        std::deque<std::string> pending;
-        {
-          std::lock_guard<std::mutex> lock(outbox_mutex);
-          pending.swap(outbox);
-        }
-        for (const std::string& bytes : pending) (void)dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+        send_outbox(dealer);
       }
       if (!(items[0].revents & ZMQ_POLLIN)) continue;
       zmq::message_t frame;
@@ -145,6 +145,8 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
         }
       }
     }
+    send_outbox(dealer);
+    dealer.set(zmq::sockopt::linger, static_cast<int>(kLastMessagesLinger.count()));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "yadokari: control plane stopped on rank %d: %s\n", registration.logical_rank, e.what());
   }
@@ -152,6 +154,15 @@ void RankControlClient::Impl::run(zmq::socket_t dealer, zmq::socket_t stop_recei
   catch (...) {
     std::fprintf(stderr, "yadokari: control plane stopped on rank %d\n", registration.logical_rank);
   }
+}
+
+void RankControlClient::Impl::send_outbox(zmq::socket_t& dealer) {
+  std::deque<std::string> pending;
+  {
+    std::lock_guard<std::mutex> lock(outbox_mutex);
+    pending.swap(outbox);
+  }
+  for (const std::string& bytes : pending) (void)dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
 }
 
 RankControlClient::RankControlClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
