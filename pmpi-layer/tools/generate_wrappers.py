@@ -259,8 +259,9 @@ def gen_c_wrapper(f):
     lines += ["  " + x for x in call_and_hooks(False)]
     lines.append("}")
     # The fast path: the outermost call, no cut requested, no drained messages, one writer; a
-    # blocking call with checkpoints on polls from here (its ready path). Everything else is the slow wrapper's business: a
-    # tail call taken before anything has happened, with the arguments still in their registers.
+    # blocking call with checkpoints on polls from here (its ready path). Everything else is the
+    # slow wrapper's business: a tail call taken before anything has happened, with the arguments
+    # still in their registers.
     lines.append(f'extern "C" YK_API {header} {{')
     lines.append(f"  if (!yadokari::shim::fast_path_open()) [[unlikely]] return {slow}({names});")
     if "interruptible" in f.opts:

@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 #include <sys/mman.h>
 
-#include <algorithm>
-#include <array>
 #include <vector>
 
+#include "checkpoint/image/area_kind.hpp"
 #include "runtime/cli/inspect_format.hpp"
 
 namespace yadokari::cli {
@@ -14,12 +13,7 @@ namespace {
 
 // As /proc/PID/maps writes it: "r-xp".
 std::string protection_text(const image::DmtcpArea& area) {
-  std::string text = "----";
-  if (area.prot & PROT_READ) text[0] = 'r';
-  if (area.prot & PROT_WRITE) text[1] = 'w';
-  if (area.prot & PROT_EXEC) text[2] = 'x';
-  text[3] = (area.flags & MAP_SHARED) ? 's' : 'p';
-  return text;
+  return image::protection_string(static_cast<std::uint32_t>(area.prot)) + ((area.flags & MAP_SHARED) ? "s" : "p");
 }
 
 std::string kind_text(const image::DmtcpArea& area) {
@@ -54,26 +48,14 @@ std::string dmtcp_text(const std::string& path, const image::DmtcpImage& image) 
   }
   out += fmt::format("areas     {} mappings ({} records), {} bytes in memory, {} bytes stored\n", mappings,
                      image.areas.size(), mapped, stored);
-  using Row = std::array<std::string, 7>;
-  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   rows.push_back({"#", "start", "end", "prot", "kind", "stored", "name"});
   for (std::size_t i = 0; i < image.areas.size(); ++i) {
     const auto& area = image.areas[i];
     rows.push_back({std::to_string(i), address_text(area.start), address_text(area.end), protection_text(area),
                     kind_text(area), std::to_string(area.stored_bytes), shown(area.name)});
   }
-  std::array<std::size_t, 7> widths{};
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  constexpr std::array<bool, 7> kRightAligned = {true, false, false, false, false, true, false};
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c)
-      line +=
-          kRightAligned[c] ? fmt::format("  {:>{}}", row[c], widths[c]) : fmt::format("  {:<{}}", row[c], widths[c]);
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
+  out += aligned_table(rows, {true, false, false, false, false, true, false});
   return out;
 }
 

@@ -57,6 +57,23 @@ std::string shown(const std::string& text) {
   return out;
 }
 
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right_aligned) {
+  // Column widths fit the longest cell, so the table stays aligned for any image.
+  std::vector<std::size_t> widths(right_aligned.size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < widths.size(); ++i)
+      line +=
+          right_aligned[i] ? fmt::format("  {:>{}}", row[i], widths[i]) : fmt::format("  {:<{}}", row[i], widths[i]);
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string inspect_text(const image::ImageReader& image, const bool verified, const std::vector<ChainLink>& chain) {
   const auto& header = image.header();
   std::string out;
@@ -89,30 +106,14 @@ std::string inspect_text(const image::ImageReader& image, const bool verified, c
   }
   out += fmt::format("areas     {}, {} bytes in memory, {} bytes stored\n", image.areas().size(), in_memory, stored);
 
-  // Column widths fit the longest cell, so the table stays aligned for any image.
-  struct Row {
-    std::string cells[10];
-  };
-  std::vector<Row> rows;
-  rows.push_back(
-      {{"#", "address", "length", "prot", "kind", "name", "stored", "compression", "zero pages", "checksum"}});
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"#", "address", "length", "prot", "kind", "name", "stored", "compression", "zero pages", "checksum"});
   for (const auto& area : image.areas())
-    rows.push_back({{std::to_string(area.index), address_text(area.address), std::to_string(area.length),
-                     image::protection_string(area.protection), image::to_string(area.kind), shown(area.name),
-                     std::to_string(area.stored_length), compression_text(area), zero_pages_text(image, area),
-                     image::hex64(area.checksum)}});
-  std::size_t widths[10] = {};
-  for (const auto& row : rows)
-    for (int i = 0; i < 10; ++i) widths[i] = std::max(widths[i], row.cells[i].size());
-  constexpr bool kRightAligned[10] = {true, false, true, false, false, false, true, false, true, false};
-  for (const auto& row : rows) {
-    std::string line;
-    for (int i = 0; i < 10; ++i)
-      line += kRightAligned[i] ? fmt::format("  {:>{}}", row.cells[i], widths[i])
-                               : fmt::format("  {:<{}}", row.cells[i], widths[i]);
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
+    rows.push_back({std::to_string(area.index), address_text(area.address), std::to_string(area.length),
+                    image::protection_string(area.protection), image::to_string(area.kind), shown(area.name),
+                    std::to_string(area.stored_length), compression_text(area), zero_pages_text(image, area),
+                    image::hex64(area.checksum)});
+  out += aligned_table(rows, {true, false, true, false, false, false, true, false, true, false});
   if (!chain.empty()) out += chain_text(chain);
   if (verified) out += fmt::format("verified  all {} area checksums match\n", image.areas().size());
   if (verified && !chain.empty()) out += fmt::format("verified  every image of the chain, and its links\n");

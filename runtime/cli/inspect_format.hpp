@@ -22,6 +22,10 @@ struct ChainLink {
 // as they are could drive the reader's terminal: control bytes are shown as \xNN.
 std::string shown(const std::string& text);
 
+// Rows of cells as aligned columns, each cell after two spaces, right-aligned where asked; no
+// trailing spaces. Every row has one cell per entry of `right_aligned`.
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right_aligned);
+
 // `chain`: the images an increment is built on and itself (empty for a full image).
 std::string inspect_text(const image::ImageReader& image, bool verified, const std::vector<ChainLink>& chain = {});
 nlohmann::json inspect_json(const image::ImageReader& image, bool verified, const std::vector<ChainLink>& chain = {});
