@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <cstdio>
 #include <set>
+
+#include "common/process_status.hpp"
 
 namespace yadokari::agent {
 
@@ -23,13 +23,7 @@ bool belongs_to_job(pid_t pid, const std::string& job_id) {
   return false;
 }
 
-bool still_running(pid_t pid) {
-  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto end_of_name = text.rfind(')');  // the name may hold spaces and parentheses
-  return end_of_name == std::string::npos || end_of_name + 2 >= text.size() || text[end_of_name + 2] != 'Z';
-}
+bool still_running(pid_t pid) { return posix::process_running(pid); }
 
 namespace {
 
@@ -40,14 +34,8 @@ std::string net_namespace(pid_t pid) {
 }
 
 pid_t parent_of(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto end_of_name = text.rfind(')');  // the name may hold spaces and parentheses
-  if (end_of_name == std::string::npos) return 0;
-  char state = 0;
-  int parent = 0;
-  if (std::sscanf(text.c_str() + end_of_name + 1, " %c %d", &state, &parent) != 2) return 0;
-  return static_cast<pid_t>(parent);
+  const auto status = posix::read_process_status(pid);
+  return status ? status->parent : 0;
 }
 
 }  // namespace

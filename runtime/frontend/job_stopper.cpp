@@ -5,12 +5,11 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <map>
 #include <thread>
 
+#include "common/process_status.hpp"
 #include "runtime/frontend/child_process.hpp"
 #include "runtime/launch/launcher_leftovers.hpp"
 
@@ -22,13 +21,7 @@ constexpr auto kStep = std::chrono::milliseconds(20);
 
 // Alive and not a zombie: a rank whose parent died may wait as a zombie for a reaper that, in a
 // container, might never come; it runs no code any more.
-bool running(pid_t pid) {
-  if (kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');
-  return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
-}
+bool running(pid_t pid) { return posix::process_running(pid); }
 
 // The launcher and everything it started on this host (Hydra proxies, Open MPI's ranks and
 // helpers), from the parent links in /proc: a proxy killed with its launcher leaves no rank
@@ -39,15 +32,8 @@ std::vector<pid_t> process_tree(pid_t root) {
     while (dirent* e = readdir(proc)) {
       const pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
       if (pid <= 0) continue;
-      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-      const auto close = text.rfind(')');
-      if (close == std::string::npos) continue;
-      std::istringstream rest(text.substr(close + 2));
-      char state = 0;
-      pid_t parent = 0;
-      rest >> state >> parent;
-      children[parent].push_back(pid);
+      // A process that exits while the tree is read is left out: it has no children to stop.
+      if (const auto status = posix::read_process_status(pid)) children[status->parent].push_back(pid);
     }
     closedir(proc);
   }
