@@ -224,6 +224,8 @@ std::string_view message_type_name(MessageType type) {
       return "ImageCaptured";
     case MessageType::checkpoint_release:
       return "CheckpointRelease";
+    case MessageType::migrate_request:
+      return "MigrateRequest";
   }
   return "unknown";
 }

@@ -107,6 +107,21 @@ struct RebalanceRequest {
   }
 };
 
+// CLI (`yadokari migrate --ranks 2,3 --to n4`) -> front end, on the status endpoint: move these
+// ranks to that node, the others staying where they are. Answered at once with a RebalanceReply.
+struct MigrateRequest {
+  static constexpr MessageType kType = MessageType::migrate_request;
+  std::string job_id;
+  std::string secret;
+  std::vector<std::int32_t> ranks;
+  std::string to;  // node id, e.g. "n4"
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(job_id, secret, ranks, to);
+  }
+};
+
 struct RebalanceReply {
   static constexpr MessageType kType = MessageType::rebalance_reply;
   bool ok = false;

@@ -48,4 +48,10 @@ int rebalance_job(const CheckpointOptions& options) {
   });
 }
 
+int migrate_ranks(const MigrateOptions& options) {
+  return ask_running_job(options.job, [&options](const auto& endpoint, const auto& id, const auto& credential) {
+    return control::request_migrate(endpoint, id, credential, options.ranks, options.to, kRebalanceAnswerTimeout);
+  });
+}
+
 }  // namespace yadokari::cli

@@ -1,7 +1,10 @@
 #pragma once
 // `yadokari checkpoint [--job ID]`: take a checkpoint of a running job now.
 // `yadokari rebalance [--job ID]`: checkpoint, re-place the ranks on the nodes alive now, restart.
+// `yadokari migrate --ranks 2,3 --to n4 [--job ID]`: move those ranks there, the others stay.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace yadokari::cli {
 
@@ -15,5 +18,15 @@ int take_checkpoint(const CheckpointOptions& options);
 
 // Prints the front end's "yadokari: rebalance started ..." and returns 0; CliError(1) otherwise.
 int rebalance_job(const CheckpointOptions& options);
+
+struct MigrateOptions {
+  std::string job;                  // empty: the only running job
+  std::vector<std::int32_t> ranks;  // logical ranks, as the application numbers them
+  std::string to;                   // node id ("n4")
+};
+
+// Prints the front end's "yadokari: migration of ranks ... started ..." and returns 0;
+// CliError(1) with the front end's reason (no such node, not enough slots...) otherwise.
+int migrate_ranks(const MigrateOptions& options);
 
 }  // namespace yadokari::cli

@@ -100,6 +100,16 @@ void add_rebalance(CLI::App& app, CheckpointOptions& options) {
   rebalance->add_option("--job", options.job, "Job id (default: the only running job)");
 }
 
+void add_migrate(CLI::App& app, MigrateOptions& options) {
+  auto* migrate = app.add_subcommand(
+      "migrate", "Move some ranks of a running job to another node; the other ranks stay where they run");
+  migrate->add_option("--ranks", options.ranks, "Logical ranks to move, comma-separated (e.g. 2,3)")
+      ->delimiter(',')
+      ->required();
+  migrate->add_option("--to", options.to, "The node they go to (e.g. n4)")->required();
+  migrate->add_option("--job", options.job, "Job id (default: the only running job)");
+}
+
 // hosts/mpi_args are optional<string>: given (even empty) overrides job.json.
 struct RestartArgs {
   std::string hosts;
@@ -221,6 +231,8 @@ int main(int argc, char** argv) {
   add_checkpoint(app, checkpoint_options);
   CheckpointOptions rebalance_options;
   add_rebalance(app, rebalance_options);
+  MigrateOptions migrate_options;
+  add_migrate(app, migrate_options);
   RestartOptions restart_options;
   RestartArgs restart_args;
   add_restart(app, restart_options, restart_args);
@@ -258,6 +270,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("inspect")) return inspect_image(inspect_options);
     if (app.got_subcommand("checkpoint")) return take_checkpoint(checkpoint_options);
     if (app.got_subcommand("rebalance")) return rebalance_job(rebalance_options);
+    if (app.got_subcommand("migrate")) return migrate_ranks(migrate_options);
     if (app.got_subcommand("sim")) return run_sim(sim_options);
     if (app.got_subcommand("agent")) return run_agent(agent_options, agent_credentials_stdin);
     if (app.got_subcommand("join")) return join_job(join_options);

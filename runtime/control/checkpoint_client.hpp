@@ -1,9 +1,10 @@
 #pragma once
 // The CLI's side of `yadokari checkpoint`: one CheckpointRequest to the front end's status
-// endpoint, answered when the epoch it started (or joined) ends; and of `yadokari rebalance`,
-// answered at once (the rebalance then runs in the front end).
+// endpoint, answered when the epoch it started (or joined) ends; and of `yadokari rebalance` and
+// `yadokari migrate`, answered at once (the rebalance then runs in the front end).
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "protocol/codec.hpp"
 #include "runtime/control/client_error.hpp"
@@ -16,5 +17,9 @@ protocol::CheckpointReply request_checkpoint(const std::string& endpoint, const 
                                              const std::string& credential, std::chrono::milliseconds timeout);
 protocol::RebalanceReply request_rebalance(const std::string& endpoint, const std::string& job_id,
                                            const std::string& credential, std::chrono::milliseconds timeout);
+// `yadokari migrate`: move `ranks` to node `to`; answered at once like a rebalance.
+protocol::RebalanceReply request_migrate(const std::string& endpoint, const std::string& job_id,
+                                         const std::string& credential, const std::vector<std::int32_t>& ranks,
+                                         const std::string& to, std::chrono::milliseconds timeout);
 
 }  // namespace yadokari::control

@@ -302,6 +302,16 @@ void Coordinator::serve_status_request() {
                                          "can: run --sim with --ckpt-dir)"};
       else
         reply = config_.on_rebalance();
+    } else if (type == protocol::MessageType::migrate_request) {
+      const auto request = protocol::decode_as<protocol::MigrateRequest>(bytes);
+      if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
+        reply = protocol::ErrorReply{"wrong job id or secret"};
+      else if (!config_.on_migrate)
+        reply = protocol::RebalanceReply{false,
+                                         "ranks of this job cannot be moved (only jobs with node agents and "
+                                         "checkpoints can: run --sim with --ckpt-dir)"};
+      else
+        reply = config_.on_migrate(request);
     } else if (type == protocol::MessageType::checkpoint_request) {
       const auto request = protocol::decode_as<protocol::CheckpointRequest>(bytes);
       if (request.job_id == config_.job_id && protocol::secrets_equal(request.secret, config_.secret)) {

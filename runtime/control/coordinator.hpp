@@ -73,6 +73,9 @@ struct CoordinatorConfig {
   // `yadokari rebalance`: returns the answer's message, and whether the rebalance was accepted.
   // Absent: refused ("this job cannot be rebalanced ...").
   std::function<protocol::RebalanceReply()> on_rebalance;
+  // `yadokari migrate`: the same for moving named ranks (the request is already authenticated).
+  // Absent: refused as a rebalance is.
+  std::function<protocol::RebalanceReply(const protocol::MigrateRequest&)> on_migrate;
 };
 
 // How far the current incarnation (launch) got: the restart timeline's launch/MPI_Init/restore.

@@ -12,6 +12,7 @@
 #include "runtime/frontend/node_agents.hpp"
 #include "runtime/frontend/node_local_images.hpp"
 #include "runtime/frontend/platform.hpp"
+#include "runtime/frontend/rank_moves.hpp"
 #include "runtime/frontend/restart_checks.hpp"
 #include "runtime/frontend/restart_plan.hpp"
 #include "runtime/membership/heartbeat_tracker.hpp"
@@ -58,6 +59,27 @@ void stop_everything(control::Coordinator& coordinator, pid_t launcher,
 }
 
 }  // namespace
+
+std::vector<ClusterNode> nodes_for_planning(const Platform& platform, const control::Coordinator& coordinator,
+                                            const std::set<std::string>& lost, const std::set<std::string>& unheard) {
+  std::vector<ClusterNode> nodes = platform.nodes_now(coordinator);
+  // Also the nodes lost before this restart: a node cut off from the network (link down) is still
+  // listed by its platform (`sim` sees its holder alive, a host list does not change).
+  std::set<std::string> ever_lost = lost;
+  for (const auto& status : coordinator.nodes())
+    if (status.state == membership::state_name(membership::NodeState::lost)) ever_lost.insert(status.node);
+  for (auto& node : nodes)
+    if (ever_lost.count(node.id) || unheard.count(node.id)) node.alive = false;
+  return nodes;
+}
+
+std::vector<std::string> hosts_of_ranks(const std::vector<protocol::RegisterRank>& registrations, int world_size) {
+  std::vector<std::string> rank_hosts(static_cast<std::size_t>(world_size));
+  for (const auto& rank : registrations)
+    if (rank.logical_rank >= 0 && rank.logical_rank < world_size)
+      rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
+  return rank_hosts;
+}
 
 RestartCause loss_of(const std::vector<membership::NodeEvent>& lost) {
   RestartCause cause;
@@ -118,21 +140,12 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   } catch (const FrontendError& e) {
     throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
   }
-  std::vector<ClusterNode> nodes = context.platform->nodes_now(coordinator);
-  // Also the nodes lost before this restart: a node cut off from the network (link down) is still
-  // listed by its platform (`sim` sees its holder alive, a host list does not change).
-  std::set<std::string> ever_lost = lost_ids;
-  for (const auto& status : coordinator.nodes())
-    if (status.state == membership::state_name(membership::NodeState::lost)) ever_lost.insert(status.node);
-  for (auto& node : nodes)
-    if (ever_lost.count(node.id) || restart_cause.unheard.count(node.id)) node.alive = false;
+  const std::vector<ClusterNode> nodes =
+      nodes_for_planning(*context.platform, coordinator, lost_ids, restart_cause.unheard);
   for (const auto& node : restart_cause.unheard)
     std::fprintf(stderr, "yadokari: node %s not heard from since the failure; no ranks are placed on it\n",
                  node.c_str());
-  std::vector<std::string> rank_hosts(static_cast<std::size_t>(context.world_size));
-  for (const auto& rank : registrations)
-    if (rank.logical_rank >= 0 && rank.logical_rank < context.world_size)
-      rank_hosts[static_cast<std::size_t>(rank.logical_rank)] = rank.hostname;
+  const std::vector<std::string> rank_hosts = hosts_of_ranks(registrations, context.world_size);
   // The traffic the ranks reported with their images (comm/auto co-locate heavy partners).
   const control::TrafficCounts& counts = coordinator.last_committed_traffic();
   const scheduler::TrafficMatrix traffic = traffic_matrix(counts.rows);
@@ -142,9 +155,21 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
       compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
   RestartPlan plan;
   try {
-    // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
     bool planned = false;
-    if (restart_cause.rebalance) {
+    // `yadokari migrate`: the named ranks move, the others stay. Checked when it was asked for;
+    // a node lost since then makes it a re-placement by policy, said in one line.
+    if (!restart_cause.moves.empty()) {
+      try {
+        plan =
+            plan_moves(context.world_size, nodes, rank_hosts, restart_cause.moves, context.settings.max_oversubscribe);
+        planned = true;
+      } catch (const scheduler::PlacementError& e) {
+        std::fprintf(stderr, "yadokari: %s cannot be done any more (%s); the ranks are placed by policy instead\n",
+                     cause.c_str(), e.what());
+      }
+    }
+    // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
+    if (!planned && restart_cause.rebalance) {
       try {
         plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic, compute);
         planned = true;

@@ -1,5 +1,6 @@
 #pragma once
-// One automatic restart after a node loss (docs/architecture.md §6), a rank's death, or a rebalance: stop every
+// One automatic restart after a node loss (docs/architecture.md §6), a rank's death, a rebalance or a
+// migrate (docs/flows/migrate.md): stop every
 // remaining process of the job, choose the newest committed epoch whose images all verify, ask the scheduler for a
 // placement on the surviving nodes, stage the images, and say what the next launch must be.
 // Each phase is timed into a RestartTimeline; the launch/MPI_Init/restore phases are filled in
@@ -18,6 +19,7 @@
 #include "runtime/frontend/restart_timeline.hpp"
 #include "runtime/launch/launcher.hpp"
 #include "runtime/membership/heartbeat_tracker.hpp"
+#include "scheduler/moves.hpp"
 
 namespace yadokari::frontend {
 
@@ -43,14 +45,21 @@ struct RestartContext {
 
 // Why the job is restarted elsewhere.
 struct RestartCause {
-  std::string text;                // "node n2 lost", "a rank died (...)", "rebalance"
-  std::set<std::string> lost;      // node ids
-  std::set<std::string> unheard;   // node ids not heard from since the failure, not lost either: no ranks there
-  std::optional<double> detect_s;  // last heartbeat -> verdict (none for a rebalance)
-  std::optional<double> settle_s;  // waiting for the other nodes to be heard from or lost
-  bool rebalance = false;          // asked for: does not count against --max-restarts, and the
-                                   // placement first tries to give every rank a slot of its own
+  std::string text;                    // "node n2 lost", "a rank died (...)", "rebalance"
+  std::set<std::string> lost;          // node ids
+  std::set<std::string> unheard;       // node ids not heard from since the failure, not lost either: no ranks there
+  std::optional<double> detect_s;      // last heartbeat -> verdict (none for a rebalance)
+  std::optional<double> settle_s;      // waiting for the other nodes to be heard from or lost
+  bool rebalance = false;              // asked for: does not count against --max-restarts, and the
+                                       // placement first tries to give every rank a slot of its own
+  std::vector<scheduler::Move> moves;  // `yadokari migrate` (with rebalance): only these ranks move
 };
+// The cluster's nodes as a restart plans on them: lost (now or earlier) and unheard ones not alive.
+std::vector<ClusterNode> nodes_for_planning(const Platform& platform, const control::Coordinator& coordinator,
+                                            const std::set<std::string>& lost, const std::set<std::string>& unheard);
+// Entry L: the hostname logical rank L registered from ("" if it did not).
+std::vector<std::string> hosts_of_ranks(const std::vector<protocol::RegisterRank>& registrations, int world_size);
+
 RestartCause loss_of(const std::vector<membership::NodeEvent>& lost);
 // The launcher failed with `launcher_code` while every node lived: one of the ranks died or ended
 // with an error, and the launcher stopped the others.

@@ -23,6 +23,7 @@
 #include "runtime/frontend/node_local_restart.hpp"
 #include "runtime/frontend/platform.hpp"
 #include "runtime/frontend/previous_run.hpp"
+#include "runtime/frontend/rank_moves.hpp"
 #include "runtime/frontend/restart_timeline.hpp"
 #include "runtime/frontend/shim_locator.hpp"
 #include "runtime/frontend/signal_checkpoint.hpp"
@@ -169,6 +170,33 @@ int launch_job(const LaunchRequest& request) {
         return {true, "rebalance of job " + request.job_id +
                           " started: a checkpoint, then a restart placed anew on the nodes alive now"};
       };
+    if (ckpt.dir)
+      config.on_migrate = [&rebalance, &coordinator_ptr, &request,
+                           &platform](const protocol::MigrateRequest& asked) -> protocol::RebalanceReply {
+        if (rebalance.wanted)
+          return {false, "a rebalance or migration of job " + request.job_id + " is already under way"};
+        const std::vector<scheduler::Move> moves =
+            moves_to(std::vector<int>(asked.ranks.begin(), asked.ranks.end()), asked.to);
+        // Checked now against where the ranks run, so that a move that cannot be done is refused
+        // to the user at once rather than after a checkpoint.
+        try {
+          (void)plan_moves(request.ranks, nodes_for_planning(*platform, *coordinator_ptr, {}, {}),
+                           hosts_of_ranks(coordinator_ptr->registrations(), request.ranks), moves,
+                           request.recovery.max_oversubscribe);
+        } catch (const scheduler::PlacementError& e) {
+          return {false, std::string("cannot move ") + scheduler::moves_text(moves) + ": " + e.what()};
+        }
+        rebalance.wanted = true;
+        rebalance.moves = moves;
+        coordinator_ptr->request_checkpoint();
+        const std::string why = why_no_live_migration(request.flavour);
+        std::fprintf(stderr,
+                     "yadokari: migrate %s requested: %s, so the job is checkpointed and restarted "
+                     "with only these ranks moved\n",
+                     scheduler::moves_text(moves).c_str(), why.c_str());
+        return {true, "migration of " + scheduler::moves_text(moves) + " in job " + request.job_id +
+                          " started: a checkpoint, then a restart with only these ranks moved (" + why + ")"};
+      };
   }
   const std::vector<launch::HostSlots> hosts = platform->first_hosts();
   std::unique_ptr<control::Coordinator> coordinator_holder;
@@ -280,8 +308,9 @@ int launch_job(const LaunchRequest& request) {
     if (outcome.exit_code) return *outcome.exit_code;
     RestartCause cause;
     if (outcome.rebalance) {
-      cause.text = "rebalance";
+      cause.text = rebalance.moves.empty() ? "rebalance" : "migrate " + scheduler::moves_text(rebalance.moves);
       cause.rebalance = true;
+      cause.moves = rebalance.moves;
     } else if (outcome.failed_with) {
       cause = failure_of(*outcome.failed_with);
     } else {

@@ -17,6 +17,7 @@
 #include "runtime/frontend/signal_checkpoint.hpp"
 #include "runtime/frontend/termination_signals.hpp"
 #include "runtime/membership/heartbeat_tracker.hpp"
+#include "scheduler/moves.hpp"
 
 namespace yadokari::frontend {
 
@@ -38,12 +39,13 @@ struct Outcome {
   std::optional<double> settle_s;
 };
 
-// `yadokari rebalance`, from the request to the committed epoch it waits for.
+// `yadokari rebalance` or `yadokari migrate`, from the request to the committed epoch it waits for.
 struct RebalanceState {
   static constexpr int kAttempts = 3;  // checkpoints tried before a rebalance is given up
   bool wanted = false;
   bool ready = false;
   int failed_epochs = 0;
+  std::vector<scheduler::Move> moves;  // a migrate: only these ranks move
 };
 
 // Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):

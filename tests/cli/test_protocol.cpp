@@ -134,11 +134,20 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 7 peers send ImageWritten with a counter for every rank of the job where version 8
-  // sends the heaviest partners: they must not be half-understood.
-  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 7);
-  CHECK(kProtocolVersion == 8);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 7, this build speaks version 8");
+  // Version 8 peers do not know MigrateRequest: a CLI of this build must not ask them to move
+  // ranks and get an answer to something else.
+  const std::string bytes = with_u16_at(encode(MigrateRequest{"j", "s", {2, 3}, "n4"}), 2, 8);
+  CHECK(kProtocolVersion == 9);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 8, this build speaks version 9");
+}
+
+TEST_CASE("a migrate request round-trips with its ranks and target node", "[protocol]") {
+  const auto got = decode_as<MigrateRequest>(encode(MigrateRequest{"job-1", "secret", {2, 3}, "n4"}));
+  CHECK(got.job_id == "job-1");
+  CHECK(got.secret == "secret");
+  CHECK(got.ranks == std::vector<std::int32_t>{2, 3});
+  CHECK(got.to == "n4");
+  CHECK(message_type_name(MessageType::migrate_request) == "MigrateRequest");
 }
 
 TEST_CASE("decode refuses a forged vector count without allocating for it", "[protocol]") {
