@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -15,10 +16,9 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// The refinement's steps are capped: every step is O(ranks x partners), and a consolidation of
-// thousands of ranks would otherwise take one step per displaced rank (7 s at 4,096 ranks with 16
-// random partners each: bench/results/2026-11-26/NOTES.md). Jobs of up to 63 displaced ranks
-// never reach the cap.
+// The refinement's steps are capped: a consolidation of thousands of ranks would otherwise take one
+// step per displaced rank (7 s at 4,096 ranks with 16 random partners each, exhaustively:
+// bench/results/2026-11-26/NOTES.md). Jobs of up to 63 displaced ranks never reach the cap.
 constexpr int kMaxRefineSteps = 128;
 
 std::vector<int> unplaced(const Assignment& assignment) {
@@ -142,6 +142,27 @@ void comm_fill(const Model& m, Assignment& a, const std::vector<bool>& allowed) 
   }
 }
 
+namespace {
+
+// One step of the refinement: a single move of `r` to node `other`, or a swap of ranks r < other.
+struct Step {
+  double gain = 0;
+  int cost = 0;                        // change of the number of kept ranks away from home
+  std::tuple<bool, int, int> order{};  // (swap, rank, node's name order or the other rank): the ties
+  int r = -1, other = -1;
+  bool swap = false;
+};
+
+// x goes before y: the larger gain, the fewer extra moves, then single moves before swaps, then
+// rank and name order. A total order, so the best step does not depend on where it was found.
+bool goes_before(const Step& x, const Step& y) {
+  if (x.gain != y.gain) return x.gain > y.gain;
+  if (x.cost != y.cost) return x.cost < y.cost;
+  return x.order < y.order;
+}
+
+}  // namespace
+
 std::vector<int> comm_refine(const Model& m, Assignment& a, const Assignment& kept, int budget,
                              const std::vector<bool>& allowed) {
   std::vector<int> extra_moved;
@@ -186,60 +207,154 @@ std::vector<int> comm_refine(const Model& m, Assignment& a, const Assignment& ke
     a[at(r)] = to;
   };
   const int max_steps = std::min(2 * (static_cast<int>(unplaced(kept).size()) + budget) + 2, kMaxRefineSteps);
-  // best_swap_gain[n]: the most any rank on node n can gain by going anywhere (0 if nowhere): a
-  // swap with a rank of n gains at most what the other rank gains by going to n plus this.
+  // A rank that could stay and is at home costs a move to take part in any step (the other rank
+  // cannot make up for it by going home while no kept rank is away). If no extra move is allowed,
+  // or no step can reach the threshold an extra move needs (a step gains at most the bytes of its
+  // two ranks), such a step is never taken, no kept rank ever leaves, and only the displaced ranks
+  // move: the search leaves the others out (the same steps, found among far fewer ranks; at scale
+  // the threshold, a share of the whole job's predicted time, is out of any pair's reach).
+  std::uint64_t heaviest = 0;
+  for (int r = 0; r < m.world; ++r) {
+    std::uint64_t total = 0;
+    for (const auto& partner : m.partners_of(r)) total += partner.bytes;
+    heaviest = std::max(heaviest, total);
+  }
+  const bool kept_stay = budget == 0 || 2.0 * static_cast<double>(heaviest) < threshold;
+  const auto movable = [&](int r) { return !kept_stay || kept[at(r)] < 0; };
+  // best_swap_gain[n]: the most any movable rank on node n can gain by going anywhere (0 if
+  // nowhere): a swap with a rank of n gains at most what the other rank gains by going to n plus
+  // this. It depends only on node n's ranks and their affinities, so a step changes it only on the
+  // nodes the step touched and on its partners' nodes.
   std::vector<double> best_swap_gain(at(m.node_count), 0.0);
-  for (int step = 0; step < max_steps; ++step) {
-    std::fill(best_swap_gain.begin(), best_swap_gain.end(), 0.0);
-    for (int q = 0; q < m.world; ++q)
-      for (const auto& [n, bytes] : affinity[at(q)].entries())
-        best_swap_gain[at(a[at(q)])] = std::max(best_swap_gain[at(a[at(q)])], gain_of(q, n));
-    double best_gain = 0;
-    int best_cost = 0, best_r = -1, best_other = -1;
-    bool best_swap = false;
-    // (swap, rank, node's name order or the other rank): the order the ties go by.
-    std::tuple<bool, int, int> best_order{};
-    const auto consider = [&](double gain, int cost, int r, int other, bool swap) {
+  const auto update_swap_gain = [&](int n) {
+    double best = 0.0;
+    for (const int q : ranks_on[at(n)])
+      if (movable(q))
+        for (const auto& [to, bytes] : affinity[at(q)].entries()) best = std::max(best, gain_of(q, to));
+    best_swap_gain[at(n)] = best;
+  };
+  // The best step that moves r (alone, or in a swap found from r's side). Only a node r has bytes
+  // to can gain it anything, and a swap gains only if one of the two has bytes to the other's node:
+  // so every step is found from one of its ranks' own entries.
+  const auto best_step_of = [&](int r) {
+    std::optional<Step> best;
+    if (!movable(r)) return best;
+    const auto consider = [&](double gain, int cost, int x, int other, bool swap) {
       if (gain <= 0) return;
       if (cost > 0 && (away + cost > budget || gain < threshold)) return;
-      const std::tuple<bool, int, int> order{swap, r, swap ? other : m.rank_of_name[at(other)]};
-      if (best_r < 0 || gain > best_gain ||
-          (gain == best_gain && (cost < best_cost || (cost == best_cost && order < best_order)))) {
-        best_gain = gain;
-        best_cost = cost;
-        best_r = r;
-        best_other = other;
-        best_swap = swap;
-        best_order = order;
-      }
+      const Step step{gain, cost, {swap, x, swap ? other : m.rank_of_name[at(other)]}, x, other, swap};
+      if (!best || goes_before(step, *best)) best = step;
     };
-    // Only a node a rank has bytes to can gain it anything, and a swap gains only if one of the
-    // two has bytes to the other's node: so both are found from the ranks' own entries.
-    for (int r = 0; r < m.world; ++r) {
-      const int nr = a[at(r)];
-      for (const auto& [n, bytes] : affinity[at(r)].entries()) {
-        if (bytes == 0 || n == nr) continue;
-        if (allowed[at(n)] && m.alive(n) && counts[at(n)] < m.slots(n) && counts[at(n)] < m.capacity[at(n)])
-          consider(gain_of(r, n), moves_of(r, n), r, n, false);
-        // No swap with a rank of n can be chosen: it would gain nothing, or less than the best.
-        const double bound = gain_of(r, n) + best_swap_gain[at(n)];
-        if (bound <= 0 || (best_r >= 0 && bound < best_gain)) continue;
-        for (const int q : ranks_on[at(n)]) {
-          const int lo = std::min(r, q), hi = std::max(r, q);
-          const int n_lo = a[at(lo)], n_hi = a[at(hi)];
-          const double gain = gain_of(lo, n_hi) + gain_of(hi, n_lo) - 2.0 * static_cast<double>(m.bytes(lo, hi));
-          consider(gain, moves_of(lo, n_hi) + moves_of(hi, n_lo), lo, hi, true);
-        }
+    const int nr = a[at(r)];
+    for (const auto& [n, bytes] : affinity[at(r)].entries()) {
+      if (bytes == 0 || n == nr) continue;
+      if (allowed[at(n)] && m.alive(n) && counts[at(n)] < m.slots(n) && counts[at(n)] < m.capacity[at(n)])
+        consider(gain_of(r, n), moves_of(r, n), r, n, false);
+      // No swap with a rank of n can be chosen: it would gain nothing, or less than the best.
+      const double bound = gain_of(r, n) + best_swap_gain[at(n)];
+      if (bound <= 0 || (best && bound < best->gain)) continue;
+      for (const int q : ranks_on[at(n)]) {
+        if (!movable(q)) continue;
+        const int lo = std::min(r, q), hi = std::max(r, q);
+        const int n_lo = a[at(lo)], n_hi = a[at(hi)];
+        const double gain = gain_of(lo, n_hi) + gain_of(hi, n_lo) - 2.0 * static_cast<double>(m.bytes(lo, hi));
+        consider(gain, moves_of(lo, n_hi) + moves_of(hi, n_lo), lo, hi, true);
       }
     }
-    if (best_r < 0) break;
-    if (best_swap) {
-      const int nr = a[at(best_r)], nq = a[at(best_other)];
-      apply(best_r, nq);
-      apply(best_other, nr);
-    } else {
-      apply(best_r, best_other);
+    return best;
+  };
+  // At most what any step of r gains (the bound above over its nodes), in O(r's entries).
+  const auto bound_of = [&](int r) {
+    double bound = 0.0;
+    if (!movable(r)) return bound;
+    const int nr = a[at(r)];
+    for (const auto& [n, bytes] : affinity[at(r)].entries())
+      if (bytes != 0 && n != nr) bound = std::max(bound, gain_of(r, n) + best_swap_gain[at(n)]);
+    return bound;
+  };
+  // Every movable rank waits in one ordered set, with either a bound of its best step or the step
+  // itself (found at step `found`); bounds go before steps of the same gain. The first entry is
+  // looked at: a bound is replaced by the rank's step, a step found before this one is found again,
+  // and a step found now is the best of all ranks, since every other entry is at most as good.
+  // A small job has every bound computed again before each step, so each step is the best of the
+  // whole job (the exhaustive search). A large one computes again only the bounds of the ranks next
+  // to the last step (the moved ranks, their partners, the ranks of the two nodes): a step that
+  // became better elsewhere can be missed, so the result may differ from the exhaustive search's
+  // (scale_harness --plan-only --compare-exhaustive compares their inter-node bytes), but each step
+  // taken is a real, strictly improving one.
+  const bool exhaustive = m.world <= m.options.comm_exhaustive_ranks;
+  struct Entry {
+    Step step;  // only step.gain for a bound
+    bool exact = false;
+    int found = 0;
+  };
+  struct EntryOrder {
+    bool operator()(const std::pair<Entry, int>& x, const std::pair<Entry, int>& y) const {
+      const Entry &ex = x.first, &ey = y.first;
+      if (ex.step.gain != ey.step.gain) return ex.step.gain > ey.step.gain;
+      if (ex.exact != ey.exact) return !ex.exact;
+      if (ex.exact) {
+        if (goes_before(ex.step, ey.step)) return true;
+        if (goes_before(ey.step, ex.step)) return false;
+      }
+      if (ex.found != ey.found) return ex.found < ey.found;
+      return x.second < y.second;
     }
+  };
+  std::vector<std::optional<Entry>> entry_of(at(m.world));
+  std::set<std::pair<Entry, int>, EntryOrder> queue;
+  const auto put = [&](int r, std::optional<Entry> entry) {
+    if (entry_of[at(r)]) queue.erase({*entry_of[at(r)], r});
+    entry_of[at(r)] = entry;
+    if (entry) queue.insert({*entry, r});
+  };
+  const auto put_bound = [&](int r) {
+    const double bound = bound_of(r);
+    put(r, bound > 0 ? std::optional<Entry>(Entry{Step{bound, 0, {}, r, -1, false}, false, 0}) : std::nullopt);
+  };
+  std::vector<int> touched_nodes, touched_ranks;
+  for (int step = 0; step < max_steps; ++step) {
+    if (exhaustive || step == 0) {
+      for (int n = 0; n < m.node_count; ++n) update_swap_gain(n);
+      for (int r = 0; r < m.world; ++r) put_bound(r);
+    }
+    std::optional<Step> chosen;
+    while (!queue.empty()) {
+      const auto [entry, owner] = *queue.begin();
+      if (entry.exact && entry.found == step) {
+        chosen = entry.step;
+        break;
+      }
+      const auto best = best_step_of(owner);
+      put(owner, best ? std::optional<Entry>(Entry{*best, true, step}) : std::nullopt);
+    }
+    if (!chosen) break;
+    const int from = a[at(chosen->r)], to = chosen->swap ? a[at(chosen->other)] : chosen->other;
+    if (chosen->swap) {
+      apply(chosen->r, to);
+      apply(chosen->other, from);
+    } else {
+      apply(chosen->r, to);
+    }
+    if (exhaustive) continue;
+    touched_nodes = {from, to};
+    touched_ranks.clear();
+    for (const int moved : {chosen->r, chosen->swap ? chosen->other : -1}) {
+      if (moved < 0) continue;
+      touched_ranks.push_back(moved);
+      for (const auto& partner : m.partners_of(moved)) {
+        touched_ranks.push_back(partner.rank);
+        touched_nodes.push_back(a[at(partner.rank)]);
+      }
+    }
+    for (const int n : {from, to})
+      touched_ranks.insert(touched_ranks.end(), ranks_on[at(n)].begin(), ranks_on[at(n)].end());
+    std::sort(touched_nodes.begin(), touched_nodes.end());
+    touched_nodes.erase(std::unique(touched_nodes.begin(), touched_nodes.end()), touched_nodes.end());
+    std::sort(touched_ranks.begin(), touched_ranks.end());
+    touched_ranks.erase(std::unique(touched_ranks.begin(), touched_ranks.end()), touched_ranks.end());
+    for (const int n : touched_nodes) update_swap_gain(n);
+    for (const int r : touched_ranks) put_bound(r);
   }
   for (int r = 0; r < m.world; ++r)
     if (kept[at(r)] >= 0 && a[at(r)] != kept[at(r)]) extra_moved.push_back(r);

@@ -21,7 +21,9 @@ void comm_fill(const Model& m, Assignment& a, const std::vector<bool>& allowed);
 // strictly lowers the inter-node bytes, so this ends; the step count is also capped (at
 // 2 x (displaced + budget) + 2, and at 128). Returns the
 // ranks moved away from where they could have stayed. Ties: the larger gain, the fewer extra
-// moves, single moves before swaps, then rank and name order.
+// moves, single moves before swaps, then rank and name order. Above
+// Options::comm_exhaustive_ranks ranks, each step after the first re-examines only the ranks next
+// to the previous step, so a step that became better elsewhere can be missed.
 std::vector<int> comm_refine(const Model& m, Assignment& a, const Assignment& kept, int budget,
                              const std::vector<bool>& allowed);
 

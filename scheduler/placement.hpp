@@ -76,6 +76,11 @@ struct Options {
   // and the share of the predicted time per epoch (Cost::total_s) each such step must save.
   int comm_max_extra_moves = 2;
   double comm_min_gain = 0.05;
+  // `comm` and `auto`'s consolidate: jobs of at most this many ranks refine exhaustively (every
+  // step takes the best step of the whole job); larger ones look again only next to the last step,
+  // which keeps planning under a second at 16,384 ranks with scattered partners
+  // (scheduler/README.md, "Cost at scale").
+  int comm_exhaustive_ranks = 512;
 };
 
 enum class Policy { node, balanced, comm, speed, auto_ };

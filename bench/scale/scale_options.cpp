@@ -56,6 +56,10 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.plan_only = true;
       continue;
     }
+    if (flag == "--compare-exhaustive") {
+      options.compare_exhaustive = true;
+      continue;
+    }
     if (i + 1 >= argc) throw std::invalid_argument("unknown option or missing value: " + std::string(flag));
     const char* value = argv[++i];
     if (flag == "--ranks")
@@ -72,6 +76,8 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.traffic = parse_pattern(value);
     else if (flag == "--partners")
       options.sparse_partners = positive(flag, value);
+    else if (flag == "--seed")
+      options.seed = static_cast<std::uint64_t>(positive(flag, value));
     else if (flag == "--heartbeat-misses")
       options.heartbeat_misses = positive(flag, value);
     else if (flag == "--workers")
@@ -81,6 +87,8 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
     else
       throw std::invalid_argument("unknown option " + std::string(flag));
   }
+  if (options.compare_exhaustive && !options.plan_only)
+    throw std::invalid_argument("--compare-exhaustive goes with --plan-only");
   if (options.lose_node && options.nodes() < 2)
     throw std::invalid_argument("a node loss needs at least 2 nodes (--no-node-loss, or more ranks)");
   return options;

@@ -16,13 +16,15 @@ struct ScaleOptions {
   std::uint64_t image_bytes = 64;
   TrafficPattern traffic = TrafficPattern::halo;
   int sparse_partners = 8;  // --traffic sparse: random partners per rank
+  std::uint64_t seed = 0;   // --traffic sparse: which random partners (0: the partners of every earlier run)
   int workers = 0;          // processes holding the fake ranks and agents; 0: one per ~6,000 sockets
   // Heartbeats missed before a node is lost (the front end's default is 6 of 200 ms); more makes a
   // run on a busy machine immune to late heartbeats, at the price of a later detection.
   int heartbeat_misses = 6;
-  bool lose_node = true;      // after the rounds: a node stops its heartbeats, then every policy plans
-  bool plan_only = false;     // no sockets: only the planning after the node loss (plan_only.hpp)
-  std::filesystem::path dir;  // checkpoint directory; empty: a fresh one under TMPDIR, removed at the end
+  bool lose_node = true;            // after the rounds: a node stops its heartbeats, then every policy plans
+  bool plan_only = false;           // no sockets: only the planning after the node loss (plan_only.hpp)
+  bool compare_exhaustive = false;  // --plan-only: also comm and auto with the exhaustive refinement
+  std::filesystem::path dir;        // checkpoint directory; empty: a fresh one under TMPDIR, removed at the end
 
   int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
 };

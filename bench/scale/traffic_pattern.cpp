@@ -41,7 +41,8 @@ TrafficRow traffic_row(const ScaleOptions& options, int rank, std::uint64_t epoc
       for (int to = 0; to < world; ++to) add(to, 4096, 10);
       break;
     case TrafficPattern::sparse: {
-      std::uint64_t state = static_cast<std::uint64_t>(rank) + 1;
+      // Seed 0 gives the partners of the runs before --seed existed.
+      std::uint64_t state = (options.seed << 32) + static_cast<std::uint64_t>(rank) + 1;
       for (int i = 0; i < options.sparse_partners; ++i)
         add(static_cast<int>(splitmix(state) % static_cast<std::uint64_t>(world)), 64 << 10, 20);
       break;
