@@ -292,39 +292,40 @@ void Coordinator::serve_status_request() {
   try {
     const std::string_view bytes = frames.at(0).to_string_view();
     const protocol::MessageType type = protocol::decode_header(bytes);
+    const auto from_this_job = [this](const auto& request) {
+      return request.job_id == config_.job_id && protocol::secrets_equal(request.secret, config_.secret);
+    };
+    const protocol::ErrorReply wrong_job{"wrong job id or secret"};
+    // Rebalance and migrate callbacks are set only for jobs that can be restarted elsewhere.
+    const auto cannot = [](const std::string& what) {
+      return protocol::RebalanceReply{
+          false, what + " (only jobs with node agents and checkpoints can: run --sim with --ckpt-dir)"};
+    };
     if (type == protocol::MessageType::rebalance_request) {
       const auto request = protocol::decode_as<protocol::RebalanceRequest>(bytes);
-      if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
-        reply = protocol::ErrorReply{"wrong job id or secret"};
-      else if (!config_.on_rebalance)
-        reply = protocol::RebalanceReply{false,
-                                         "this job cannot be rebalanced (only jobs with node agents and checkpoints "
-                                         "can: run --sim with --ckpt-dir)"};
+      if (!from_this_job(request))
+        reply = wrong_job;
       else
-        reply = config_.on_rebalance();
+        reply = config_.on_rebalance ? config_.on_rebalance() : cannot("this job cannot be rebalanced");
     } else if (type == protocol::MessageType::migrate_request) {
       const auto request = protocol::decode_as<protocol::MigrateRequest>(bytes);
-      if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
-        reply = protocol::ErrorReply{"wrong job id or secret"};
-      else if (!config_.on_migrate)
-        reply = protocol::RebalanceReply{false,
-                                         "ranks of this job cannot be moved (only jobs with node agents and "
-                                         "checkpoints can: run --sim with --ckpt-dir)"};
+      if (!from_this_job(request))
+        reply = wrong_job;
       else
-        reply = config_.on_migrate(request);
+        reply = config_.on_migrate ? config_.on_migrate(request) : cannot("ranks of this job cannot be moved");
     } else if (type == protocol::MessageType::checkpoint_request) {
       const auto request = protocol::decode_as<protocol::CheckpointRequest>(bytes);
-      if (request.job_id == config_.job_id && protocol::secrets_equal(request.secret, config_.secret)) {
+      if (from_this_job(request)) {
         serve_checkpoint_request(request);  // answers now or when the epoch ends
         return;
       }
-      reply = protocol::ErrorReply{"wrong job id or secret"};
+      reply = wrong_job;
     } else if (type != protocol::MessageType::status_request) {
       throw protocol::ProtocolError("expected control message StatusRequest");
     } else {
       const auto request = protocol::decode_as<protocol::StatusRequest>(bytes);
-      if (request.job_id != config_.job_id || !protocol::secrets_equal(request.secret, config_.secret))
-        reply = protocol::ErrorReply{"wrong job id or secret"};
+      if (!from_this_job(request))
+        reply = wrong_job;
       else
         reply = query_all(config_.status_query_timeout);
     }
