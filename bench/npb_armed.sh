@@ -12,7 +12,8 @@
 #                [--reps R] [--yadokari PATH] [--timeout S] [--out FILE]
 #
 #   --npb-dir     NPB binaries as <dir>/<mpi>/bin/<kernel>.<class>.<ranks> (build_npb.sh's --out;
-#                 default $NPB_DIR)
+#                 default $NPB_DIR); without one for the rank count asked for, one of the same kernel
+#                 and class built for another count runs with it (NPB 3.4 takes the count at run time)
 #   --benchmarks  binary names; the rank count is the last field (default
 #                 "cg.B.2 mg.B.2 lu.B.2 cg.B.4 mg.B.4 lu.B.4"; class A for a quick look)
 #   --reps        rounds (default 5); in round r the three variants run in an order rotated by r, so
@@ -63,10 +64,20 @@ esac
 [[ -n "$npb_dir" ]] || die "no NPB binaries: pass --npb-dir or set NPB_DIR"
 [[ -d "$npb_dir" ]] || die "--npb-dir '$npb_dir' is not a directory"
 [[ -x "$yadokari" ]] || die "yadokari CLI '$yadokari' not found (build first, or pass --yadokari)"
+# binary_of <flavour> <kernel.class.ranks>: the binary built for that rank count, else one of the same
+# kernel and class built for another (NPB 3.4 takes the process count at run time; build_npb.sh's
+# suffix is only the count it was checked against), else nothing.
+binary_of() {
+  local exact="$npb_dir/$1/bin/$2" other
+  if [[ -x "$exact" ]]; then echo "$exact"; return; fi
+  for other in "$npb_dir/$1/bin/${2%.*}".*; do
+    [[ -x "$other" ]] && { echo "$other"; return; }
+  done
+}
 for fl in "${flavours[@]}"; do
   for b in $benchmarks; do
     [[ "${b##*.}" =~ ^[1-9][0-9]*$ ]] || die "benchmark '$b' does not end in its rank count (e.g. cg.B.4)"
-    [[ -x "$npb_dir/$fl/bin/$b" ]] || die "$npb_dir/$fl/bin/$b not found (bench/npb/build_npb.sh builds it)"
+    [[ -n "$(binary_of "$fl" "$b")" ]] || die "$npb_dir/$fl/bin/$b not found (bench/npb/build_npb.sh builds it)"
   done
 done
 
@@ -78,7 +89,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # run_one <flavour> <benchmark> <variant> <round>: appends one JSON line to $out.
 run_one() {
   local fl=$1 b=$2 variant=$3 round=$4 np=${2##*.} cmd=() log="$work/run.log" rc seconds status
-  local bin="$npb_dir/$fl/bin/$b"
+  local bin
+  bin=$(binary_of "$fl" "$b")
   case "$variant" in
     native)
       if [[ $fl == openmpi ]]; then cmd=(mpirun.openmpi --oversubscribe -n "$np" "$bin")

@@ -98,7 +98,7 @@ for fl in "${flavours[@]}"; do
   variants=("native $build" "plain $build" "armed $build")
   [[ -n "$compare" ]] && variants+=("plain-old $compare" "armed-old $compare")
   rows=()
-  for v in "${variants[@]}"; do rows+=("$(count "$fl" ${v%% *} ${v#* })"); done
+  for v in "${variants[@]}"; do rows+=("$(count "$fl" "${v%% *}" "${v#* }")"); done
   echo "$fl: instructions per call (inclusive, as the application sees the call; $rounds rounds)"
   printf '%s\n' "${rows[@]}" | python3 -c '
 import sys
