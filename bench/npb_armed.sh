@@ -148,7 +148,9 @@ for (fl, b), rounds in sorted(runs.items()):
         low, high = median_ci(added)
         q1, q3 = iqr(added)
         text = f"{fl:8} {b:9} {a + '/' + base:13} {statistics.median(added):+6.2f} % [{low:+.2f}..{high:+.2f}] ({q1:+.2f}..{q3:+.2f}) n={len(added)}"
-        if target is not None:
+        if target is not None and len(added) < 3:
+            text += " -> too few rounds for a verdict"  # a bootstrap of one or two values is no interval
+        elif target is not None:
             text += f" -> {verdict((low, high), target)} (<= {target:g} %)"
         print(text)
 EOF
