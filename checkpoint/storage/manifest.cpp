@@ -62,13 +62,10 @@ std::string to_json_text(const Manifest& manifest) {
     entry["pause_seconds"] = image.pause_seconds;
     images.push_back(std::move(entry));
   }
-  const nlohmann::json json = {{"format", kManifestFormat},
-                               {"epoch", manifest.epoch},
-                               {"job_id", manifest.job_id},
-                               {"world_size", manifest.world_size},
-                               {"flavour", manifest.flavour},
-                               {"commit_time", manifest.commit_time},
-                               {"images", images}};
+  const nlohmann::json json = {{"format", kManifestFormat},           {"epoch", manifest.epoch},
+                               {"job_id", manifest.job_id},           {"world_size", manifest.world_size},
+                               {"flavour", manifest.flavour},         {"commit_time", manifest.commit_time},
+                               {"cut_seconds", manifest.cut_seconds}, {"images", images}};
   return json.dump(2) + "\n";
 }
 
@@ -83,6 +80,7 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
     manifest.world_size = whole<std::uint32_t>(json, "world_size");
     manifest.flavour = json.at("flavour").get<std::string>();
     manifest.commit_time = json.at("commit_time").get<std::string>();
+    manifest.cut_seconds = json.value("cut_seconds", 0.0);
     for (const auto& image : json.at("images")) {
       ManifestImage entry;
       entry.rank = whole<std::uint32_t>(image, "rank");

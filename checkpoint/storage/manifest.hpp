@@ -41,6 +41,9 @@ struct Manifest {
   std::string flavour;
   std::string commit_time;            // ISO 8601 UTC; commit() fills it in when empty
   std::vector<ManifestImage> images;  // one per rank
+  // The cut's agreement, on the front end's clock: from the checkpoint's start (CheckpointPrepare
+  // sent) to every rank parked at the targets (CutGo sent). 0 when not recorded.
+  double cut_seconds = 0.0;
 
   bool operator==(const Manifest&) const = default;
 };

@@ -69,6 +69,7 @@ OrchestratorStep CheckpointOrchestrator::start() {
   captured_.clear();
   released_ = false;
   holding_ = false;
+  cut_seconds_ = 0.0;
   replicas_.clear();
   try {
     store.create_epoch_dir(epoch_);
@@ -292,6 +293,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   manifest.job_id = config_.job_id;
   manifest.world_size = static_cast<std::uint32_t>(config_.world_size);
   manifest.flavour = config_.flavour;
+  manifest.cut_seconds = cut_seconds_;
   for (const auto& [rank, image] : images_) {
     const auto r = static_cast<std::uint32_t>(rank);
     // The file name is ours, not the rank's: the MANIFEST must name rank-<L>.img.

@@ -94,6 +94,9 @@ class CheckpointOrchestrator {
   OrchestratorStep start();
 
   OrchestratorStep on_cut_report(const protocol::CutReport& report);
+  // The front end's measure of the cut's agreement for the epoch in progress (start() to the
+  // CutGo it broadcast; the orchestrator keeps no clock): goes into the MANIFEST as cut_seconds.
+  void note_cut_seconds(double seconds) { cut_seconds_ = seconds; }
   // A rank's state is captured and its image is being written in the background. Once every rank
   // is captured (ImageCaptured, or ImageWritten from a rank that wrote in the foreground) the ranks
   // are released (CheckpointRelease) while the epoch goes on until every image is written.
@@ -175,7 +178,8 @@ class CheckpointOrchestrator {
   std::map<std::int32_t, protocol::ImageWritten> images_;
   std::set<std::int32_t> captured_;  // ranks whose state is captured (images_ ones included)
   bool released_ = false;
-  bool holding_ = false;  // the release told the ranks to stay: no CheckpointResume on commit
+  double cut_seconds_ = 0.0;  // note_cut_seconds(), for the MANIFEST
+  bool holding_ = false;      // the release told the ranks to stay: no CheckpointResume on commit
   std::map<std::int32_t, ReplicaResult> replicas_;
   TrafficCounts cumulative_at_commit_;  // as reported at the last commit
   TrafficCounts committed_traffic_;

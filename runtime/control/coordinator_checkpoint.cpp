@@ -1,6 +1,8 @@
 // The coordinator's checkpoint transport: carries CheckpointOrchestrator's messages to the ranks,
 // the ranks' CutReport/ImageWritten/CheckpointAsk to it, and answers `yadokari checkpoint`.
 #include <array>
+#include <chrono>
+#include <variant>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -111,7 +113,13 @@ void Coordinator::run_checkpoint_timers() {
 }
 
 void Coordinator::apply(OrchestratorStep step) {
-  for (const auto& message : step.broadcast) send_to_ranks(message);
+  for (const auto& message : step.broadcast) {
+    // Every rank parked at the targets: the cut's agreement took this long (MANIFEST cut_seconds).
+    if (std::holds_alternative<protocol::CutGo>(message))
+      orchestrator_->note_cut_seconds(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_started_).count());
+    send_to_ranks(message);
+  }
   if (!step.replicate.empty()) replicate(step.replicate);
   if (!step.ended) return;
   const EpochEnd end = *step.ended;

@@ -544,6 +544,7 @@ TEST_CASE("images written in the background: the ranks are released once all are
   CHECK(h.orchestrator.released());
   CHECK(h.orchestrator.on_image_captured({1, 1, 0.01}).broadcast.empty());  // released once
   // The epoch goes on until every image is written, then commits as always.
+  h.orchestrator.note_cut_seconds(0.75);
   auto w0 = write_image(prepare->epoch_dir, 1, 0);
   w0.pause_seconds = 0.125;
   w0.write_seconds = 2.5;
@@ -557,6 +558,7 @@ TEST_CASE("images written in the background: the ranks are released once all are
   REQUIRE(manifest);
   CHECK(manifest->images.at(0).pause_seconds == 0.125);
   CHECK(manifest->images.at(0).write_seconds == 2.5);
+  CHECK(manifest->cut_seconds == 0.75);
 }
 
 TEST_CASE("an epoch at which the job ends holds its ranks: no run-on release, no resume on commit", "[checkpoint]") {

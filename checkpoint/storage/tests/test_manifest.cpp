@@ -17,7 +17,8 @@ Manifest sample() {
           "mpich",
           "2025-01-02T03:04:05Z",
           {{0, "rank-0.img", 1000, 0x0123456789abcdefULL, {}, 0.25, 1.5},
-           {1, "rank-1.img", 2000, 0xfedcba9876543210ULL, {}, 0.125, 2.0}}};
+           {1, "rank-1.img", 2000, 0xfedcba9876543210ULL, {}, 0.125, 2.0}},
+          0.0625};
 }
 
 }  // namespace
@@ -38,6 +39,7 @@ TEST_CASE("a MANIFEST round-trips through JSON", "[storage][manifest]") {
   CHECK(json["images"][0]["size"] == 1000);
   CHECK(json["images"][1]["drain_seconds"] == 0.125);
   CHECK(json["images"][1]["write_seconds"] == 2.0);
+  CHECK(json["cut_seconds"] == 0.0625);
 }
 
 TEST_CASE("a MANIFEST without the ranks' checkpoint times reads them as 0", "[storage][manifest]") {
@@ -46,7 +48,9 @@ TEST_CASE("a MANIFEST without the ranks' checkpoint times reads them as 0", "[st
     image.erase("drain_seconds");
     image.erase("write_seconds");
   }
+  json.erase("cut_seconds");
   const Manifest read = manifest_from_json_text(json.dump(), "MANIFEST");
+  CHECK(read.cut_seconds == 0.0);
   REQUIRE(read.images.size() == 2);
   CHECK(read.images[1].drain_seconds == 0.0);
   CHECK(read.images[1].write_seconds == 0.0);

@@ -62,13 +62,30 @@ bool cut_requested() { return g_cut_requested.load(std::memory_order_relaxed); }
 // that the shim's tables do not know when the cut looks. Drained messages waiting (delivered by
 // the wrappers before anything from the library) take the polling waits from the start.
 
+// One look at the library's request `real`: true when it completed (then `rc` is the library's
+// answer and `*real` is freed, as MPI_Test leaves it) or the look failed. Open MPI's MPI_Test
+// progresses only while the request is pending. MPICH's MPI_Test runs its progress engine first,
+// even for a request that is already complete (a few hundred instructions, on every receive whose
+// message had arrived); its MPI_Request_get_status progresses only a pending request, and its
+// MPI_Wait returns a complete one without progressing: two calls, but the cheaper pair.
+YK_HOT bool library_done(MPI_Request* real, MPI_Status* status, int& rc) {
+  int flag = 0;
+#if defined(OPEN_MPI)
+  rc = PMPI_Test(real, &flag, status);
+  return rc != MPI_SUCCESS || flag;
+#else
+  rc = PMPI_Request_get_status(*real, &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) return true;
+  if (flag) rc = PMPI_Wait(real, status);
+  return flag;
+#endif
+}
+
 // Polls the library's request `real` until it completes (true: `rc` is the library's answer) or
 // a cut is requested (false: still pending). Inlined: it is the receive's critical path.
 YK_HOT bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, int& rc) {
   for (;;) {
-    int flag = 0;
-    rc = PMPI_Test(real, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return true;
+    if (library_done(real, status, rc)) return true;
     if (cut_requested()) [[unlikely]]
       return false;
     idler.idle();
@@ -107,46 +124,52 @@ int send_ready(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   return interruptible_wait(&request, MPI_STATUS_IGNORE);
 }
 
-// Waits until the library says the app's request `*request` is complete, or a cut is requested,
-// without completing it: the polling wait that follows completes it through the shim's MPI_Test,
-// which does the bookkeeping, in one more poll. Not for requests the shim completed itself (the
-// library has nothing behind them).
-void until_ready(const MPI_Request* request, Idler& idler) {
-  if (g_shim_completed_requests != 0 || g_drained_pending != 0 || !codec::is_virtual(*request)) return;
+// Waits until the library says the app's request `*request` is complete (true), or a cut is
+// requested or the library cannot say (false), without completing it. True: the library's wait
+// returns at once, and objects' library_wait* does the bookkeeping (no nested MPI_Test). False:
+// the polling wait decides. Not for requests the shim completed itself (the library has nothing
+// behind them), nor with drained messages waiting (they come first).
+bool until_ready(const MPI_Request* request, Idler& idler) {
+  if (g_shim_completed_requests != 0 || g_drained_pending != 0 || !codec::is_virtual(*request)) return false;
   const MPI_Request real = to_real<ReqK>(*request);
+  if (real == MPI_REQUEST_NULL) return false;  // an inactive persistent request: the polling wait decides
   for (;;) {
     int flag = 0;
-    if (PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag || cut_requested()) return;
+    if (PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    if (flag) return true;
+    if (cut_requested()) return false;
     idler.idle();
   }
 }
 
 // The same for arrays: until all (`all`) or any of the app's requests are complete. Arrays above
-// kMaxReady go straight to the polling wait (no allocation here).
-void until_ready(int count, const MPI_Request requests[], bool all, Idler& idler) {
+// kMaxReady go straight to the polling wait (no allocation here), as do arrays with no request
+// the library holds (the polling wait gives the answer MPI gives for those).
+bool until_ready(int count, const MPI_Request requests[], bool all, Idler& idler) {
   constexpr int kMaxReady = 32;
-  if (g_shim_completed_requests != 0 || g_drained_pending != 0 || count <= 0 || count > kMaxReady) return;
+  if (g_shim_completed_requests != 0 || g_drained_pending != 0 || count <= 0 || count > kMaxReady) return false;
   MPI_Request reals[kMaxReady];
   int pending = 0;
   for (int i = 0; i < count; ++i) {
     if (!codec::is_virtual(requests[i])) continue;  // MPI_REQUEST_NULL: nothing to wait for
     const MPI_Request real = to_real<ReqK>(requests[i]);
-    if (real == MPI_REQUEST_NULL) return;  // an inactive persistent request: the polling wait decides
+    if (real == MPI_REQUEST_NULL) return false;  // an inactive persistent request: the polling wait decides
     reals[pending++] = real;
   }
-  if (pending == 0) return;
+  if (pending == 0) return false;
   for (;;) {
     int done = 0;
     for (int i = 0; i < pending; ++i) {
       int flag = 0;
-      if (PMPI_Request_get_status(reals[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
+      if (PMPI_Request_get_status(reals[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
       if (flag) {
-        if (!all) return;
+        if (!all) return true;
         reals[i--] = reals[--pending];  // complete: look at the others only
         ++done;
       }
     }
-    if (pending == 0 || cut_requested()) return;
+    if (pending == 0) return true;
+    if (cut_requested()) return false;
     if (done == 0) idler.idle();
   }
 }
@@ -155,7 +178,7 @@ void until_ready(int count, const MPI_Request requests[], bool all, Idler& idler
 
 int interruptible_wait(MPI_Request* request, MPI_Status* status) {
   Idler idler;
-  until_ready(request, idler);
+  if (until_ready(request, idler)) return library_wait(request, status);
   Poller poller(idler);
   for (;;) {
     int flag = 0;
@@ -167,7 +190,7 @@ int interruptible_wait(MPI_Request* request, MPI_Status* status) {
 
 int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   Idler idler;
-  until_ready(count, requests, true, idler);
+  if (until_ready(count, requests, true, idler)) return library_waitall(count, requests, statuses);
   Poller poller(idler);
   for (;;) {
     int flag = 0;
@@ -179,7 +202,7 @@ int interruptible_waitall(int count, MPI_Request requests[], MPI_Status statuses
 
 int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   Idler idler;
-  until_ready(count, requests, false, idler);
+  if (until_ready(count, requests, false, idler)) return library_waitany(count, requests, index, status);
   Poller poller(idler);
   for (;;) {
     int flag = 0;
@@ -191,7 +214,8 @@ int interruptible_waitany(int count, MPI_Request requests[], int* index, MPI_Sta
 
 int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
   Idler idler;
-  until_ready(incount, requests, false, idler);
+  if (until_ready(incount, requests, false, idler))
+    return library_waitsome(incount, requests, outcount, indices, statuses);
   Poller poller(idler);
   for (;;) {
     const int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);

@@ -62,6 +62,14 @@ MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, in
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm);
 MPI_Message track_message(MPI_Message real, MPI_Comm comm);
 MPI_Comm message_comm(MPI_Message message);
+// The MPI_Wait family without the cut: the library waits, the shim does the bookkeeping (virtual
+// requests, statuses, receive counts). What MPI_Wait* do with checkpoints off, and what the polling
+// waits (cut/interruptible.cpp) finish with once the library said the requests are complete, so
+// that the library's wait returns at once (no nested MPI_Test*, no second scope).
+int library_wait(MPI_Request* request, MPI_Status* status);
+int library_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int library_waitany(int count, MPI_Request requests[], int* index, MPI_Status* status);
+int library_waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]);
 
 // --- attributes.cpp
 void copy_comm_attributes(MPI_Comm from, MPI_Comm to);

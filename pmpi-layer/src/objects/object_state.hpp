@@ -50,7 +50,8 @@ inline std::size_t g_shim_completed_requests = 0;
 // How MPI_Wait, MPI_Waitall, MPI_Waitany and MPI_Waitsome block (requests.cpp). Null: inside the
 // library. With checkpoints on, the cut's polling loops (cut::polling_waits(), interruptible.cpp),
 // installed by the composition root through objects::use_blocking_waits(). They call the
-// requests' own MPI_Test* between looks at the checkpoint request: the cut depends on the
+// requests' own MPI_Test* between looks at the checkpoint request, and library_wait*
+// (object_hooks.hpp) once the library said the requests are complete: the cut depends on the
 // requests, never the other way round.
 struct BlockingWaits {
   int (*wait)(MPI_Request* request, MPI_Status* status);

@@ -125,10 +125,7 @@ void objects::use_blocking_waits(const BlockingWaits* waits) { g_blocking_waits 
 
 using namespace yadokari::shim;
 
-extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  CallScope scope(Fn::MPI_Wait);
-  if (g_blocking_waits) [[unlikely]]
-    return g_blocking_waits->wait(request, status);
+int yadokari::shim::library_wait(MPI_Request* request, MPI_Status* status) {
   if (!codec::is_virtual(*request)) return PMPI_Wait(request, status);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -136,6 +133,13 @@ extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   const int rc = PMPI_Wait(&real, st);
   if (rc == MPI_SUCCESS) finish(request, real, st);
   return rc;
+}
+
+extern "C" YK_API int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Wait);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->wait(request, status);
+  return library_wait(request, status);
 }
 
 extern "C" YK_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
@@ -162,15 +166,19 @@ void finish_all(int count, MPI_Request* app, MPI_Request* reals, MPI_Status* st,
 
 }  // namespace
 
-extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
-  CallScope scope(Fn::MPI_Waitall);
-  if (g_blocking_waits) [[unlikely]]
-    return g_blocking_waits->waitall(count, array_of_requests, array_of_statuses);
+int yadokari::shim::library_waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   RealArray<ReqK> reals(array_of_requests, count);
   StatusScratch st(array_of_statuses, count);
   const int rc = PMPI_Waitall(count, reals.get(), st.get());
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) finish_all(count, array_of_requests, reals.get(), st.get(), rc);
   return rc;
+}
+
+extern "C" YK_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  CallScope scope(Fn::MPI_Waitall);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->waitall(count, array_of_requests, array_of_statuses);
+  return library_waitall(count, array_of_requests, array_of_statuses);
 }
 
 extern "C" YK_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
@@ -197,10 +205,7 @@ int first_shim_completed(int count, const MPI_Request* requests) {
 
 }  // namespace
 
-extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
-  CallScope scope(Fn::MPI_Waitany);
-  if (g_blocking_waits) [[unlikely]]
-    return g_blocking_waits->waitany(count, array_of_requests, index, status);
+int yadokari::shim::library_waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   if (const int i = first_shim_completed(count, array_of_requests); i >= 0) {
     *index = i;
     finish(&array_of_requests[i], MPI_REQUEST_NULL, status);
@@ -212,6 +217,13 @@ extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], in
   const int rc = PMPI_Waitany(count, reals.get(), index, st);
   if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) finish(&array_of_requests[*index], reals[*index], st);
   return rc;
+}
+
+extern "C" YK_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  CallScope scope(Fn::MPI_Waitany);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->waitany(count, array_of_requests, index, status);
+  return library_waitany(count, array_of_requests, index, status);
 }
 
 extern "C" YK_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
@@ -240,11 +252,8 @@ void finish_some(MPI_Request* app, MPI_Request* reals, int outcount, const int* 
 
 }  // namespace
 
-extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                                   MPI_Status array_of_statuses[]) {
-  CallScope scope(Fn::MPI_Waitsome);
-  if (g_blocking_waits) [[unlikely]]
-    return g_blocking_waits->waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+int yadokari::shim::library_waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                                     int array_of_indices[], MPI_Status array_of_statuses[]) {
   if (const int i = first_shim_completed(incount, array_of_requests); i >= 0) {
     *outcount = 1;
     array_of_indices[0] = i;
@@ -258,6 +267,14 @@ extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[],
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)
     finish_some(array_of_requests, reals.get(), *outcount, array_of_indices, st.get());
   return rc;
+}
+
+extern "C" YK_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                                   MPI_Status array_of_statuses[]) {
+  CallScope scope(Fn::MPI_Waitsome);
+  if (g_blocking_waits) [[unlikely]]
+    return g_blocking_waits->waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  return library_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 extern "C" YK_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
