@@ -223,12 +223,12 @@ TEST_CASE("messages of another protocol version are ignored and logged", "[contr
   yadokari::protocol::connect_with_curve(dealer, coordinator_key(f.coordinator));
   dealer.connect(f.coordinator.control_endpoint());
   std::string bytes = encode(RegisterRank{kJob, kSecret, 0, 2, 1, "h", "openmpi"});
-  bytes[2] = 9;  // protocol version 9
+  bytes[2] = 99;  // protocol version 99
   dealer.send(zmq::buffer(bytes), zmq::send_flags::none);
   REQUIRE(f.serve_until([&] { return !f.log.empty(); }));
   CHECK(f.log[0] ==
         "yadokari: ignored control message from 127.0.0.1: control message has "
-        "protocol version 9, this build speaks version " +
+        "protocol version 99, this build speaks version " +
             std::to_string(kProtocolVersion));
   CHECK(f.coordinator.registered_ranks().empty());
 }
