@@ -30,6 +30,7 @@ inline constexpr char kRankMap[] = "YADOKARI_RANK_MAP";
 inline constexpr char kMemory[] = "YADOKARI_MEMORY";
 inline constexpr char kCkptBackground[] = "YADOKARI_CKPT_BACKGROUND";
 inline constexpr char kCkptFullEvery[] = "YADOKARI_CKPT_FULL_EVERY";
+inline constexpr char kImageFormat[] = "YADOKARI_IMAGE_FORMAT";
 inline constexpr char kAslrReexec[] = "YADOKARI_ASLR_REEXEC";
 inline constexpr char kFaultSlowWrite[] = "YADOKARI_FAULT_SLOW_WRITE";
 inline constexpr char kFaultKillWriter[] = "YADOKARI_FAULT_KILL_WRITER";
@@ -79,6 +80,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {kCkptFullEvery, "integer", "8", "rank",
      "a full image every N checkpoints of a rank process, increments of the pages written since the previous "
      "image in between; 1: full images only (`--full-every`, which the front end passes on)"},
+    {kImageFormat, "yadokari|dmtcp", "yadokari", "rank",
+     "the images' layout: `dmtcp` writes each rank's memory areas in DMTCP's checkpoint layout, yadokari's "
+     "records after them, full images only (`--image-format`, which the front end passes on)"},
     {kAslrReexec, "internal", "", "memory layer",
      "guard against a re-exec loop while turning address randomisation off; removed after the re-exec"},
     // Tests and the demo.

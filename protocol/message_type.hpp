@@ -14,7 +14,8 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 7: CheckpointRelease says whether the ranks run on (not when the job ends at the commit);
 //    ImageWritten carries an incremental image's parent epoch; Heartbeat how late it was sent.
 // 8: ImageWritten's traffic row is sparse: its heaviest partners only (kTrafficPartners).
-// 9: MigrateRequest (`yadokari migrate`).
+// 9: MigrateRequest (`yadokari migrate`); ImageWritten carries the image's layout (DMTCP's or
+//    yadokari's own).
 inline constexpr std::uint16_t kProtocolVersion = 9;
 
 enum class MessageType : std::uint16_t {

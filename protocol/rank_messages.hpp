@@ -210,11 +210,13 @@ struct ImageWritten {
   double pause_seconds = 0.0;
   // The image is an increment of this epoch's image of the same rank; 0: a full image.
   std::uint64_t parent_epoch = 0;
+  // The image's layout: "dmtcp" (DMTCP's layout, docs/formats/dmtcp-image.md), empty: yadokari's own.
+  std::string layout;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(epoch, logical_rank, ok, error, path, size, xxh64, drain_seconds, write_seconds, drained_messages, traffic,
-       compute_seconds, hostname, pause_seconds, parent_epoch);
+       compute_seconds, hostname, pause_seconds, parent_epoch, layout);
   }
 };
 

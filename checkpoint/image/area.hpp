@@ -32,7 +32,9 @@ struct AreaRecord {
 
   bool compressed() const;
   bool zero_pages_elided() const;
-  bool delta() const;           // only the pages changed since the parent image (increments)
+  bool delta() const;
+  bool in_dmtcp_part()
+      const;  // its bytes are in the DMTCP part (an image in DMTCP's layout)           // only the pages changed since the parent image (increments)
   std::uint64_t pages() const;  // 4 KiB pages spanned, the last one possibly short
 };
 

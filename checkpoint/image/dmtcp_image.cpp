@@ -16,32 +16,9 @@
 namespace yadokari::image {
 namespace {
 
-// Sizes and offsets of DMTCP's on-disk records (docs/formats/dmtcp-image.md), x86-64.
-constexpr std::size_t kRecordSize = 4096;  // the process header and every area record
-constexpr std::string_view kSignaturePrefix = "DMTCP_CHECKPOINT_IMAGE_v";
-constexpr std::string_view kReadableVersion = "4.0";
-constexpr std::size_t kSignatureBytes = 32;
-constexpr std::size_t kPidAt = 104, kPpidAt = 108, kPeersAt = 128, kElfTypeAt = 132;
-constexpr std::size_t kProgramAt = 256, kExecutableAt = 1280, kPathBytes = 1024;
-constexpr std::size_t kAreaStartAt = 0, kAreaEndAt = 8, kAreaSizeAt = 16, kAreaOffsetAt = 24;
-constexpr std::size_t kAreaProtAt = 32, kAreaFlagsAt = 40, kAreaFileSizeAt = 72;
-constexpr std::size_t kAreaPropertiesAt = 80, kAreaNameAt = 88;
-constexpr std::int32_t kMapAnonymous = 0x20;
-constexpr std::uint64_t kEndOfAreasSize = ~std::uint64_t{0};  // the last record: start 0, size -1
-
-using Record = std::array<unsigned char, kRecordSize>;
-
-template <typename T>
-T field(const Record& record, std::size_t at) {
-  T value;
-  std::memcpy(&value, record.data() + at, sizeof value);  // little-endian, as written
-  return value;
-}
-
-std::string text_field(const Record& record, std::size_t at, std::size_t bytes) {
-  const char* begin = reinterpret_cast<const char*>(record.data() + at);
-  return std::string(begin, strnlen(begin, bytes));
-}
+using dmtcp::kRecordSize;
+using dmtcp::kSignaturePrefix;
+using dmtcp::Record;
 
 struct GzCloser {
   void operator()(gzFile_s* file) const { gzclose(file); }
@@ -94,48 +71,6 @@ std::uint64_t skip(gzFile file, const std::string& path, std::uint64_t bytes) {
   return skipped;
 }
 
-DmtcpProcess process_of(const Record& header, const std::string& path) {
-  const std::string signature = text_field(header, 0, kSignatureBytes);
-  if (signature.rfind(kSignaturePrefix, 0) != 0)
-    throw ImageError(ImageErrorKind::not_an_image, path, "not a DMTCP checkpoint image");
-  DmtcpProcess process;
-  process.signature = signature.substr(0, signature.find('\n'));
-  const std::string version = process.signature.substr(kSignaturePrefix.size());
-  if (version != kReadableVersion)
-    throw ImageError(
-        ImageErrorKind::unsupported_version, path,
-        "DMTCP image version " + version + " is not one this build reads (" + std::string(kReadableVersion) + ")");
-  process.pid = field<std::int32_t>(header, kPidAt);
-  process.ppid = field<std::int32_t>(header, kPpidAt);
-  process.peers = field<std::uint32_t>(header, kPeersAt);
-  process.elf64 = field<std::uint32_t>(header, kElfTypeAt) == 1;
-  process.program = text_field(header, kProgramAt, kPathBytes);
-  process.executable = text_field(header, kExecutableAt, kPathBytes);
-  return process;
-}
-
-DmtcpArea area_of(const Record& record) {
-  DmtcpArea area;
-  area.start = field<std::uint64_t>(record, kAreaStartAt);
-  area.end = field<std::uint64_t>(record, kAreaEndAt);
-  area.size = field<std::uint64_t>(record, kAreaSizeAt);
-  area.offset = field<std::uint64_t>(record, kAreaOffsetAt);
-  area.prot = static_cast<std::int32_t>(field<std::uint64_t>(record, kAreaProtAt));
-  area.flags = static_cast<std::int32_t>(field<std::uint64_t>(record, kAreaFlagsAt));
-  area.properties = field<std::uint64_t>(record, kAreaPropertiesAt);
-  area.name = text_field(record, kAreaNameAt, kPathBytes);
-  // What follows the record: nothing for a zero run or a parent, a file mapping's bytes up to the
-  // file's end (DMTCP's mmapFileSize), otherwise the whole area.
-  const auto file_size = field<std::int64_t>(record, kAreaFileSizeAt);
-  if (area.zero() || area.parent())
-    area.stored_bytes = 0;
-  else if ((area.flags & kMapAnonymous) == 0 && file_size > 0)
-    area.stored_bytes = static_cast<std::uint64_t>(file_size);
-  else
-    area.stored_bytes = area.size;
-  return area;
-}
-
 }  // namespace
 
 bool is_dmtcp_image(const std::string& path) {
@@ -155,7 +90,7 @@ DmtcpImage read_dmtcp_image(const std::string& path) {
   Record header{};
   if (!read_record(file.get(), path, header))
     throw ImageError(ImageErrorKind::truncated, path, "ends inside the DMTCP process header");
-  image.process = process_of(header, path);
+  image.process = dmtcp::decode_process(header, path);
   image.gzip = gzdirect(file.get()) == 0;
   // DMTCP writes the header twice (one copy for dmtcp_restart, one for mtcp_restart).
   Record copy{};
@@ -171,9 +106,8 @@ DmtcpImage read_dmtcp_image(const std::string& path) {
           ImageErrorKind::truncated, path,
           "ends after " + std::to_string(image.areas.size()) + " areas, without DMTCP's end-of-areas record");
     image.image_bytes += kRecordSize;
-    if (field<std::uint64_t>(record, kAreaStartAt) == 0 && field<std::uint64_t>(record, kAreaSizeAt) == kEndOfAreasSize)
-      break;
-    DmtcpArea area = area_of(record);
+    if (dmtcp::is_end_of_areas(record)) break;
+    DmtcpArea area = dmtcp::decode_area(record);
     if (area.end < area.start || area.end - area.start != area.size)
       throw ImageError(ImageErrorKind::corrupt, path,
                        "area " + std::to_string(image.areas.size()) + " has size " + std::to_string(area.size) +

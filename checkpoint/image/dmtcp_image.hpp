@@ -6,35 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/image/dmtcp_layout.hpp"
+
 namespace yadokari::image {
 
-struct DmtcpProcess {
-  std::string signature;   // "DMTCP_CHECKPOINT_IMAGE_v4.0"
-  std::string program;     // the process name (comm)
-  std::string executable;  // /proc/self/exe at the checkpoint
-  std::int32_t pid = 0;
-  std::int32_t ppid = 0;
-  std::uint32_t peers = 0;  // processes in the checkpointed computation
-  bool elf64 = true;
-};
-
-struct DmtcpArea {
-  std::uint64_t start = 0;
-  std::uint64_t end = 0;
-  std::uint64_t size = 0;
-  std::uint64_t offset = 0;        // into the mapped file
-  std::int32_t prot = 0;           // PROT_*
-  std::int32_t flags = 0;          // MAP_*
-  std::uint64_t properties = 0;    // zero-page bits, below
-  std::string name;                // mapped file, "[heap]", "[stack]" or ""
-  std::uint64_t stored_bytes = 0;  // data that follows the record in the image
-
-  // DMTCP splits an anonymous area into runs: one "parent" record for the whole mapping (no data),
-  // then one "child" record per run of zero pages (no data) or of data.
-  bool zero() const { return (properties & 0x1) != 0; }
-  bool parent() const { return (properties & 0x2) != 0; }
-  bool child() const { return (properties & 0x4) != 0; }
-};
+// The process header and area records, as dmtcp_layout.hpp decodes them.
+using DmtcpProcess = dmtcp::Process;
+using DmtcpArea = dmtcp::Area;
 
 struct DmtcpImage {
   DmtcpProcess process;

@@ -54,6 +54,10 @@ inline constexpr std::size_t kEndHeaderChecksumOffset = 16;  // u64: the header 
 inline constexpr std::uint16_t kFlagCompressed = 1;       // payload is one zstd frame
 inline constexpr std::uint16_t kFlagZeroPagesElided = 2;  // data starts with a stored-page run list
 inline constexpr std::uint16_t kFlagDelta = 4;            // only changed pages, against the parent image
+// The area's bytes are in the DMTCP part of an image in DMTCP's layout (docs/formats/dmtcp-image.md):
+// the N-th such record is the N-th DMTCP area record, which its `length` raw bytes follow; nothing
+// follows this record. Never with the other flags.
+inline constexpr std::uint16_t kFlagInDmtcpPart = 8;
 
 // Zero-page elision works on 4 KiB pages counted from the area's start; the last page may be short.
 // With kFlagZeroPagesElided the data is: u64 run count, then per run (u64 first page,

@@ -11,6 +11,7 @@
 
 #include "common/posix_io.hpp"
 #include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/dmtcp_part.hpp"
 #include "checkpoint/image/fd_io.hpp"
 #include "checkpoint/image/format.hpp"
 #include "checkpoint/image/header_codec.hpp"
@@ -86,17 +87,40 @@ bool read_run_list(int fd, const std::string& file, const AreaRecord& area, std:
 
 }  // namespace
 
+bool holds_yadokari_records(const std::string& path) {
+  std::string why;
+  const int fd = posix::open_regular_file(path, why);
+  if (fd < 0) return false;
+  bool holds = false;
+  try {
+    holds = starts_with_dmtcp_signature(fd, path) && (read_dmtcp_part(fd, io::file_size(fd, path), path), true);
+  } catch (const ImageError&) {
+    holds = false;
+  }
+  ::close(fd);
+  return holds;
+}
+
 ImageReader::ImageReader(std::string path) : path_(std::move(path)) {
   std::string why;
   fd_ = posix::open_regular_file(path_, why);
   if (fd_ < 0) throw ImageError(ImageErrorKind::io, path_, "cannot open: " + why);
   try {
     file_size_ = io::file_size(fd_, path_);
+    if (starts_with_dmtcp_signature(fd_, path_)) {
+      dmtcp_ = std::make_unique<DmtcpPart>(read_dmtcp_part(fd_, file_size_, path_));
+      header_offset_ = dmtcp_->records_offset;
+    }
     std::byte prefix[format::kPrefixSize];
-    const std::size_t got = io::read_at(fd_, 0, prefix, sizeof prefix, path_);
-    header_length_ = codec::check_prefix(prefix, got, file_size_, path_);
+    const std::size_t got = io::read_at(fd_, header_offset_, prefix, sizeof prefix, path_);
+    try {
+      header_length_ = codec::check_prefix(prefix, got, file_size_ - header_offset_, path_);
+    } catch (const ImageError& e) {
+      if (!dmtcp_ || e.kind() != ImageErrorKind::not_an_image) throw;
+      throw ImageError(ImageErrorKind::corrupt, path_, "corrupt image: no yadokari header after the DMTCP part");
+    }
     std::vector<std::byte> bytes(header_length_);
-    if (io::read_at(fd_, 0, bytes.data(), bytes.size(), path_) != bytes.size())
+    if (io::read_at(fd_, header_offset_, bytes.data(), bytes.size(), path_) != bytes.size())
       throw ImageError(ImageErrorKind::truncated, path_, "truncated inside the header");
     header_ = codec::decode_header(bytes.data(), bytes.size(), path_);
     header_checksum_ = codec::stored_header_checksum(bytes.data(), bytes.size());
@@ -110,6 +134,8 @@ ImageReader::ImageReader(std::string path) : path_(std::move(path)) {
 ImageReader::ImageReader(ImageReader&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(other.fd_),
+      dmtcp_(std::move(other.dmtcp_)),
+      header_offset_(other.header_offset_),
       file_size_(other.file_size_),
       header_(std::move(other.header_)),
       header_checksum_(other.header_checksum_),
@@ -123,7 +149,8 @@ ImageReader::~ImageReader() {
 }
 
 void ImageReader::read_records() {
-  std::uint64_t offset = header_length_;
+  std::uint64_t offset = header_offset_ + header_length_;
+  std::size_t dmtcp_areas = 0;  // DMTCP area records claimed so far
   for (std::uint32_t position = 0;; ++position) {
     if (file_size_ - offset < kRecordSize) {
       std::string where;
@@ -151,10 +178,21 @@ void ImageReader::read_records() {
       if (offset != file_size_)
         throw ImageError(ImageErrorKind::corrupt, path_,
                          "corrupt image: " + std::to_string(file_size_ - offset) + " bytes after the end record");
+      if (dmtcp_ && dmtcp_areas != dmtcp_->areas.size())
+        throw ImageError(ImageErrorKind::corrupt, path_,
+                         "corrupt image: the DMTCP part has " + std::to_string(dmtcp_->areas.size()) +
+                             " areas but the records name " + std::to_string(dmtcp_areas));
       return;
     }
 
     AreaRecord area = record.area;
+    if (area.in_dmtcp_part()) {
+      claim_dmtcp_area(area, position, dmtcp_areas++);
+      area.index = position;
+      area.record_offset = offset - kRecordSize;
+      areas_.push_back(std::move(area));
+      continue;
+    }
     if (area.delta() && !header_.increment())
       throw ImageError(ImageErrorKind::corrupt, path_,
                        "corrupt record #" + std::to_string(position) + ": a delta area in a full image");
@@ -166,6 +204,22 @@ void ImageReader::read_records() {
     offset += area.stored_length;
     areas_.push_back(std::move(area));
   }
+}
+
+// The N-th record of an area in the DMTCP part is the N-th DMTCP area record, byte for byte what
+// the writer encodes from it (DMTCP's records carry no checksum: this makes every bit of them checked).
+void ImageReader::claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std::size_t number) const {
+  const auto where = "corrupt image: record #" + std::to_string(position) + " ('" + area.name + "')";
+  if (!dmtcp_) throw ImageError(ImageErrorKind::corrupt, path_, where + " is in a DMTCP part, but the image has none");
+  if (number >= dmtcp_->areas.size())
+    throw ImageError(ImageErrorKind::corrupt, path_,
+                     where + " is DMTCP area " + std::to_string(number) + ", but the DMTCP part has " +
+                         std::to_string(dmtcp_->areas.size()));
+  const DmtcpPartArea& stored = dmtcp_->areas[number];
+  if (stored.record != dmtcp::encode_area(area.address, area.length, area.protection, area.name))
+    throw ImageError(ImageErrorKind::corrupt, path_, where + " does not match DMTCP area " + std::to_string(number));
+  area.data_offset = stored.data_offset;
+  area.stored_length = area.length;  // raw, in full
 }
 
 const AreaRecord* ImageReader::find(const std::string& name) const {

@@ -3,6 +3,7 @@
 // or structurally damaged image is refused right away; data is read and checked per area.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -10,11 +11,20 @@
 #include "checkpoint/image/area.hpp"
 #include "checkpoint/image/delta_area.hpp"
 #include "checkpoint/image/image_header.hpp"
+#include "checkpoint/image/image_layout.hpp"
 
 namespace yadokari::image {
 
+struct DmtcpPart;
+
+// True when the file starts with DMTCP's signature (uncompressed) and yadokari's records follow its
+// end-of-areas record: an image yadokari wrote in DMTCP's layout, not one DMTCP wrote. False for
+// anything else, a DMTCP part too damaged to find the end of included.
+bool holds_yadokari_records(const std::string& path);
+
 class ImageReader {
  public:
+  // Either layout, told apart by the file's first bytes (yadokari's magic or DMTCP's signature).
   // Throws ImageError: not_an_image, unsupported_version, truncated, checksum_mismatch (header
   // or a record), corrupt, io.
   explicit ImageReader(std::string path);
@@ -28,6 +38,7 @@ class ImageReader {
   const ImageHeader& header() const { return header_; }
   const std::vector<AreaRecord>& areas() const { return areas_; }
   std::uint64_t file_size() const { return file_size_; }
+  ImageLayout layout() const { return dmtcp_ ? ImageLayout::dmtcp : ImageLayout::yadokari; }
   // What an increment's header names as its parent (ParentImage::header_checksum).
   std::uint64_t header_checksum() const { return header_checksum_; }
 
@@ -55,6 +66,7 @@ class ImageReader {
 
  private:
   void read_records();
+  void claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std::size_t number) const;
   // Streams an area's contents into `out` (nullptr: into a scratch buffer, for verify) and checks them.
   void walk(const AreaRecord& area, std::byte* out, bool zero_fill) const;
   // The same for a delta area; `out` (may be null) receives the stored pages, clipped to out_size.
@@ -62,6 +74,8 @@ class ImageReader {
 
   std::string path_;
   int fd_ = -1;
+  std::unique_ptr<DmtcpPart> dmtcp_;  // DMTCP's layout: its part, before yadokari's header
+  std::uint64_t header_offset_ = 0;   // where yadokari's header begins
   std::uint64_t file_size_ = 0;
   ImageHeader header_;
   std::uint64_t header_checksum_ = 0;

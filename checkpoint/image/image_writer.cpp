@@ -1,6 +1,7 @@
 #include "checkpoint/image/image_writer.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -13,6 +14,7 @@
 #include "common/posix_io.hpp"
 #include "checkpoint/image/file_hash.hpp"
 #include "checkpoint/image/delta_area.hpp"
+#include "checkpoint/image/dmtcp_layout.hpp"
 #include "checkpoint/image/header_codec.hpp"
 #include "checkpoint/image/image_error.hpp"
 #include "checkpoint/image/record_codec.hpp"
@@ -25,6 +27,19 @@ std::int64_t now_unix_ns() {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// DMTCP's process header for this rank: the program is the executable, as DMTCP names it.
+dmtcp::Record dmtcp_process_header(const ImageHeader& header) {
+  dmtcp::Process process;
+  if (!header.binaries.empty()) {
+    process.executable = header.binaries.front().path;
+    process.program = process.executable.substr(process.executable.find_last_of('/') + 1);
+  }
+  process.pid = static_cast<std::int32_t>(::getpid());
+  process.ppid = static_cast<std::int32_t>(::getppid());
+  process.peers = header.world_size;
+  return dmtcp::encode_process(process);
 }
 
 }  // namespace
@@ -51,7 +66,20 @@ ImageWriter::ImageWriter(std::string path, ImageHeader header, WriterOptions opt
     throw io_error(path_, "creating " + tmp_path_, error);
   }
   try {
-    out_ = std::make_unique<io::BufferedOutput>(file_.fd(), path_);
+    if (options_.layout == ImageLayout::dmtcp) {
+      if (header.parent)
+        throw ImageError(ImageErrorKind::usage, path_, "an increment cannot be written in DMTCP's layout");
+      // DMTCP writes its process header twice: dmtcp_restart reads one copy, mtcp_restart the other.
+      memory_out_ = std::make_unique<io::BufferedOutput>(file_.fd(), path_);
+      const auto process = dmtcp_process_header(header);
+      memory_out_->write(process.data(), process.size());
+      memory_out_->write(process.data(), process.size());
+      records_fd_ = ::memfd_create("yadokari-image-records", MFD_CLOEXEC);
+      if (records_fd_ < 0) throw io_error(path_, "creating the spool of its records", errno);
+      out_ = std::make_unique<io::BufferedOutput>(records_fd_, path_);
+    } else {
+      out_ = std::make_unique<io::BufferedOutput>(file_.fd(), path_);
+    }
     payload_ = std::make_unique<PayloadWriter>(options_.compression_level, path_);
     out_->write(bytes.data(), bytes.size());
   } catch (...) {
@@ -65,6 +93,8 @@ ImageWriter::~ImageWriter() { abandon(); }
 void ImageWriter::abandon() noexcept {
   file_.abandon();
   close_directory();
+  if (records_fd_ >= 0) ::close(records_fd_);
+  records_fd_ = -1;
   done_ = true;
 }
 
@@ -76,6 +106,8 @@ void ImageWriter::close_directory() noexcept {
 void ImageWriter::hand_over() noexcept {
   file_.hand_over();
   close_directory();
+  if (records_fd_ >= 0) ::close(records_fd_);  // the spool stays open in the other process
+  records_fd_ = -1;
   done_ = true;
 }
 
@@ -154,7 +186,43 @@ void ImageWriter::add_area(const AreaInfo& info, const void* data, std::size_t l
   }
 }
 
+void ImageWriter::write_dmtcp_area(const AreaInfo& info, const std::byte* data, std::uint64_t length) {
+  AreaRecord record;
+  record.kind = info.kind;
+  record.name = info.name;
+  record.address = info.address;
+  record.length = length;
+  record.protection = info.protection;
+  record.checksum = XXH64(data, length, 0);
+  record.flags = format::kFlagInDmtcpPart;
+  const auto area = dmtcp::encode_area(info.address, length, info.protection, info.name);
+  memory_out_->write(area.data(), area.size());
+  memory_out_->write(data, length);
+  const auto bytes = codec::encode_area_record(record);
+  out_->write(bytes.data(), bytes.size());
+  ++areas_;
+}
+
+// DMTCP's end-of-areas record, then the spooled header and records (DMTCP's readers stop before them).
+void ImageWriter::append_records() {
+  const auto end = dmtcp::encode_end_of_areas();
+  memory_out_->write(end.data(), end.size());
+  out_->flush();
+  std::vector<std::byte> chunk(1u << 20);
+  for (std::uint64_t at = 0; at < out_->offset();) {
+    const std::size_t got = io::read_at(records_fd_, at, chunk.data(), chunk.size(), path_);
+    if (got == 0) throw ImageError(ImageErrorKind::io, path_, "its spooled records ended early");
+    memory_out_->write(chunk.data(), got);
+    at += got;
+  }
+  memory_out_->flush();
+}
+
 void ImageWriter::write_area(const AreaInfo& info, const std::byte* data, std::uint64_t length) {
+  if (memory_out_ && info.address != 0) {
+    write_dmtcp_area(info, data, length);
+    return;
+  }
   const auto runs = options_.elide_zero_pages ? stored_page_runs(data, length) : all_pages(length);
   std::uint64_t stored_pages = 0;
   for (const auto& run : runs) stored_pages += run.count;
@@ -188,8 +256,10 @@ WrittenImage ImageWriter::finish() {
   try {
     const auto end = codec::encode_end_record(areas_, header_checksum_);
     out_->write(end.data(), end.size());
-    out_->flush();
-    written = {path_, out_->offset(), xxh64_of_fd(file_.fd(), path_), areas_, parent_epoch_};
+    if (memory_out_) append_records();
+    io::BufferedOutput& file = memory_out_ ? *memory_out_ : *out_;
+    file.flush();
+    written = {path_, file.offset(), xxh64_of_fd(file_.fd(), path_), areas_, parent_epoch_, options_.layout};
     const int error = file_.commit(Durability::survives_crash);
     switch (file_.failed_step()) {
       case AtomicFileStream::Step::none:
@@ -206,6 +276,8 @@ WrittenImage ImageWriter::finish() {
     }
     done_ = true;
     close_directory();
+    if (records_fd_ >= 0) ::close(records_fd_);
+    records_fd_ = -1;
   } catch (...) {
     abandon();
     throw;

@@ -16,6 +16,7 @@
 #include "checkpoint/image/fd_io.hpp"
 #include "common/atomic_file_stream.hpp"
 #include "checkpoint/image/image_header.hpp"
+#include "checkpoint/image/image_layout.hpp"
 #include "checkpoint/image/payload_writer.hpp"
 
 namespace yadokari::image {
@@ -23,6 +24,10 @@ namespace yadokari::image {
 struct WriterOptions {
   int compression_level = 0;     // 0: no compression; otherwise a zstd level (1..19; negative = faster)
   bool elide_zero_pages = true;  // leave out 4 KiB pages that are all zero
+  // dmtcp: every area at an address (memory) goes into DMTCP's layout, raw (neither compressed nor
+  // elided: DMTCP's readers expect an anonymous area's bytes in full); the other areas (the shim's
+  // records) and every record with its checksum follow DMTCP's end-of-areas record. Full images only.
+  ImageLayout layout = ImageLayout::yadokari;
 };
 
 // What finish() produced: enough for the front end's MANIFEST.
@@ -32,6 +37,7 @@ struct WrittenImage {
   std::uint64_t xxh64 = 0;  // of the whole file
   std::uint32_t areas = 0;
   std::uint64_t parent_epoch = 0;  // an increment's parent epoch; 0 for a full image
+  ImageLayout layout = ImageLayout::yadokari;
 };
 
 class ImageWriter {
@@ -69,6 +75,8 @@ class ImageWriter {
   void write_area(const AreaInfo& info, const std::byte* data, std::uint64_t length);
   void write_delta_area(const AreaInfo& info, const std::byte* data, std::uint64_t length,
                         std::span<const PageRun> written, std::uint64_t parent_length);
+  void write_dmtcp_area(const AreaInfo& info, const std::byte* data, std::uint64_t length);
+  void append_records();
   void check_area(const AreaInfo& info, const void* data, std::size_t length) const;
   void check_usable() const;
   void abandon() noexcept;
@@ -79,7 +87,11 @@ class ImageWriter {
   int directory_fd_ = -1;  // path_'s directory, opened once: nothing resolves the path again
   WriterOptions options_;
   AtomicFileStream file_;
+  // Where the header and the records go: the file, or in DMTCP's layout a spool (a memfd) that
+  // finish() appends to the file after DMTCP's end-of-areas record.
   std::unique_ptr<io::BufferedOutput> out_;
+  std::unique_ptr<io::BufferedOutput> memory_out_;  // DMTCP's layout only: the file
+  int records_fd_ = -1;                             // DMTCP's layout only: the spool
   std::unique_ptr<PayloadWriter> payload_;
   std::uint64_t header_checksum_ = 0;
   std::uint64_t parent_epoch_ = 0;  // 0: a full image

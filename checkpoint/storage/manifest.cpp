@@ -47,6 +47,7 @@ ManifestImage manifest_image(std::uint32_t rank, const image::WrittenImage& writ
   entry.size = written.size;
   entry.xxh64 = written.xxh64;
   entry.parent_epoch = written.parent_epoch;
+  if (written.layout == image::ImageLayout::dmtcp) entry.layout = image::to_string(written.layout);
   return entry;
 }
 
@@ -60,6 +61,7 @@ std::string to_json_text(const Manifest& manifest) {
     entry["write_seconds"] = image.write_seconds;
     if (image.parent_epoch != 0) entry["parent_epoch"] = image.parent_epoch;  // increments only
     entry["pause_seconds"] = image.pause_seconds;
+    if (!image.layout.empty()) entry["layout"] = image.layout;  // DMTCP's layout only
     images.push_back(std::move(entry));
   }
   const nlohmann::json json = {{"format", kManifestFormat},           {"epoch", manifest.epoch},
@@ -92,6 +94,7 @@ Manifest manifest_from_json_text(const std::string& text, const std::string& ori
       entry.write_seconds = image.value("write_seconds", 0.0);
       if (image.contains("parent_epoch")) entry.parent_epoch = whole<std::uint64_t>(image, "parent_epoch");
       entry.pause_seconds = image.value("pause_seconds", 0.0);
+      entry.layout = image.value("layout", std::string{});
       manifest.images.push_back(std::move(entry));
     }
     return manifest;

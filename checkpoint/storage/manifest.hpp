@@ -30,6 +30,9 @@ struct ManifestImage {
   // How long the application stood still: from the cut's GO to running again (a background image
   // is written after that, so write_seconds may be longer). 0 when not recorded.
   double pause_seconds = 0.0;
+  // The image's layout: "dmtcp" (DMTCP's layout, docs/formats/dmtcp-image.md); empty: yadokari's own.
+  // Informational: a reader tells the layouts apart by the file's first bytes.
+  std::string layout{};
 
   bool operator==(const ManifestImage&) const = default;
 };

@@ -74,6 +74,12 @@ CheckpointSettings resolve_checkpoint_settings(const CheckpointFlags& flags, con
     settings.full_every = *count;
   }
 
+  if (auto format = pick_option(flags.image_format, "--image-format", yadokari::parameters::kImageFormat, env)) {
+    if (format->value != "yadokari" && format->value != "dmtcp")
+      throw CliError(exit_code::usage, format->name + " must be yadokari or dmtcp, not '" + format->value + "'");
+    settings.image_format = format->value;
+  }
+
   if (auto node_dir = pick_option(flags.node_dir, "--node-dir", yadokari::parameters::kNodeDir, env)) {
     // The ranks and agents of every node use this very path: relative would mean a different
     // place per node's working directory.

@@ -22,6 +22,7 @@ struct CheckpointFlags {
   std::string compress;          // --compress        YADOKARI_CKPT_COMPRESS (zstd level, 0 = off)
   std::string full_every{};      // --full-every      YADOKARI_CKPT_FULL_EVERY (full image every N epochs)
   std::string node_dir{};        // --node-dir        YADOKARI_NODE_DIR (node-local images + replicas)
+  std::string image_format{};    // --image-format    YADOKARI_IMAGE_FORMAT (yadokari | dmtcp)
   // --ckpt-dir was on the command line, even with an empty value ("$UNSET_VARIABLE"), which must
   // not mean "no checkpoints": the job would run unprotected.
   bool ckpt_dir_given = false;

@@ -67,7 +67,10 @@ int inspect_dmtcp_image(const InspectOptions& options) {
 }  // namespace
 
 int inspect_image(const InspectOptions& options) {
-  if (image::is_dmtcp_image(options.image)) return inspect_dmtcp_image(options);
+  // DMTCP's signature: an image yadokari wrote in DMTCP's layout (yadokari's records follow DMTCP's
+  // areas: the listing below), or one DMTCP wrote (gzip-compressed or without those records).
+  if (image::is_dmtcp_image(options.image) && !image::holds_yadokari_records(options.image))
+    return inspect_dmtcp_image(options);
   // Verification happens before anything is printed, so a damaged image gives only the error.
   std::optional<image::ImageReader> reader;
   std::vector<ChainLink> chain;

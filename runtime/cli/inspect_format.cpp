@@ -22,7 +22,11 @@ std::string utc_time(std::int64_t unix_ns) {
 
 std::string address_text(std::uint64_t address) { return address == 0 ? "-" : fmt::format("{:#018x}", address); }
 
-std::string compression_text(const image::AreaRecord& area) { return area.compressed() ? "zstd" : "none"; }
+// An area of an image in DMTCP's layout is stored raw in the DMTCP part.
+std::string compression_text(const image::AreaRecord& area) {
+  if (area.in_dmtcp_part()) return "dmtcp part";
+  return area.compressed() ? "zstd" : "none";
+}
 
 std::uint64_t stored_pages(const image::ImageReader& image, const image::AreaRecord& area) {
   std::uint64_t pages = 0;
@@ -78,7 +82,11 @@ std::string inspect_text(const image::ImageReader& image, const bool verified, c
   const auto& header = image.header();
   std::string out;
   out += fmt::format("image     {}\n", shown(image.path()));
-  out += fmt::format("format    version {}, {} bytes\n", header.version, image.file_size());
+  if (image.layout() == image::ImageLayout::dmtcp)
+    out += fmt::format("format    version {} in DMTCP's layout (DMTCP_CHECKPOINT_IMAGE_v4.0), {} bytes\n",
+                       header.version, image.file_size());
+  else
+    out += fmt::format("format    version {}, {} bytes\n", header.version, image.file_size());
   out += fmt::format("job       {}\n", shown(header.job_id));
   out += fmt::format("rank      {} of {}\n", header.rank, header.world_size);
   out += fmt::format("epoch     {}\n", header.epoch);
@@ -156,6 +164,7 @@ nlohmann::json inspect_json(const image::ImageReader& image, const bool verified
                          {"created_unix_ns", header.created_unix_ns},
                          {"binaries", binaries},
                          {"areas", areas}};
+  if (image.layout() == image::ImageLayout::dmtcp) json["layout"] = "dmtcp";
   if (header.parent)
     json["parent"] = {{"epoch", header.parent->epoch},
                       {"header_checksum", image::hex64(header.parent->header_checksum)}};

@@ -26,7 +26,8 @@ namespace {
 
 using namespace yadokari::cli;
 
-// --interval, --stop-after-epoch, --keep, --compress, --full-every (and --ckpt-dir), shared by run and restart.
+// --interval, --stop-after-epoch, --keep, --compress, --full-every, --image-format (and --ckpt-dir), shared by
+// run and restart.
 void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
   CLI::Option* ckpt_dir = command->add_option("--ckpt-dir", flags.ckpt_dir,
                                               "Checkpoint directory (env YADOKARI_CKPT_DIR); created if missing");
@@ -42,6 +43,9 @@ void add_checkpoint_flags(CLI::App* command, CheckpointFlags& flags) {
   command->add_option("--full-every", flags.full_every,
                       "A full image every N checkpoints of a rank, increments of the pages written in between "
                       "(env YADOKARI_CKPT_FULL_EVERY, default 8; 1 = full images only)");
+  command->add_option("--image-format", flags.image_format,
+                      "Image layout: yadokari, or dmtcp (memory areas in DMTCP's checkpoint layout, full images "
+                      "only) (env YADOKARI_IMAGE_FORMAT, default yadokari)");
   command->add_option("--node-dir", flags.node_dir,
                       "Keep images on each node's local storage at this absolute path and replicate each "
                       "to a partner node before the epoch commits (env YADOKARI_NODE_DIR; needs node agents: --sim, "

@@ -303,6 +303,7 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
     entry.size = image.size;
     entry.xxh64 = image.xxh64;
     entry.parent_epoch = image.parent_epoch;
+    entry.layout = image.layout;
     entry.drain_seconds = image.drain_seconds;
     entry.write_seconds = image.write_seconds;
     entry.pause_seconds = image.pause_seconds;

@@ -16,6 +16,9 @@ struct CheckpointSettings {
   // A full image every N epochs of a rank process, increments in between (1: never); none: the
   // ranks' default (YADOKARI_CKPT_FULL_EVERY, pmpi-layer/src/cut/incremental_image.hpp).
   std::optional<unsigned> full_every;
+  // The images' layout, "yadokari" or "dmtcp" (docs/formats/dmtcp-image.md); none: the ranks'
+  // default (YADOKARI_IMAGE_FORMAT, pmpi-layer/src/cut/image_layout_setting.hpp).
+  std::optional<std::string> image_format;
   // Node-local image storage, the same absolute path on every node; empty: images in `dir`.
   std::filesystem::path node_dir;
 };

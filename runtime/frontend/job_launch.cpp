@@ -56,6 +56,8 @@ LaunchCommand command_for(const LaunchRequest& request, const std::filesystem::p
     settings.extra.emplace_back(yadokari::parameters::kCkptDir, request.checkpoint.dir->string());
   if (request.checkpoint.full_every)
     settings.extra.emplace_back(yadokari::parameters::kCkptFullEvery, std::to_string(*request.checkpoint.full_every));
+  if (request.checkpoint.image_format)
+    settings.extra.emplace_back(yadokari::parameters::kImageFormat, *request.checkpoint.image_format);
   JobEnvironment env = make_job_environment(current_environment(), settings);
   for (const auto& [name, value] : platform.launcher_environment()) env.launcher_env.push_back(name + "=" + value);
 

@@ -117,6 +117,7 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
   sent.compute_seconds = 12.375;
   sent.hostname = "yksim-n2";
   sent.parent_epoch = 2;
+  sent.layout = "dmtcp";
   const auto got = decode_as<ImageWritten>(encode(sent));
   CHECK(got.epoch == 3);
   CHECK(got.logical_rank == 2);
@@ -129,14 +130,15 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
   CHECK(got.compute_seconds == 12.375);
   CHECK(got.hostname == "yksim-n2");
   CHECK(got.parent_epoch == 2);
+  CHECK(got.layout == "dmtcp");
   // Unmeasured by default (an image written without a sampler).
   CHECK(decode_as<ImageWritten>(encode(ImageWritten{})).compute_seconds < 0);
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 8 peers do not know MigrateRequest: a CLI of this build must not ask them to move
-  // ranks and get an answer to something else.
-  const std::string bytes = with_u16_at(encode(MigrateRequest{"j", "s", {2, 3}, "n4"}), 2, 8);
+  // Version 8 peers send ImageWritten without the image's layout that version 9 appends: they must
+  // not be half-understood.
+  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 8);
   CHECK(kProtocolVersion == 9);
   CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 8, this build speaks version 9");
 }
@@ -152,10 +154,10 @@ TEST_CASE("a migrate request round-trips with its ranks and target node", "[prot
 
 TEST_CASE("decode refuses a forged vector count without allocating for it", "[protocol]") {
   // ImageWritten ends with [traffic count][compute_seconds][hostname length][pause_seconds]
-  // [parent_epoch]: a traffic count of 2^32 partners (80 GiB) in a message of a few bytes
+  // [parent_epoch][layout length]: a traffic count of 2^32 partners (80 GiB) in a message of a few bytes
   // (tests/fuzz/corpus).
   std::string bytes = encode(ImageWritten{});
-  const std::size_t count_at = bytes.size() - 8 - 8 - 8 - 8 - 8;
+  const std::size_t count_at = bytes.size() - 8 - 8 - 8 - 8 - 8 - 8;
   bytes.replace(count_at, 8, std::string("\x00\x00\x00\x00\x01\x00\x00\x00", 8));
   CHECK_THROWS_AS(decode(bytes), ProtocolError);
 }

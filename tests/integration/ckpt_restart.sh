@@ -12,7 +12,7 @@
 # usage: ckpt_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--interval S]
 #                        [--run-mpi-args "STR"] [--restart-mpi-args "STR"] [--restart-args "ARGS"]
 #                        [--restart-env "K=V ..."] [--chain] [--checkpointed-reference]
-#                        -- PROGRAM [ARGS...]
+#                        [--image-format yadokari|dmtcp] -- PROGRAM [ARGS...]
 #   --run-mpi-args      launcher arguments of the reference and the checkpointed run (--mpi-args)
 #   --restart-mpi-args  launcher arguments of the restarts (e.g. another transport)
 #   --restart-args      extra `yadokari restart` arguments (e.g. --rank-map 3,2,1,0)
@@ -27,6 +27,9 @@
 #                       run long enough for the checkpointed part would make a very slow reference.
 #   --stop-by-signal    the checkpointed run is stopped by SIGUSR1 (checkpoint on signal, exit 79)
 #                       instead of --stop-after-epoch 1
+#   --image-format F    the checkpointed parts write their images in layout F; with dmtcp every
+#                       image of epoch 1 must start with DMTCP's signature, its MANIFEST say so and
+#                       `yadokari inspect --verify` pass on it (the restart finds the layout itself)
 #   --continue-with-run the last part is the checkpointed run's own `yadokari run` command again
 #                       (it continues from the newest epoch, as a requeued batch job does), not
 #                       `yadokari restart`
@@ -36,12 +39,12 @@
 set -u
 
 usage() {
-    sed -n '10,30p' "$0" >&2
+    sed -n '10,34p' "$0" >&2
     exit 2
 }
 
 yadokari="" flavour="" np="" interval=0.5 restart_args="" restart_env="" chain=0 hang_ok=0
-checkpointed_reference=0 run_mpi=() restart_mpi=() by_signal=0 continue_with_run=0
+checkpointed_reference=0 run_mpi=() restart_mpi=() by_signal=0 continue_with_run=0 image_format=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --yadokari) yadokari="$2"; shift 2 ;;
@@ -57,6 +60,7 @@ while [[ $# -gt 0 ]]; do
         --stop-by-signal) by_signal=1; shift ;;
         --continue-with-run) continue_with_run=1; shift ;;
         --finalize-hang-ok) hang_ok="$2"; shift 2 ;;
+        --image-format) image_format=(--image-format "$2"); shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -144,12 +148,23 @@ if [[ $by_signal == 1 ]]; then
         "$work/part1.err" || fail "no stop line for epoch 1"
 else
     run_part part1 75 "${hold[@]}" "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$ckpt" --interval "$interval" \
-        --stop-after-epoch 1 "${run_mpi[@]}" -- "${program[@]}"
+        --stop-after-epoch 1 "${image_format[@]}" "${run_mpi[@]}" -- "${program[@]}"
 fi
 [[ -f "$ckpt/1/MANIFEST" ]] || fail "epoch 1 was not committed"
+if [[ "${image_format[1]:-}" == dmtcp ]]; then
+    for ((r = 0; r < np; r++)); do
+        [[ "$(head -c 27 "$ckpt/1/rank-$r.img")" == DMTCP_CHECKPOINT_IMAGE_v4.0 ]] ||
+            fail "rank-$r.img of epoch 1 does not start with DMTCP's signature"
+    done
+    n=$(python3 -c 'import json,sys; print(sum(i.get("layout") == "dmtcp" for i in json.load(open(sys.argv[1]))["images"]))' \
+        "$ckpt/1/MANIFEST")
+    [[ "$n" == "$np" ]] || fail "epoch 1's MANIFEST names $n images in DMTCP's layout, not $np"
+    "$yadokari" inspect --verify "$ckpt/1/rank-0.img" >"$work/inspect.out" 2>&1 || fail "inspect: $(cat "$work/inspect.out")"
+    grep -q "in DMTCP's layout" "$work/inspect.out" || fail "inspect does not show DMTCP's layout: $(head -n 3 "$work/inspect.out")"
+fi
 if [[ $chain == 1 ]]; then
     # shellcheck disable=SC2086
-    run_part part2 75 "${hold[@]}" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" --interval "$interval" --stop-after-epoch 2 "${restart_mpi[@]}" $restart_args
+    run_part part2 75 "${hold[@]}" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" --interval "$interval" --stop-after-epoch 2 "${image_format[@]}" "${restart_mpi[@]}" $restart_args
     [[ -f "$ckpt/2/MANIFEST" ]] || fail "epoch 2 (after the first restart) was not committed"
 fi
 if [[ $continue_with_run == 1 ]]; then

@@ -42,6 +42,21 @@ TEST_CASE("a MANIFEST round-trips through JSON", "[storage][manifest]") {
   CHECK(json["cut_seconds"] == 0.0625);
 }
 
+TEST_CASE("a MANIFEST names the images in DMTCP's layout, and only those", "[storage][manifest]") {
+  Manifest manifest = sample();
+  manifest.images[1].layout = "dmtcp";
+  const auto text = to_json_text(manifest);
+  CHECK(manifest_from_json_text(text, "MANIFEST") == manifest);
+  const auto json = nlohmann::json::parse(text);
+  CHECK_FALSE(json["images"][0].contains("layout"));  // yadokari's own: as MANIFESTs were before
+  CHECK(json["images"][1]["layout"] == "dmtcp");
+
+  yadokari::image::WrittenImage written{"/ckpt/7/rank-1.img", 2000, 0xfeed, 5, 0, yadokari::image::ImageLayout::dmtcp};
+  CHECK(manifest_image(1, written).layout == "dmtcp");
+  written.layout = yadokari::image::ImageLayout::yadokari;
+  CHECK(manifest_image(1, written).layout.empty());
+}
+
 TEST_CASE("a MANIFEST without the ranks' checkpoint times reads them as 0", "[storage][manifest]") {
   auto json = nlohmann::json::parse(to_json_text(sample()));
   for (auto& image : json["images"]) {

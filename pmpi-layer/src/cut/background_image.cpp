@@ -34,6 +34,7 @@ struct WriterResult {
   std::uint64_t size = 0;
   std::uint64_t xxh64 = 0;
   std::uint64_t parent_epoch = 0;
+  std::uint32_t dmtcp_layout = 0;
   double write_seconds = 0;
   char path[4096] = {};
   char error[2048] = {};
@@ -123,6 +124,7 @@ void report(ctl::ImageWritten message, pid_t pid, int fd) {
       message.size = result.size;
       message.xxh64 = result.xxh64;
       message.parent_epoch = result.parent_epoch;
+      if (result.dmtcp_layout != 0) message.layout = "dmtcp";
     }
     message.write_seconds = result.write_seconds;
   } else {
@@ -199,6 +201,7 @@ void finish_writer(bool ok, const yadokari::image::WrittenImage* written, const 
     result.size = written->size;
     result.xxh64 = written->xxh64;
     result.parent_epoch = written->parent_epoch;
+    result.dmtcp_layout = written->layout == yadokari::image::ImageLayout::dmtcp ? 1 : 0;
     std::snprintf(result.path, sizeof result.path, "%s", written->path.c_str());
   }
   std::snprintf(result.error, sizeof result.error, "%s", error.c_str());

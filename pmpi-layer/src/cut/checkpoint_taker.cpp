@@ -18,6 +18,7 @@
 #include "pmpi-layer/src/cut/drain.hpp"
 #include "pmpi-layer/src/cut/write_fault.hpp"
 #include "pmpi-layer/src/cut/image_areas.hpp"
+#include "pmpi-layer/src/cut/image_layout_setting.hpp"
 #include "pmpi-layer/src/cut/incremental_image.hpp"
 #include "pmpi-layer/src/telemetry/heaviest_partners.hpp"
 #include "pmpi-layer/src/telemetry/rank_totals.hpp"
@@ -75,6 +76,7 @@ void tell_coordinator(ctl::ImageWritten w, bool ok, const std::string& error, co
     w.size = written->size;
     w.xxh64 = written->xxh64;
     w.parent_epoch = written->parent_epoch;
+    if (written->layout == img::ImageLayout::dmtcp) w.layout = "dmtcp";
   }
   w.write_seconds = write_s;
   w.pause_seconds = w.drain_seconds + write_s;  // until written; the wait for the commit comes on top
@@ -121,6 +123,7 @@ img::ImageWriter* open_image(const CheckpointTarget& target, const incremental_i
     header.parent = plan.parent;
     img::WriterOptions options;
     options.compression_level = target.compression;
+    options.layout = image_layout();
     auto* writer = new img::ImageWriter(g_image_path, std::move(header), options);
     const std::string records = save_shim_state();
     writer->add_area({img::AreaKind::mpi_records, "shim-state", 0, img::kProtRead}, records.data(), records.size());

@@ -1,6 +1,7 @@
 #include "pmpi-layer/src/cut/incremental_image.hpp"
 
 #include "checkpoint/image/image_reader.hpp"
+#include "pmpi-layer/src/cut/image_layout_setting.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
 
@@ -34,6 +35,8 @@ bool committed(std::uint64_t epoch) {
 
 unsigned full_every() {
   static const unsigned value = [] {
+    // DMTCP's layout holds whole areas only: every image is full.
+    if (image_layout() == img::ImageLayout::dmtcp) return 1U;
     const char* text = std::getenv(yadokari::parameters::kCkptFullEvery);
     if (!text || !*text) return kDefaultFullEvery;
     unsigned n = 0;

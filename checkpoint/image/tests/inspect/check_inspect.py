@@ -5,7 +5,9 @@ usage: check_inspect.py table|verify YADOKARI IMAGE EXPECTED   (EXPECTED has @IM
        check_inspect.py json YADOKARI IMAGE
        check_inspect.py escapes YADOKARI IMAGE   (control bytes in names are shown as \\xNN)
        check_inspect.py chain YADOKARI IMAGE     (an increment: its parent, chain and delta areas)
-       check_inspect.py dmtcp YADOKARI DIR       (an image in DMTCP's layout, written here into DIR)
+       check_inspect.py dmtcp YADOKARI DIR       (an image DMTCP would write, written here into DIR)
+       check_inspect.py dmtcp_layout YADOKARI IMAGE GOOD   (yadokari's image in DMTCP's layout: the
+                                                 same areas and checksums as GOOD, its own format)
 """
 import gzip
 import json
@@ -88,10 +90,33 @@ def check_dmtcp(yadokari, directory):
         sys.exit(f"truncated DMTCP image: exit {result.returncode}, stderr {result.stderr!r}, expected {want!r}")
 
 
+def check_dmtcp_layout(yadokari, image, good):
+    out = run(yadokari, "inspect", "--verify", image)
+    size = os.path.getsize(image)
+    for line in [f"format    version 1 in DMTCP's layout (DMTCP_CHECKPOINT_IMAGE_v4.0), {size} bytes\n",
+                 "verified  all 5 area checksums match\n"]:
+        if line not in out:
+            sys.exit(f"missing {line!r} in:\n{out}")
+    rows = {line.split()[5]: line for line in out.splitlines() if line.split() and line.split()[0].isdigit()}
+    for name in ["data", "heap", "stack"]:
+        if "dmtcp part" not in rows[name]:
+            sys.exit(f"area {name} is not shown in the DMTCP part:\n{out}")
+    listing = json.loads(run(yadokari, "inspect", "--json", image))
+    reference = json.loads(run(yadokari, "inspect", "--json", good))
+    assert listing["layout"] == "dmtcp" and "layout" not in reference, listing
+    same = ["index", "address", "length", "protection", "kind", "name", "checksum"]
+    assert [[a[k] for k in same] for a in listing["areas"]] == [[a[k] for k in same] for a in reference["areas"]], \
+        (listing["areas"], reference["areas"])
+    assert [a["stored_length"] for a in listing["areas"]][:3] == [a["length"] for a in listing["areas"]][:3]
+
+
 def main():
     mode, yadokari, image = sys.argv[1:4]
     if mode == "dmtcp":
         check_dmtcp(yadokari, image)
+        return
+    if mode == "dmtcp_layout":
+        check_dmtcp_layout(yadokari, image, sys.argv[4])
         return
     if mode in ("table", "verify"):
         with open(sys.argv[4]) as f:

@@ -3,6 +3,7 @@
 //   zstd.img       the same areas, compressed
 //   corrupt.img    good.img with one bit flipped inside the data of area 'heap'
 //   truncated.img  good.img cut off inside the data of area 'heap'
+//   dmtcp.img      good.img's areas in DMTCP's layout; dmtcp-corrupt.img with a bit flipped in its heap
 //   escapes.img    an area whose name (a mapped file's path) holds an escape sequence and a newline
 //   chain/{7,8,9}/rank-2.img     good.img's areas at epoch 7, then two increments of them
 //   chainbad/{7,8,9}/rank-2.img  the same with one bit flipped in a page of epoch 8's heap
@@ -45,8 +46,8 @@ ImageHeader sample_header() {
   return header;
 }
 
-void write(const std::string& path, int compression_level) {
-  ImageWriter writer(path, sample_header(), {compression_level, true});
+void write(const std::string& path, int compression_level, ImageLayout layout = ImageLayout::yadokari) {
+  ImageWriter writer(path, sample_header(), {compression_level, true, layout});
   writer.add_area({AreaKind::data_bss, "data", 0x555555558000, kProtRead | kProtWrite}, pages(3, 0, {1}, 1));
   writer.add_area({AreaKind::heap_arena, "heap", 0x7f0000000000, kProtRead | kProtWrite},
                   pages(8, 100, {2, 3, 4, 5}, 2));
@@ -110,6 +111,13 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     write(dir + "/good.img", 0);
     write(dir + "/zstd.img", 3);
+    write(dir + "/dmtcp.img", 0, ImageLayout::dmtcp);
+    {
+      const ImageReader dmtcp(dir + "/dmtcp.img");
+      auto flipped = read(dir + "/dmtcp.img");
+      flipped[dmtcp.find("heap")->data_offset + 4096 + 7] ^= 0x01;
+      save(dir + "/dmtcp-corrupt.img", flipped);
+    }
     {
       ImageHeader header;
       header.job_id = "yk-escapes";
