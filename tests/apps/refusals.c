@@ -6,7 +6,8 @@
  * glibc_paths: descriptors glibc opens itself (a popen pipe, a tmpfile, an opendir stream), a POSIX
  * timer, a library loaded with dlmopen, standard output redirected with dup2 and the copy of it
  * kept to put it back (seven lines); locale: a locale object from newlocale in use by the thread
- * (uselocale) and one from duplocale (three lines); constructor_thread: a thread the executable's
+ * (uselocale) and its duplocale copy (three lines), while a newlocale("") object of only libc's built-in C
+ * data is not named; constructor_thread: a thread the executable's
  * constructor started before main, still running; resolver: the resolver's datagram socket kept open
  * by RES_STAYOPEN after one query to a name server the program answers itself (a thread that ends
  * before the pause point) and the changed settings;
@@ -158,7 +159,7 @@ struct Held {
   DIR* dir_stream;
   timer_t timer;
   void* namespaced;
-  locale_t own_locale, copied_locale;
+  locale_t own_locale, copied_locale, builtin_locale;
   int saved_stdout;
   pthread_t thread;
   int have_thread;
@@ -300,7 +301,13 @@ static void hold(const char* what, struct Held* h, int rank) {
   }
   if (strcmp(what, "released") == 0 || strcmp(what, "locale") == 0) {
     h->own_locale = newlocale(LC_ALL_MASK, "C.UTF-8", (locale_t)0);
-    h->copied_locale = duplocale(LC_GLOBAL_LOCALE);
+    h->copied_locale = duplocale(h->own_locale);
+    /* The environment's locale, made "C" here: an object of only libc's built-in C data, carried,
+     * not named. */
+    if (setenv("LC_ALL", "C", 1) != 0) abort();
+    h->builtin_locale = newlocale(LC_ALL_MASK, "", (locale_t)0);
+    unsetenv("LC_ALL");
+    if (!h->builtin_locale) abort();
     if (!h->own_locale || !h->copied_locale || !uselocale(h->own_locale)) abort();
     char line[200];
     expect("the application thread uses a locale of its own (uselocale), which is not carried");
@@ -382,6 +389,7 @@ static void release(const char* what, struct Held* h) {
     uselocale(LC_GLOBAL_LOCALE);
     freelocale(h->own_locale);
     freelocale(h->copied_locale);
+    freelocale(h->builtin_locale);
   }
   if (strcmp(what, "released") == 0 || strcmp(what, "resolver") == 0) {
     _res.options = resolver_options; /* as res_init left them */

@@ -1,11 +1,14 @@
-// Locale objects (newlocale/duplocale) and a thread's locale (uselocale) are not carried: an object
-// points into the locale data libc loaded (its archive mapped wherever the process had room), and
-// the thread's choice lives in libc's thread-local storage, which a restarted process has fresh. The
-// application's objects are noted here and a checkpoint is refused while one exists or while the
-// application thread uses a locale of its own (checkpoint/memory/README.md, "Refused, with the
-// reason"); freelocale forgets one. The "C" object libc gives for newlocale(..., "C", 0) is static in
-// libc, which a restarted process has at the same address: not noted. The real functions are resolved
-// at load time (docs/architecture.md, pitfall 8); errno is left as they set it.
+// Locale objects (newlocale/duplocale) with data libc loaded, and a thread's locale (uselocale), are
+// not carried: such an object points into locale files libc mapped wherever the process had room
+// (its own mmap, which no interposer sees), and the thread's choice lives in libc's thread-local
+// storage, which a restarted process has fresh. The application's objects are noted here and a
+// checkpoint is refused while one with loaded data exists or while the application thread uses a
+// locale of its own (checkpoint/memory/README.md, "Refused, with the reason"); freelocale forgets
+// one. An object whose every category is libc's built-in C data (newlocale(LC_ALL_MASK, "", 0)
+// without LANG, a duplocale of the "C" global locale) is carried: it is in the arena and points
+// into libc, which a restarted process has at the same address. So is the static "C" object libc
+// returns for newlocale(..., "C", 0), not noted at all. The real functions are resolved at load
+// time (docs/architecture.md, pitfall 8); errno is left as they set it.
 #include <dlfcn.h>
 #include <locale.h>
 
@@ -69,6 +72,13 @@ void note(locale_t object, const char* from) {
   g_overflow = true;
 }
 
+// Every category's data is libc's built-in C data (the static "C" object's).
+bool only_builtin_data(locale_t object) {
+  for (int category = 0; category < 13; ++category)
+    if (category != LC_ALL && object->__locales[category] != g_static_c->__locales[category]) return false;
+  return true;
+}
+
 // Runs on the application thread (inside the capture): uselocale(0) is its own choice.
 void check() {
   if (g_real.uselocale(nullptr) != LC_GLOBAL_LOCALE)
@@ -77,7 +87,7 @@ void check() {
   if (g_overflow)
     refusal_add("the application created more locale objects than are followed (32), which is not carried");
   for (const Slot& s : g_objects) {
-    if (!s.object) continue;
+    if (!s.object || only_builtin_data(s.object)) continue;
     char line[128];
     std::snprintf(line, sizeof line, "locale object %p (%s) is not carried", static_cast<void*>(s.object), s.from);
     refusal_add(line);
