@@ -5,7 +5,12 @@
  * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
  * glibc_paths: descriptors glibc opens itself (a popen pipe, a tmpfile, an opendir stream), a POSIX
  * timer, a library loaded with dlmopen, standard output redirected with dup2 and the copy of it
- * kept to put it back (seven lines);
+ * kept to put it back (seven lines); locale: a locale object from newlocale in use by the thread
+ * (uselocale) and its duplocale copy (three lines), while a newlocale("") object of only libc's built-in C
+ * data is not named; constructor_thread: a thread the executable's
+ * constructor started before main, still running; resolver: the resolver's datagram socket kept open
+ * by RES_STAYOPEN after one query to a name server the program answers itself (a thread that ends
+ * before the pause point) and the changed settings;
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -16,8 +21,11 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <link.h>
 #include <mpi.h>
+#include <netinet/in.h>
+#include <resolv.h>
 #include <omp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -72,6 +80,76 @@ void* refusal_worker(void* arg) {
   return NULL;
 }
 
+/* Started by the executable's constructor (before main) in mode constructor_thread: application
+ * code like any thread main starts. Exported, so the refusal names it. */
+static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t early_cond = PTHREAD_COND_INITIALIZER;
+static int early_tid, early_stop, early_started;
+static pthread_t early_thread;
+
+void* refusal_constructor_worker(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&early_lock);
+  early_tid = gettid();
+  pthread_cond_broadcast(&early_cond);
+  while (!early_stop) pthread_cond_wait(&early_cond, &early_lock);
+  pthread_mutex_unlock(&early_lock);
+  return NULL;
+}
+
+/* glibc passes argc and argv to the executable's constructors. */
+__attribute__((constructor)) static void start_early_thread(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "constructor_thread") == 0 &&
+      pthread_create(&early_thread, NULL, refusal_constructor_worker, NULL) == 0)
+    early_started = 1;
+}
+
+/* The name server of mode resolver: answers one query with an empty NOERROR response. */
+static void* refusal_name_server(void* arg) {
+  int server = *(int*)arg;
+  unsigned char packet[512];
+  struct sockaddr_in peer;
+  socklen_t peer_len = sizeof peer;
+  ssize_t n = recvfrom(server, packet, sizeof packet, 0, (struct sockaddr*)&peer, &peer_len);
+  if (n < 12) abort();
+  packet[2] |= 0x80; /* QR: a response */
+  packet[3] = 0x80;  /* RA, rcode 0 */
+  if (sendto(server, packet, (size_t)n, 0, (struct sockaddr*)&peer, peer_len) != n) abort();
+  return NULL;
+}
+
+static unsigned long resolver_options;
+static int resolver_retry;
+
+/* One query through the resolver with RES_STAYOPEN, answered by refusal_name_server on 127.0.0.1:
+ * libc keeps its socket open afterwards. Returns that descriptor. */
+static int resolver_socket(void) {
+  int server = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in at;
+  memset(&at, 0, sizeof at);
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t at_len = sizeof at;
+  if (server < 0 || bind(server, (struct sockaddr*)&at, sizeof at) != 0 ||
+      getsockname(server, (struct sockaddr*)&at, &at_len) != 0)
+    abort();
+  pthread_t responder;
+  if (res_init() != 0 || pthread_create(&responder, NULL, refusal_name_server, &server) != 0) abort();
+  resolver_options = _res.options;
+  resolver_retry = _res.retry;
+  _res.nscount = 1;
+  _res.nsaddr_list[0] = at;
+  _res.options |= RES_STAYOPEN | RES_NORELOAD; /* NORELOAD: libc keeps this server even if resolv.conf changes */
+  _res.retry = 1;
+  unsigned char answer[512];
+  res_query("yadokari.test", C_IN, T_A, answer, sizeof answer); /* no data: -1, but it was answered */
+  pthread_join(responder, NULL);
+  close(server);
+  for (int i = 0; i < _res._u._ext.nscount && i < MAXNS; ++i)
+    if (_res._u._ext.nssocks[i] >= 0) return _res._u._ext.nssocks[i];
+  abort();
+}
+
 struct Held {
   int sock, sock_dup, pipe_fds[2], fifo, shm_id;
   int kernel_fds[4], dir;
@@ -81,6 +159,7 @@ struct Held {
   DIR* dir_stream;
   timer_t timer;
   void* namespaced;
+  locale_t own_locale, copied_locale, builtin_locale;
   int saved_stdout;
   pthread_t thread;
   int have_thread;
@@ -220,6 +299,44 @@ static void hold(const char* what, struct Held* h, int rank) {
              h->saved_stdout);
     expect(line);
   }
+  if (strcmp(what, "released") == 0 || strcmp(what, "locale") == 0) {
+    h->own_locale = newlocale(LC_ALL_MASK, "C.UTF-8", (locale_t)0);
+    h->copied_locale = duplocale(h->own_locale);
+    /* The environment's locale, made "C" here: an object of only libc's built-in C data, carried,
+     * not named. */
+    if (setenv("LC_ALL", "C", 1) != 0) abort();
+    h->builtin_locale = newlocale(LC_ALL_MASK, "", (locale_t)0);
+    unsetenv("LC_ALL");
+    if (!h->builtin_locale) abort();
+    if (!h->own_locale || !h->copied_locale || !uselocale(h->own_locale)) abort();
+    char line[200];
+    expect("the application thread uses a locale of its own (uselocale), which is not carried");
+    snprintf(line, sizeof line, "locale object %p (newlocale) is not carried", (void*)h->own_locale);
+    expect(line);
+    snprintf(line, sizeof line, "locale object %p (duplocale) is not carried", (void*)h->copied_locale);
+    expect(line);
+  }
+  if (strcmp(what, "released") == 0 || strcmp(what, "resolver") == 0) {
+    char line[200];
+    snprintf(line, sizeof line, "descriptor %d is the resolver's socket (RES_STAYOPEN), which is not carried",
+             resolver_socket());
+    expect(line);
+    expect("the application changed the resolver's settings (_res), which is not carried");
+  }
+  if (strcmp(what, "constructor_thread") == 0) {
+    if (!early_started) abort();
+    pthread_mutex_lock(&early_lock);
+    while (!early_tid) pthread_cond_wait(&early_cond, &early_lock);
+    pthread_mutex_unlock(&early_lock);
+    char exe[4096], line[4400];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    snprintf(line, sizeof line,
+             "thread %d (started at refusal_constructor_worker in %s) is running application code, which is not "
+             "carried",
+             early_tid, exe);
+    expect(line);
+  }
   if (all || strcmp(what, "shm") == 0) {
     h->shm_id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
     h->shm_at = shmat(h->shm_id, NULL, 0);
@@ -267,6 +384,26 @@ static void release(const char* what, struct Held* h) {
     fflush(stdout);
     dup2(h->saved_stdout, 1);
     close(h->saved_stdout);
+  }
+  if (strcmp(what, "released") == 0 || strcmp(what, "locale") == 0) {
+    uselocale(LC_GLOBAL_LOCALE);
+    freelocale(h->own_locale);
+    freelocale(h->copied_locale);
+    freelocale(h->builtin_locale);
+  }
+  if (strcmp(what, "released") == 0 || strcmp(what, "resolver") == 0) {
+    _res.options = resolver_options; /* as res_init left them */
+    _res.retry = resolver_retry;
+    res_close(); /* closes the kept socket */
+    res_init();  /* the servers of /etc/resolv.conf again */
+  }
+  if (early_started) {
+    pthread_mutex_lock(&early_lock);
+    early_stop = 1;
+    pthread_cond_broadcast(&early_cond);
+    pthread_mutex_unlock(&early_lock);
+    pthread_join(early_thread, NULL);
+    early_started = 0;
   }
   if (all || strcmp(what, "shm") == 0) shmdt(h->shm_at);
 }

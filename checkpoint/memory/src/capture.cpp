@@ -20,6 +20,7 @@
 #include "checkpoint/memory/src/mapping_image.hpp"
 #include "checkpoint/memory/src/meta.hpp"
 #include "checkpoint/memory/src/openmp.hpp"
+#include "checkpoint/memory/src/syslog_state.hpp"
 #include "checkpoint/memory/src/process.hpp"
 #include "checkpoint/memory/src/process_state.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
@@ -165,6 +166,7 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   // that memory is back, the library settings and the application's process state (timers last,
   // errno last of all).
   reapply_openmp_settings();
+  reapply_syslog_settings();
   continue_cpu_clocks();
   replay_process_state();
   return YK_MEM_RESTARTED;

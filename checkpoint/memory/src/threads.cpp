@@ -4,9 +4,9 @@
 //
 // Only the thread that runs main is resumed after a restart, so a checkpoint is refused while
 // another application thread is alive (checkpoint/memory/README.md, "Refused, with the reason").
-// The exception is the OpenMP runtime's pool: threads libgomp created (the caller of
-// pthread_create is in libgomp) idle between parallel regions hold no application state, and a
-// fresh libgomp simply creates a new pool (openmp.cpp refuses a checkpoint inside a region).
+// The exception is the OpenMP runtime's pool: threads libgomp or LLVM's libomp created (the caller
+// of pthread_create is in the runtime) idle between parallel regions hold no application state, and
+// a fresh runtime simply creates a new pool (openmp.cpp refuses a checkpoint inside a region).
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -40,7 +40,7 @@ struct AppThread {
   std::atomic<bool> used;
   std::atomic<int> tid;  // 0 until the thread runs
   void* (*fn)(void*);
-  bool openmp_pool;  // created by libgomp
+  bool openmp_pool;  // created by libgomp or libomp
 };
 
 constexpr int kMaxThreads = 256;
@@ -75,9 +75,10 @@ void free_slot(void* value) {
   if (i >= 0 && i < kMaxThreads) g_threads[i].used.store(false);
 }
 
-bool called_from_libgomp(const void* caller) {
+bool called_from_openmp_runtime(const void* caller) {
   Dl_info info{};
-  return dladdr(caller, &info) && info.dli_fname && std::strstr(info.dli_fname, "/libgomp.so");
+  return dladdr(caller, &info) && info.dli_fname &&
+         (std::strstr(info.dli_fname, "/libgomp.so") || std::strstr(info.dli_fname, "/libomp.so"));
 }
 
 void* thread_start(void* p) {
@@ -141,7 +142,7 @@ YK_C_API int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void*
   if (!s) return EAGAIN;
   const bool app = app_context();
   const int saved_errno = errno;
-  const int slot = app ? take_slot(fn, called_from_libgomp(__builtin_return_address(0))) : -1;
+  const int slot = app ? take_slot(fn, called_from_openmp_runtime(__builtin_return_address(0))) : -1;
   errno = saved_errno;
   *s = Start{fn, arg, app, slot};
   int rc = g_create(thread, attr, thread_start, s);
