@@ -155,6 +155,17 @@ int stop_job_here(const AgentOptions& options) {
   return static_cast<int>(pids.size());
 }
 
+// The job is over for this node (the front end ended it or died, or the coordinator said goodbye).
+// Nothing of it may outlive it here: Open MPI daemonizes `orted` out of the launcher's process
+// tree, so the front end's kill of that tree misses it, and in a node cut off from the network
+// it never learns that mpirun is gone (it would run until the link came back).
+int end_of_job(const AgentOptions& options) {
+  if (const int stopped = stop_job_here(options); stopped > 0)
+    std::fprintf(stderr, "yadokari agent (node %s): the job ended; stopped %d process(es) of it left on this node\n",
+                 options.node.c_str(), stopped);
+  return 0;
+}
+
 }  // namespace
 
 int run_node_agent(const AgentOptions& options) {
@@ -215,7 +226,7 @@ int run_node_agent(const AgentOptions& options) {
   std::chrono::milliseconds interval{0};
   const auto hello_deadline = Clock::now() + options.hello_timeout;
   while (interval.count() == 0) {
-    if (stopping()) return 0;
+    if (stopping()) return end_of_job(options);
     if (coordinator_lost()) return fail_lost();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(hello_deadline - Clock::now());
     if (left.count() <= 0)
@@ -240,11 +251,11 @@ int run_node_agent(const AgentOptions& options) {
     if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
       stop_processes(*stop, options);
     else if (std::holds_alternative<protocol::AgentBye>(*message))
-      return 0;  // the job ended
+      return end_of_job(options);
     else
       serve_images(shared, options, images ? &*images : nullptr, *message);
   }
-  return 0;
+  return end_of_job(options);
 }
 
 }  // namespace yadokari::agent
