@@ -20,7 +20,9 @@
 # one rank for 1-4 s, then SIGCONT), link-down (`ip link set eth0 down` inside a node), disk-full (the
 # checkpoint directory on a small tmpfs filled up before an epoch), frontend-kill (SIGKILL of `yadokari
 # run`, then `yadokari restart`).
-# Output: one JSON line per run (--out), every run's stderr in <out>-logs/run-N.err, then a faults x outcome table and the time to recover (fault to
+# Output: one JSON line per run (--out), every run's stderr in <out>-logs/run-N.err, the files of a
+# run that was not correct or a clean stop (or whose restart was not up after 60 s: then with gdb
+# backtraces of the program's processes) in <out>-kept/run-N, then a faults x outcome table and the time to recover (fault to
 # the restarted job's ranks restored; frontend-kill: the duration of `yadokari restart`, apart).
 #
 # usage: bench/fault_campaign.sh [--faults N] [--seed S] [--mpi openmpi|mpich|both] [--build DIR]
@@ -163,6 +165,17 @@ PY
 no_cluster_processes() { [[ -z "$(cluster_processes)" ]]; }
 # The job's ranks: processes of BINARY in the cluster's node namespaces.
 rank_pids() { cluster_processes | awk -v b="$1" '$2 == b { print $1 }'; }
+# backtraces BINARY: every thread's stack of every process of BINARY in the cluster (gdb), with
+# what the front end says of the job.
+backtraces() {
+    local pid
+    echo "=== yadokari status"
+    timeout 30 "$Y" status 2>&1
+    for pid in $(rank_pids "$1"); do
+        echo "=== pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) (net $(readlink "/proc/$pid/ns/net" 2>/dev/null))"
+        timeout 60 gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1 | grep -Ev '^\[(New LWP|Thread debugging|Using host)'
+    done
+}
 newest_committed() { ls "$1"/*/MANIFEST 2>/dev/null | awk -F/ '{ print $(NF-1) }' | sort -n | tail -1; }
 being_written() { [[ -d "$1/$2" && ! -e "$1/$2/MANIFEST" ]] && ls "$1/$2"/rank-* >/dev/null 2>&1; }
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.05 s while the job ($job) runs.
@@ -327,7 +340,18 @@ run_one() { # INDEX
         job=$!
     else
         # The timeline line (every restarted rank restored), not a stalled restart's line.
-        wait_until "$limit" grep -q "^yadokari: restart [0-9]* (.*): detect " "$run/run.err" && recover=$(since "$fault_time")
+        local restored_line="^yadokari: restart [0-9]* (.*): detect "
+        if wait_until 60 grep -q "$restored_line" "$run/run.err"; then
+            recover=$(since "$fault_time")
+        else
+            # A restart not up 60 s after the fault (the front end stops a stalled one only after
+            # 180 s): what every process of the program is doing, kept with the run's files.
+            if grep -q "restarting from epoch" "$run/run.err" && kill -0 "$job" 2>/dev/null; then
+                backtraces "$binary" >"$run/backtraces.txt" 2>&1
+                note+="restart not up after 60 s: backtraces taken; "
+            fi
+            wait_until "$((limit - 60))" grep -q "$restored_line" "$run/run.err" && recover=$(since "$fault_time")
+        fi
     fi
     wait_job "$job" "$limit" "$run/run.out"
     code=$?
@@ -394,10 +418,11 @@ print(json.dumps(record))
 PY
     mkdir -p "${out%.jsonl}-logs"
     cp "$run/run.err" "${out%.jsonl}-logs/run-$index.err" 2>/dev/null
-    if [[ $outcome != correct && $outcome != clean-stop ]]; then
-        mkdir -p "$work/kept"
-        cp -r "$run" "$work/kept/run-$index" 2>/dev/null
-        echo "run $index: $outcome; its files: $(tail -5 "$run/run.err" | paste -sd'|')" >&2
+    if [[ ($outcome != correct && $outcome != clean-stop) || -e "$run/backtraces.txt" ]]; then
+        # Kept at once (not at the end): a campaign stopped early keeps them too.
+        mkdir -p "${out%.jsonl}-kept"
+        cp -r "$run" "${out%.jsonl}-kept/run-$index" 2>/dev/null
+        echo "run $index: $outcome; its files in ${out%.jsonl}-kept/run-$index: $(tail -5 "$run/run.err" | paste -sd'|')" >&2
     fi
 }
 
@@ -440,5 +465,5 @@ summary = {"summary": True, "runs": len(records),
 print(json.dumps(summary))
 PY
 echo "JSON lines: $out"
-[[ -d "$work/kept" ]] && { cp -r "$work/kept" "${out%.jsonl}-kept"; echo "files of the runs that were not correct or a clean stop: ${out%.jsonl}-kept"; }
+[[ -d "${out%.jsonl}-kept" ]] && echo "files of the runs that were not correct or a clean stop, or had backtraces taken: ${out%.jsonl}-kept"
 exit 0

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <thread>
+#include <vector>
 #include <zmq.hpp>
 
 #include "runtime/agent/heartbeat_sender.hpp"
@@ -146,13 +148,53 @@ void stop_processes(const protocol::StopProcesses& stop, const AgentOptions& opt
   }
 }
 
+// Whether every pid in `pids` has ended within `limit`.
+bool all_ended_within(std::vector<pid_t>& pids, std::chrono::milliseconds limit) {
+  const auto deadline = Clock::now() + limit;
+  for (;;) {
+    std::erase_if(pids, [](pid_t pid) { return !still_running(pid); });
+    if (pids.empty() || Clock::now() >= deadline) return pids.empty();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// Stops every process of the job in this node and returns how many there were. First SIGTERM:
+// Open MPI's orted then ends its ranks and removes their shared-memory files and its session
+// directory (SIGKILLed, it leaves them in the node's /dev/shm and temp directory); what still
+// runs after kTermGrace is killed.
+constexpr std::chrono::milliseconds kTermGrace{2000};
+int stop_job_here(const AgentOptions& options) {
+  std::vector<pid_t> pids = job_processes_here(options.job_id);
+  const int found = static_cast<int>(pids.size());
+  for (const pid_t pid : pids) (void)kill(pid, SIGTERM);
+  if (!all_ended_within(pids, kTermGrace))
+    for (const pid_t pid : pids) (void)kill(pid, SIGKILL);
+  return found;
+}
+
 // The coordinator is unreachable (its host gone, or this node cut off): the job's processes here
 // cannot take part in it any more, and ranks blocked on lost peers inside the MPI library would
 // run on for minutes. The front end restarts the job elsewhere; what ran here must not run on.
-int stop_job_here(const AgentOptions& options) {
-  const auto pids = job_processes_here(options.job_id);
-  for (const pid_t pid : pids) (void)kill(pid, SIGKILL);
-  return static_cast<int>(pids.size());
+int fail_lost(const AgentOptions& options) {
+  const int stopped = stop_job_here(options);
+  return fail(options, "lost the coordinator at " + options.coordinator + " (no connection for " +
+                           std::to_string(options.coordinator_lost_after.count()) + " ms); stopped " +
+                           std::to_string(stopped) + " process(es) of the job on this node");
+}
+
+// The job is over for this node (the front end ended it or died, or the coordinator said goodbye).
+// Nothing of it may outlive it here: Open MPI daemonizes `orted` out of the launcher's process
+// tree, so the front end's kill of that tree misses it, and in a node cut off from the network it
+// never learns that mpirun is gone. When the front end died, the launcher got SIGTERM too and
+// ends the job by itself, cleanly: what ends within kEndGrace is left to it.
+constexpr std::chrono::milliseconds kEndGrace{2000};
+int end_of_job(const AgentOptions& options) {
+  std::vector<pid_t> pids = job_processes_here(options.job_id);
+  if (pids.empty() || all_ended_within(pids, kEndGrace)) return 0;
+  if (const int stopped = stop_job_here(options); stopped > 0)
+    std::fprintf(stderr, "yadokari agent (node %s): the job ended; stopped %d process(es) of it left on this node\n",
+                 options.node.c_str(), stopped);
+  return 0;
 }
 
 }  // namespace
@@ -205,18 +247,12 @@ int run_node_agent(const AgentOptions& options) {
     const auto down = watch.down_since();
     return down && Clock::now() - *down >= options.coordinator_lost_after;
   };
-  const auto fail_lost = [&] {
-    const int stopped = stop_job_here(options);
-    return fail(options, "lost the coordinator at " + options.coordinator + " (no connection for " +
-                             std::to_string(options.coordinator_lost_after.count()) + " ms); stopped " +
-                             std::to_string(stopped) + " process(es) of the job on this node");
-  };
 
   std::chrono::milliseconds interval{0};
   const auto hello_deadline = Clock::now() + options.hello_timeout;
   while (interval.count() == 0) {
-    if (stopping()) return 0;
-    if (coordinator_lost()) return fail_lost();
+    if (stopping()) return end_of_job(options);
+    if (coordinator_lost()) return fail_lost(options);
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(hello_deadline - Clock::now());
     if (left.count() <= 0)
       return fail(options, "no answer from the coordinator at " + options.coordinator + " within " +
@@ -234,17 +270,17 @@ int run_node_agent(const AgentOptions& options) {
 
   const HeartbeatSender heartbeats(shared, interval);
   while (!stopping()) {
-    if (coordinator_lost()) return fail_lost();
+    if (coordinator_lost()) return fail_lost(options);
     const auto message = receive(shared, std::chrono::milliseconds(100), options.end_on_eof_fd);
     if (!message) continue;
     if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
       stop_processes(*stop, options);
     else if (std::holds_alternative<protocol::AgentBye>(*message))
-      return 0;  // the job ended
+      return end_of_job(options);
     else
       serve_images(shared, options, images ? &*images : nullptr, *message);
   }
-  return 0;
+  return end_of_job(options);
 }
 
 }  // namespace yadokari::agent

@@ -4,7 +4,8 @@
 // and secret, sends a heartbeat every interval the coordinator asked for (its silence is how a
 // lost node is detected), and kills the processes the coordinator names when a restart stops the
 // job. With node-local storage (--node-dir) it also verifies, sends and receives the node's
-// checkpoint images (node_images.hpp). It ends with its parent (the front end) or on SIGTERM.
+// checkpoint images (node_images.hpp). It ends with its parent (the front end), on SIGTERM or on the
+// coordinator's goodbye, and then kills whatever of the job is still in its node (job_processes.hpp).
 #include <chrono>
 #include <filesystem>
 #include <functional>

@@ -53,15 +53,16 @@ void NodeAgents::start(const AgentLaunch& node) {
 }
 
 NodeAgents::~NodeAgents() {
-  // Agents end on SIGTERM within a heartbeat (remote ones when their stdin closes); one that does
-  // not is killed.
+  // Agents end on SIGTERM (remote ones when their stdin closes) once what is left of the job in
+  // their node has ended, at most 4 s (runtime/agent/node_agent.cpp, end_of_job); one that does not
+  // end within 6 s is killed.
   for (const auto& agent : agents_)
     if (agent.stdin_fd >= 0) close(agent.stdin_fd);
   try {
     for (const auto& agent : agents_)
       if (!agent.reaped) kill(agent.pid, SIGTERM);
     for (auto& agent : agents_) {
-      for (int i = 0; i < 100 && !agent.reaped; ++i) {
+      for (int i = 0; i < 600 && !agent.reaped; ++i) {
         agent.reaped = try_reap(agent.pid).has_value();
         if (!agent.reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }

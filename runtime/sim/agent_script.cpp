@@ -25,7 +25,9 @@ std::string agent_script(const Cluster& cluster) {
 # Launch agent of the simulated cluster )SH" +
                        cluster.name + R"SH( (written by yadokari sim; do not edit).
 # usage, like ssh: agent [ssh options] HOST COMMAND...
-# Extra variables to pass into the node: YADOKARI_SIM_AGENT_ENV="NAME1 NAME2".
+# Extra variables to pass into the node: YADOKARI_SIM_AGENT_ENV="NAME1 NAME2". YADOKARI_JOB_ID always
+# goes in: it marks what a launcher starts on a node (Open MPI's orted, Hydra's proxies) as the job's,
+# so that the node's yadokari agent can stop it.
 unreachable() {
     echo "ssh: connect to host $host port 22: No route to host" >&2
     exit 255
@@ -61,7 +63,7 @@ esac
 USER="${USER:-$(id -un 2>/dev/null)}"
 LOGNAME="${LOGNAME:-$USER}"
 keep=()
-for name in PATH LD_LIBRARY_PATH HOME USER LOGNAME LANG LC_ALL TERM TMPDIR $YADOKARI_SIM_AGENT_ENV; do
+for name in PATH LD_LIBRARY_PATH HOME USER LOGNAME LANG LC_ALL TERM TMPDIR YADOKARI_JOB_ID $YADOKARI_SIM_AGENT_ENV; do
     [ -n "${!name+set}" ] && keep+=("$name=${!name}")
 done
 home="${HOME:-/}"

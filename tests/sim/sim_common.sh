@@ -57,6 +57,24 @@ without_launcher_banner() {
          END { last = cut ? cut - 1 : NR; for (i = 1; i <= last; i++) print line[i] }' "$1"
 }
 
+# Processes in the cluster's node and frontend namespaces other than their holders, one per line.
+job_processes() {
+    /usr/bin/python3 - "$DIR/state.json" <<'PY'
+import json, os, sys
+state = json.load(open(sys.argv[1]))
+holders = {node["netns"]: node["pid"] for node in state["nodes"] + [state["frontend"]]}
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        space = os.readlink(f"/proc/{pid}/ns/net")
+        command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        continue  # gone meanwhile, or a zombie
+    if space in holders and int(pid) != holders[space]:
+        print(pid, command[:100])
+PY
+}
+none_left() { [[ -z "$(job_processes)" ]]; }
+
 # wait_for SECONDS COMMAND...: true once COMMAND succeeds within SECONDS; once the job ($job) has
 # ended, COMMAND decides at once.
 wait_for() {

@@ -21,23 +21,6 @@ forward=()
 cd "$WORK"
 ckpt="$WORK/ckpt" go="$WORK/go"
 
-# Processes in the cluster's node and frontend namespaces other than their holders, one per line.
-job_processes() {
-    /usr/bin/python3 - "$DIR/state.json" <<'PY'
-import json, os, sys
-state = json.load(open(sys.argv[1]))
-holders = {node["netns"]: node["pid"] for node in state["nodes"] + [state["frontend"]]}
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        space = os.readlink(f"/proc/{pid}/ns/net")
-        command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        continue  # gone meanwhile, or a zombie
-    if space in holders and int(pid) != holders[space]:
-        print(pid, command[:100])
-PY
-}
-none_left() { [[ -z "$(job_processes)" ]]; }
 being_written() { [[ -d "$ckpt/2" && ! -e "$ckpt/2/MANIFEST" ]] && ls "$ckpt/2"/rank-* >/dev/null 2>&1; }
 
 YK_APP_PAUSE="$go" YADOKARI_FAULT_SLOW_WRITE=2:300000 timeout -k 5 300 "$Y" run --sim "$NAME" -n 4 \

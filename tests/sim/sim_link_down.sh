@@ -6,6 +6,8 @@
 #   - the loss is detected (the "node n2 lost" line appears) within 2 s of the cut;
 #   - the ranks that ran on n2 are gone once the job restarted (nothing of the job runs on in the cut node);
 #   - the job finishes by itself, exit 0, after exactly one automatic restart, on n1 and n3 only;
+#   - nothing of the job is left in any node once it has ended (Open MPI's daemon in the cut node),
+#     nor in the cut node's /dev/shm;
 #   - the final line equals an uninterrupted run's on the survivors' layout.
 # usage: sim_link_down.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
@@ -54,6 +56,18 @@ left=$(job_pids_in_n2 "$1" | paste -sd' ')
 wait_job "$job" run.out
 code=$?
 expect_finished "$code"
+# Nothing of the job outlives it, in the cut node either: Open MPI's orted there is no child of
+# mpirun (it daemonizes) and never hears through the cut link that mpirun died; the node's agent
+# stops it when the job ends. The wait is bounded only to turn a leftover into a failure.
+job=$$
+if wait_for 30 none_left; then
+    pass "nothing of the job is left in the cluster, the cut n2 included"
+else
+    fail "left running after the job ended: $(job_processes | paste -sd';')"
+fi
+# The node's own /dev/shm (runtime/sim/holder.cpp) holds no shared-memory file of the job's ranks.
+shm=$("$Y" sim exec --name "$NAME" n2 -- ls -A /dev/shm | paste -sd' ')
+[[ -z "$shm" ]] && pass "the cut n2's /dev/shm is empty" || fail "left in the cut n2's /dev/shm: $shm"
 restarts=$(grep -c "^yadokari: restart [0-9]* (" run.err)
 [[ $restarts == 1 ]] && pass "one automatic restart" || fail "$restarts automatic restarts"
 grep -Eq "restarting from epoch [0-9]+ on yk$NAME-n1:[0-9]+,yk$NAME-n3:[0-9]+ " run.err &&
