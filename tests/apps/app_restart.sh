@@ -7,24 +7,31 @@
 #   part2      `yadokari restart` from that epoch in part1's working directory, pause released.
 # Then part1's stdout followed by part2's must equal the reference's byte for byte, and every file
 # the program wrote in its working directory must be byte-identical to the reference's.
+# With --run-on, part1 is not stopped: it goes on to its end once epoch 1 commits, as a run that
+# fails later would have (its writes past the checkpoint are in the files when part2 starts); its
+# stdout must then equal the reference's, and part2's the end of it.
 #
 # usage: app_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--run-mpi-args "STR"]
 #                       [--restart-mpi-args "STR"] [--restart-args "ARGS"] [--env "K=V ..."]
-#                       [--restart-env "K=V ..."] -- PROGRAM [ARGS...]
+#                       [--restart-env "K=V ..."] [--run-on] [--part1-env "K=V ..."]
+#                       -- PROGRAM [ARGS...]
 #   --run-mpi-args      launcher arguments of the reference and part1 (--mpi-args)
 #   --restart-mpi-args  launcher arguments of the restart (e.g. another transport)
 #   --restart-args      extra `yadokari restart` arguments (e.g. --rank-map 1,0)
 #   --env               environment of all three runs (e.g. OMP_NUM_THREADS=2)
 #   --restart-env       environment of the restart only, after --env's (e.g. OMP_NUM_THREADS=1)
+#   --run-on            part1 goes on to its end after epoch 1 instead of stopping
+#   --part1-env         environment of part1 only, after --env's
 # KEEP_WORKDIR=1 keeps everything (the path is printed).
 set -u
 
 usage() {
-    sed -n '11,20p' "$0" >&2
+    sed -n '/^# usage:/,/^#   --part1-env/p' "$0" >&2
     exit 2
 }
 
-yadokari="" flavour="" np="" restart_args="" extra_env="" restart_env="" step_env="" run_mpi=() restart_mpi=()
+yadokari="" flavour="" np="" restart_args="" extra_env="" restart_env="" part1_env="" step_env="" run_on=0
+run_mpi=() restart_mpi=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --yadokari) yadokari="$2"; shift 2 ;;
@@ -35,6 +42,8 @@ while [[ $# -gt 0 ]]; do
         --restart-args) restart_args="$2"; shift 2 ;;
         --env) extra_env="$2"; shift 2 ;;
         --restart-env) restart_env="$2"; shift 2 ;;
+        --run-on) run_on=1; shift ;;
+        --part1-env) part1_env="$2"; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -82,11 +91,16 @@ rc=$?
 [[ $rc == 0 ]] || fail "the reference run exited $rc"
 [[ -s "$work/reference.out" ]] || fail "the reference run printed nothing"
 
-# part1 waits at its pause point until $work/go exists, which is made only after it was stopped.
+# part1 waits at its pause point until $work/go exists, which is made only after it was stopped
+# (with --run-on: once epoch 1 committed).
+stop=(--stop-after-epoch 1)
+[[ $run_on == 1 ]] && stop=()
+step_env="$part1_env"
 YK_APP_PAUSE="$work/go" run_in "$work/run" part1 \
-    "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$work/ckpt" --interval 0 --stop-after-epoch 1 \
+    "$yadokari" run -n "$np" --mpi "$flavour" --ckpt-dir "$work/ckpt" --interval 0 "${stop[@]}" \
     "${run_mpi[@]}" -- "${program[@]}" &
 job=$!
+step_env=""
 until [[ -e "$work/go.reached" ]]; do
     kill -0 "$job" 2>/dev/null || { wait "$job"; fail "part1 ended (exit $?) before its pause point"; }
     sleep 0.1
@@ -100,9 +114,20 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 [[ $asked == 1 ]] || { kill "$job" 2>/dev/null; fail "yadokari checkpoint: $(cat "$work/ask.txt")"; }
-wait "$job"
-rc=$?
-[[ $rc == 75 ]] || fail "part1 exited $rc, expected 75 (stopped after epoch 1)"
+if [[ $run_on == 1 ]]; then
+    until [[ -f "$work/ckpt/1/MANIFEST" ]]; do
+        kill -0 "$job" 2>/dev/null || { wait "$job"; fail "part1 ended (exit $?) before epoch 1 committed"; }
+        sleep 0.1
+    done
+    touch "$work/go"
+    wait "$job"
+    rc=$?
+    [[ $rc == 0 ]] || fail "part1 exited $rc, expected 0 (run on to its end after epoch 1)"
+else
+    wait "$job"
+    rc=$?
+    [[ $rc == 75 ]] || fail "part1 exited $rc, expected 75 (stopped after epoch 1)"
+fi
 [[ -f "$work/ckpt/1/MANIFEST" ]] || fail "epoch 1 was not committed"
 
 touch "$work/go"
@@ -113,7 +138,16 @@ YK_APP_PAUSE="$work/go" run_in "$work/run" part2 \
 rc=$?
 [[ $rc == 0 ]] || fail "the restart exited $rc"
 
-cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+if [[ $run_on == 1 ]]; then
+    cmp -s "$work/reference.out" "$work/part1.out" ||
+        fail "stdout of the run that went on past the checkpoint differs from the uninterrupted run's"
+    # What part2 printed is the end of the reference's stdout; joined with the reference's
+    # beginning it must be the whole of it.
+    head -n "$(($(wc -l <"$work/reference.out") - $(wc -l <"$work/part2.out")))" "$work/reference.out" >"$work/joined.out"
+    cat "$work/part2.out" >>"$work/joined.out"
+else
+    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+fi
 if ! cmp -s "$work/reference.out" "$work/joined.out"; then
     diff "$work/reference.out" "$work/joined.out" | head -n 20 >&2
     fail "stdout before the checkpoint and after the restart differs from the uninterrupted run's"
@@ -123,4 +157,5 @@ if ! diff -r "$work/reference" "$work/run" >"$work/files.diff" 2>&1; then
     fail "the files the program wrote differ from the uninterrupted run's"
 fi
 [[ -n "$(ls -A "$work/reference")" ]] && files="$(cd "$work/reference" && find . -type f | wc -l) files" || files="no files"
-echo "app_restart: OK ($(wc -l <"$work/part1.out") lines before the checkpoint, $(wc -l <"$work/part2.out") after the restart; $files identical)"
+after=$(wc -l <"$work/part2.out")
+echo "app_restart: OK ($(($(wc -l <"$work/reference.out") - after)) lines before the checkpoint, $after after the restart; $files identical)"

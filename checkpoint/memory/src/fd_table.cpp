@@ -22,6 +22,7 @@
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/standard_fds.hpp"
 #include "checkpoint/memory/src/uncarried_fds.hpp"
+#include "checkpoint/memory/src/written_files_note.hpp"
 #include "common/export.hpp"
 
 extern "C" void _IO_link_in(void* fp);  // glibc: puts a FILE on _IO_list_all (exported since 2.2.5)
@@ -380,11 +381,11 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
     const FdRecord& r = records[i];
     real().dup3(tmp[i], r.fd, (r.flags & O_CLOEXEC) ? O_CLOEXEC : 0);
     real().close(tmp[i]);
-    // Appended after the checkpoint by the failed incarnation: the restarted one appends it again.
     struct stat st {};
     fstat(r.fd, &st);
-    if ((r.flags & O_APPEND) && S_ISREG(st.st_mode) && st.st_size > r.size && ftruncate(r.fd, r.size) != 0)
-      say("cannot cut ", r.path, " back to its size at the checkpoint");
+    // Written after the checkpoint by the failed incarnation: cut back once every rank has
+    // restored (written_files.hpp), not here, where another rank may already write it again.
+    if ((r.flags & O_ACCMODE) != O_RDONLY && S_ISREG(st.st_mode)) note_written_file(r.path, r.size);
     lseek(r.fd, r.offset, SEEK_SET);
     Locked l;
     Slot* s = find(-1);

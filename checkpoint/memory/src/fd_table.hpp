@@ -22,7 +22,7 @@ struct FdRecord {
   std::int32_t fd;
   std::int32_t flags;     // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
   std::int64_t offset;    // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
-  std::int64_t size;      // the file's size at the checkpoint (O_APPEND files are cut back to it)
+  std::int64_t size;      // the file's size at the checkpoint (files open for writing are cut back to it)
   std::uint64_t stream;   // the FILE* using it (in the arena), 0 if none known
   char path[kFdPathMax];  // absolute
 };

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/written_files.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 
 namespace yadokari::memory {
@@ -157,6 +158,11 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
   int r = checkpoint(sink);
   if (r == YK_MEM_RESTARTED) {
     sink.forget();
+    // One process, nobody to agree with: the files are cut back here (the shim does it for all
+    // ranks together, written_files.hpp).
+    std::string why;
+    for (const WrittenFile& f : files_written_at_checkpoint())
+      if (!cut_back(f.path, f.size, why)) fatal(why.c_str());
     return r;
   }
   if (r == YK_MEM_CHECKPOINTED && !sink.commit()) {

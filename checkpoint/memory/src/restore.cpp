@@ -26,6 +26,7 @@
 #include "checkpoint/memory/src/process.hpp"
 #include "checkpoint/memory/src/restore_prelude.hpp"
 #include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/written_files_note.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -193,6 +194,7 @@ int restore(AreaSource& src, const char* what) {
   }
   // The application's mappings and process state: checked (or refused) before the files reopen.
   if (!read_restore_prelude(src, h, more, why, sizeof why)) return fail(why), YK_MEM_ERROR;
+  forget_written_files();
   if (nfds > 0 && !reopen_fds(g_fds, nfds, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
   // The Fortran units, reconnected with libgfortran's OPEN now, while a failure can still be a
   // refusal: libgfortran's unit table is library state, which the overwrite below does not touch.

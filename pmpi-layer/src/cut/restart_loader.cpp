@@ -13,6 +13,7 @@
 #include "pmpi-layer/src/cut/image_areas.hpp"
 #include "pmpi-layer/src/cut/replay.hpp"
 #include "pmpi-layer/src/cut/shim_state.hpp"
+#include "pmpi-layer/src/cut/written_files_cut.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 
 #include <mpi.h>
@@ -80,6 +81,10 @@ void cut::restore_if_requested() {
 }
 
 void cut::on_restart() {
+  // Before anything of the application can run again, and before the receives are posted (no
+  // message of the application is in flight while the ranks agree on the files).
+  std::string why;
+  if (!cut_back_written_files(why)) refuse(why);
   repost_pending_receives();
   ++g_restarts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();

@@ -1,0 +1,17 @@
+#pragma once
+// The restore's side of written_files.hpp: what it lists while it reopens the application's files.
+#include <cstdint>
+
+#include "checkpoint/memory/src/fd_table.hpp"
+
+namespace yadokari::memory {
+
+inline constexpr int kMaxWrittenFiles = kMaxAppFds;
+
+// At the start of a restore.
+void forget_written_files();
+// A file reopened for writing and its size at the checkpoint; `path` must live as long as the
+// process (the restore's records do).
+void note_written_file(const char* path, std::int64_t size);
+
+}  // namespace yadokari::memory

@@ -1,0 +1,56 @@
+// The restarted ranks' files cut back together: see written_files_cut.hpp.
+#include "pmpi-layer/src/cut/written_files_cut.hpp"
+
+#include <mpi.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "checkpoint/memory/written_files.hpp"
+
+namespace yadokari::shim::cut {
+namespace {
+
+std::uint64_t path_key(const char* path) { return XXH64(path, std::strlen(path), 0); }
+
+}  // namespace
+
+bool cut_back_written_files(std::string& why) {
+  const std::vector<memory::WrittenFile> files = memory::files_written_at_checkpoint();
+  // Pairs (key of the path, size), every rank's, in rank order.
+  std::vector<std::uint64_t> mine;
+  for (const memory::WrittenFile& f : files) {
+    mine.push_back(path_key(f.path));
+    mine.push_back(f.size);
+  }
+  int ranks = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<int> counts(static_cast<std::size_t>(ranks));
+  const int count = static_cast<int>(mine.size());
+  PMPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> starts(counts.size());
+  int total = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) starts[i] = std::exchange(total, total + counts[i]);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(total));
+  PMPI_Allgatherv(mine.data(), count, MPI_UINT64_T, all.data(), counts.data(), starts.data(), MPI_UINT64_T,
+                  MPI_COMM_WORLD);
+  // Paths only matter for the files this rank has; another node's file of the same path, on its
+  // own disk, can only make the size larger, which cuts less, never more than any rank had.
+  std::unordered_map<std::uint64_t, std::uint64_t> largest;
+  for (std::size_t i = 0; i + 1 < all.size(); i += 2) largest[all[i]] = std::max(largest[all[i]], all[i + 1]);
+  bool ok = true;
+  for (const memory::WrittenFile& f : files)
+    if (ok && !memory::cut_back(f.path, largest[path_key(f.path)], why)) ok = false;
+  // Also when this rank failed: the others must not wait for it in a collective it never joins.
+  PMPI_Barrier(MPI_COMM_WORLD);
+  return ok;
+}
+
+}  // namespace yadokari::shim::cut

@@ -1,0 +1,15 @@
+#pragma once
+// After a restore, before the application runs again: the files it was writing at the checkpoint
+// are cut back to their size then, by every rank together (checkpoint/memory/written_files.hpp).
+#include <string>
+
+namespace yadokari::shim::cut {
+
+// Collective over the fresh library's world: every rank lists its files (a hash of the path and
+// the size), each file is cut to the largest size any rank recorded for it (a file several ranks
+// write was flushed by each at its own moment of the checkpoint), and no rank returns before all
+// have cut, so none can write again into a file another still cuts. False with the reason when a
+// file of this rank cannot be cut.
+bool cut_back_written_files(std::string& why);
+
+}  // namespace yadokari::shim::cut
