@@ -348,6 +348,8 @@ int capture_fds(FdRecord* out) {
   return n;
 }
 
+static_assert(kMaxWrittenFiles >= kMaxAppFds, "every reopened descriptor may be a written file");
+
 bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) {
   if (n < 0 || n > kMaxAppFds) return std::snprintf(why, why_len, "the image's file table is malformed"), false;
   struct rlimit rl {};

@@ -2,11 +2,10 @@
 // The restore's side of written_files.hpp: what it lists while it reopens the application's files.
 #include <cstdint>
 
-#include "checkpoint/memory/src/fd_table.hpp"
-
 namespace yadokari::memory {
 
-inline constexpr int kMaxWrittenFiles = kMaxAppFds;
+// One per carried descriptor at most (fd_table.hpp's kMaxAppFds, checked there).
+inline constexpr int kMaxWrittenFiles = 128;
 
 // At the start of a restore.
 void forget_written_files();
