@@ -240,6 +240,7 @@ void ImageReader::claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std
   dmtcp_area_of_.resize(position + 1, 0);
   dmtcp_area_of_[position] = number;
 }
+
 const AreaRecord* ImageReader::find(const std::string& name) const {
   for (const auto& area : areas_)
     if (area.name == name) return &area;
