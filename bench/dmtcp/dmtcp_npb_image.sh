@@ -50,13 +50,6 @@ yadokari="$build/bin/yadokari"
 app="$npb_dir/$mpi/bin/$binary"
 [[ -x "$yadokari" ]] || die "$yadokari not built"
 [[ -x "$app" ]] || die "$app not found"
-case "$mpi:$np" in
-  *:0) job=("$app") ;;
-  openmpi:*) job=(mpirun.openmpi --oversubscribe -n "$np" -x GFORTRAN_UNBUFFERED_PRECONNECTED -x HWLOC_COMPONENTS "$app") ;;
-  mpich:*) job=(mpiexec.mpich -n "$np" -genvall "$app") ;;
-  *) die "--mpi must be openmpi or mpich" ;;
-esac
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/dmtcp-npb.XXXXXX")
 launcher=""
 cleanup() {
@@ -65,6 +58,16 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+case "$mpi:$np" in
+  *:0) job=("$app") ;;
+  # The job is killed once checkpointed: its shared-memory segments go into the work directory,
+  # removed with it, instead of being left in /dev/shm.
+  openmpi:*) job=(mpirun.openmpi --oversubscribe -n "$np" -x GFORTRAN_UNBUFFERED_PRECONNECTED -x HWLOC_COMPONENTS
+                  --mca btl_vader_backing_directory "$work" "$app") ;;
+  mpich:*) job=(mpiexec.mpich -n "$np" -genvall "$app") ;;
+  *) die "--mpi must be openmpi or mpich" ;;
+esac
+
 shown() { sed -e "s|$work|<work>|g" -e "s|$dmtcp|<dmtcp>|g" -e "s|$npb_dir|<npb-dir>|g"; }
 report() { if [[ -n "$out" ]]; then shown | tee -a "$out"; else shown; fi; }
 [[ -n "$out" ]] && : >"$out"
