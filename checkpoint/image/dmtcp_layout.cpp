@@ -103,14 +103,16 @@ Record encode_process(const Process& process) {
   return header;
 }
 
-Record encode_area(std::uint64_t start, std::uint64_t size, std::uint32_t prot, const std::string& name) {
+Record encode_area(std::uint64_t start, std::uint64_t size, std::uint32_t prot, const std::string& name,
+                   std::uint64_t properties) {
   Record record{};
   put(record, kAreaStartAt, start);
   put(record, kAreaEndAt, start + size);
   put(record, kAreaSizeAt, size);
   put(record, kAreaProtAt, std::uint64_t{prot});
   put(record, kAreaFlagsAt, std::uint64_t{kMapPrivate | kMapAnonymous});
-  put(record, kAreaFileSizeAt, std::int64_t{-1});  // no file behind it: its `size` bytes follow
+  put(record, kAreaFileSizeAt, std::int64_t{-1});  // no file behind it
+  put(record, kAreaPropertiesAt, properties);
   put_text(record, kAreaNameAt, kPathBytes, name);
   return record;
 }

@@ -17,6 +17,10 @@ inline constexpr std::string_view kReadableVersion = "4.0";
 inline constexpr std::string_view kSignature = "DMTCP_CHECKPOINT_IMAGE_v4.0\n";  // NUL-padded to 32 bytes
 inline constexpr std::int32_t kMapPrivate = 0x02;
 inline constexpr std::int32_t kMapAnonymous = 0x20;
+// An area record's properties: DMTCP's zero-page bits.
+inline constexpr std::uint64_t kZeroPages = 0x1;  // nothing follows: the pages are zero
+inline constexpr std::uint64_t kParent = 0x2;     // the whole mapping; its runs follow as child records
+inline constexpr std::uint64_t kChild = 0x4;      // one run of a parent: zero pages, or data that follows
 
 using Record = std::array<unsigned char, kRecordSize>;
 
@@ -43,9 +47,9 @@ struct Area {
 
   // DMTCP splits an anonymous area into runs: one "parent" record for the whole mapping (no data),
   // then one "child" record per run of zero pages (no data) or of data.
-  bool zero() const { return (properties & 0x1) != 0; }
-  bool parent() const { return (properties & 0x2) != 0; }
-  bool child() const { return (properties & 0x4) != 0; }
+  bool zero() const { return (properties & kZeroPages) != 0; }
+  bool parent() const { return (properties & kParent) != 0; }
+  bool child() const { return (properties & kChild) != 0; }
 };
 
 // True when the record starts with DMTCP's signature (of any version).
@@ -61,9 +65,11 @@ Area decode_area(const Record& record);
 bool is_end_of_areas(const Record& record);
 
 // What yadokari writes: a process header for one rank, a record for an anonymous private area
-// whose `size` bytes follow it, and the end-of-areas record.
+// (properties 0: its `size` bytes follow; kParent: its runs follow; kChild, with kZeroPages or
+// not: one run of the parent before it), and the end-of-areas record.
 Record encode_process(const Process& process);
-Record encode_area(std::uint64_t start, std::uint64_t size, std::uint32_t prot, const std::string& name);
+Record encode_area(std::uint64_t start, std::uint64_t size, std::uint32_t prot, const std::string& name,
+                   std::uint64_t properties = 0);
 Record encode_end_of_areas();
 
 }  // namespace yadokari::image::dmtcp

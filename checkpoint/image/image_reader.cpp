@@ -140,7 +140,8 @@ ImageReader::ImageReader(ImageReader&& other) noexcept
       header_(std::move(other.header_)),
       header_checksum_(other.header_checksum_),
       header_length_(other.header_length_),
-      areas_(std::move(other.areas_)) {
+      areas_(std::move(other.areas_)),
+      dmtcp_area_of_(std::move(other.dmtcp_area_of_)) {
   other.fd_ = -1;
 }
 
@@ -206,9 +207,10 @@ void ImageReader::read_records() {
   }
 }
 
-// The N-th record of an area in the DMTCP part is the N-th DMTCP area record, byte for byte what
-// the writer encodes from it (DMTCP's records carry no checksum: this makes every bit of them checked).
-void ImageReader::claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std::size_t number) const {
+// The N-th record of an area in the DMTCP part is the N-th DMTCP mapping, byte for byte what the
+// writer encodes from it, and so is each of its runs but for the run's place, which the DMTCP part
+// checked (DMTCP's records carry no checksum: this makes every bit of them checked).
+void ImageReader::claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std::size_t number) {
   const auto where = "corrupt image: record #" + std::to_string(position) + " ('" + area.name + "')";
   if (!dmtcp_) throw ImageError(ImageErrorKind::corrupt, path_, where + " is in a DMTCP part, but the image has none");
   if (number >= dmtcp_->areas.size())
@@ -216,10 +218,27 @@ void ImageReader::claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std
                      where + " is DMTCP area " + std::to_string(number) + ", but the DMTCP part has " +
                          std::to_string(dmtcp_->areas.size()));
   const DmtcpPartArea& stored = dmtcp_->areas[number];
-  if (stored.record != dmtcp::encode_area(area.address, area.length, area.protection, area.name))
-    throw ImageError(ImageErrorKind::corrupt, path_, where + " does not match DMTCP area " + std::to_string(number));
+  const auto mismatch = [&] {
+    return ImageError(ImageErrorKind::corrupt, path_, where + " does not match DMTCP area " + std::to_string(number));
+  };
+  const std::uint64_t properties = stored.runs.empty() ? 0 : dmtcp::kParent;
+  if (stored.record != dmtcp::encode_area(area.address, area.length, area.protection, area.name, properties))
+    throw mismatch();
   area.data_offset = stored.data_offset;
-  area.stored_length = area.length;  // raw, in full
+  area.stored_length = stored.runs.empty() ? area.length : 0;
+  area.zero_pages = 0;
+  for (const DmtcpPartRun& run : stored.runs) {
+    const std::uint64_t kind = dmtcp::kChild | (run.area.zero() ? dmtcp::kZeroPages : 0);
+    if (run.record != dmtcp::encode_area(run.area.start, run.area.size, area.protection, area.name, kind))
+      throw mismatch();
+    if (run.area.zero())
+      area.zero_pages += page_count(run.area.size);
+    else
+      area.stored_length += run.area.size;
+  }
+  if (!stored.runs.empty()) area.data_offset = stored.runs.front().data_offset;
+  dmtcp_area_of_.resize(position + 1, 0);
+  dmtcp_area_of_[position] = number;
 }
 
 const AreaRecord* ImageReader::find(const std::string& name) const {
@@ -301,9 +320,39 @@ DeltaHeader ImageReader::walk_delta(const AreaRecord& area, std::byte* out, std:
   return delta;
 }
 
+// An area of the DMTCP part: its bytes raw after its record, or its runs' bytes after theirs.
+void ImageReader::walk_dmtcp(const AreaRecord& area, std::byte* out, bool zero_fill) const {
+  const DmtcpPartArea& stored = dmtcp_->areas.at(dmtcp_area_of_.at(area.index));
+  std::vector<DmtcpPartRun> runs = stored.runs;
+  if (runs.empty()) runs.push_back({stored.record, stored.area, stored.data_offset});
+  std::vector<std::byte> scratch(out ? 0 : std::min<std::uint64_t>(kScratchSize, area.length));
+  Hasher hash;
+  for (const DmtcpPartRun& run : runs) {
+    const std::uint64_t begin = run.area.start - area.address;
+    if (run.area.zero()) {
+      if (out && zero_fill) std::memset(out + begin, 0, run.area.size);
+      hash.add_zeros(run.area.size);
+      continue;
+    }
+    for (std::uint64_t done = 0; done < run.area.size;) {
+      const std::size_t n = static_cast<std::size_t>(
+          out ? run.area.size - done : std::min<std::uint64_t>(run.area.size - done, scratch.size()));
+      std::byte* target = out ? out + begin + done : scratch.data();
+      if (io::read_at(fd_, run.data_offset + done, target, n, path_) != n) throw data_mismatch(path_, area);
+      hash.add(target, n);
+      done += n;
+    }
+  }
+  if (hash.digest() != area.checksum) throw data_mismatch(path_, area);
+}
+
 void ImageReader::walk(const AreaRecord& area, std::byte* out, bool zero_fill) const {
   if (area.delta()) {
     walk_delta(area, nullptr, 0);
+    return;
+  }
+  if (area.in_dmtcp_part()) {
+    walk_dmtcp(area, out, zero_fill);
     return;
   }
   std::vector<PageRun> runs;

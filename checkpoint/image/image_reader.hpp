@@ -66,11 +66,12 @@ class ImageReader {
 
  private:
   void read_records();
-  void claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std::size_t number) const;
+  void claim_dmtcp_area(AreaRecord& area, std::uint32_t position, std::size_t number);
   // Streams an area's contents into `out` (nullptr: into a scratch buffer, for verify) and checks them.
   void walk(const AreaRecord& area, std::byte* out, bool zero_fill) const;
   // The same for a delta area; `out` (may be null) receives the stored pages, clipped to out_size.
   DeltaHeader walk_delta(const AreaRecord& area, std::byte* out, std::size_t out_size) const;
+  void walk_dmtcp(const AreaRecord& area, std::byte* out, bool zero_fill) const;
 
   std::string path_;
   int fd_ = -1;
@@ -81,6 +82,7 @@ class ImageReader {
   std::uint64_t header_checksum_ = 0;
   std::size_t header_length_ = 0;
   std::vector<AreaRecord> areas_;
+  std::vector<std::size_t> dmtcp_area_of_;  // by area index: its DMTCP mapping (areas in the DMTCP part)
 };
 
 }  // namespace yadokari::image

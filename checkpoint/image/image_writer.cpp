@@ -15,6 +15,7 @@
 #include "checkpoint/image/file_hash.hpp"
 #include "checkpoint/image/delta_area.hpp"
 #include "checkpoint/image/dmtcp_layout.hpp"
+#include "checkpoint/image/dmtcp_runs.hpp"
 #include "checkpoint/image/header_codec.hpp"
 #include "checkpoint/image/image_error.hpp"
 #include "checkpoint/image/record_codec.hpp"
@@ -186,6 +187,9 @@ void ImageWriter::add_area(const AreaInfo& info, const void* data, std::size_t l
   }
 }
 
+// An area with long zero stretches is written as DMTCP writes anonymous memory: a parent record,
+// then a child record per run, only the data runs followed by their bytes; any other area as one
+// record followed by all its bytes.
 void ImageWriter::write_dmtcp_area(const AreaInfo& info, const std::byte* data, std::uint64_t length) {
   AreaRecord record;
   record.kind = info.kind;
@@ -195,9 +199,17 @@ void ImageWriter::write_dmtcp_area(const AreaInfo& info, const std::byte* data, 
   record.protection = info.protection;
   record.checksum = XXH64(data, length, 0);
   record.flags = format::kFlagInDmtcpPart;
-  const auto area = dmtcp::encode_area(info.address, length, info.protection, info.name);
+  const auto runs = dmtcp_runs(data, length);
+  const auto area =
+      dmtcp::encode_area(info.address, length, info.protection, info.name, runs.empty() ? 0 : dmtcp::kParent);
   memory_out_->write(area.data(), area.size());
-  memory_out_->write(data, length);
+  if (runs.empty()) memory_out_->write(data, length);
+  for (const DmtcpRun& run : runs) {
+    const auto child = dmtcp::encode_area(info.address + run.offset, run.bytes, info.protection, info.name,
+                                          dmtcp::kChild | (run.zero ? dmtcp::kZeroPages : 0));
+    memory_out_->write(child.data(), child.size());
+    if (!run.zero) memory_out_->write(data + run.offset, run.bytes);
+  }
   const auto bytes = codec::encode_area_record(record);
   out_->write(bytes.data(), bytes.size());
   ++areas_;

@@ -24,9 +24,10 @@ namespace yadokari::image {
 struct WriterOptions {
   int compression_level = 0;     // 0: no compression; otherwise a zstd level (1..19; negative = faster)
   bool elide_zero_pages = true;  // leave out 4 KiB pages that are all zero
-  // dmtcp: every area at an address (memory) goes into DMTCP's layout, raw (neither compressed nor
-  // elided: DMTCP's readers expect an anonymous area's bytes in full); the other areas (the shim's
-  // records) and every record with its checksum follow DMTCP's end-of-areas record. Full images only.
+  // dmtcp: every area at an address (memory) goes into DMTCP's layout, uncompressed, its long zero
+  // stretches as DMTCP's zero-page runs (whatever elide_zero_pages says); the other areas (the
+  // shim's records) and every record with its checksum follow DMTCP's end-of-areas record. Full
+  // images only.
   ImageLayout layout = ImageLayout::yadokari;
 };
 

@@ -6,11 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "checkpoint/image/dmtcp_image.hpp"
 #include "checkpoint/image/dmtcp_layout.hpp"
+#include "checkpoint/image/dmtcp_runs.hpp"
 #include "checkpoint/image/file_hash.hpp"
 #include "checkpoint/image/format.hpp"
 #include "checkpoint/image/image_error.hpp"
@@ -39,13 +41,25 @@ std::vector<SampleArea> memory_areas(const std::vector<SampleArea>& areas) {
   return memory;
 }
 
-// Where the DMTCP part's records are: both process headers, each area's record, the end-of-areas record.
-std::vector<std::uint64_t> dmtcp_record_offsets(const std::vector<SampleArea>& areas) {
+// The sample areas and an arena with long zero stretches: data in pages 0-1, zero in 2-6, data in
+// 7, zero in 8-9 (too short to be a run of its own), data in 10-12, zero from 13 to the short
+// page 20. The sample's stack is zero throughout; its data, heap and tls have no zero stretch of
+// three pages.
+std::vector<SampleArea> dmtcp_sample_areas() {
+  auto areas = sample_areas();
+  areas.push_back({{AreaKind::heap_arena, "arena", 0x7f1000000000, kProtRead | kProtWrite},
+                   pattern(20, 100, {2, 3, 4, 5, 6, 8, 9, 13, 14, 15, 16, 17, 18, 19, 20}, 7)});
+  return areas;
+}
+
+// Where the DMTCP part's records are: both process headers, every area and run record, the
+// end-of-areas record; read with the reader written from DMTCP's layout.
+std::vector<std::uint64_t> dmtcp_record_offsets(const std::string& path) {
   std::vector<std::uint64_t> offsets{0, kDmtcpRecord};
   std::uint64_t at = 2 * kDmtcpRecord;
-  for (const auto& area : memory_areas(areas)) {
+  for (const auto& area : read_dmtcp_image(path).areas) {
     offsets.push_back(at);
-    at += kDmtcpRecord + area.data.size();
+    at += kDmtcpRecord + area.stored_bytes;
   }
   offsets.push_back(at);
   return offsets;
@@ -85,7 +99,7 @@ TEST_CASE("an image in DMTCP's layout restores every area exactly", "[image][dmt
   const int compression = GENERATE(0, 3);
   INFO("zstd level for yadokari's records: " << compression);
   TempDir dir;
-  const auto areas = sample_areas();
+  const auto areas = dmtcp_sample_areas();
   const std::string path = dir.file("rank-1.img");
   const WrittenImage written = write_image(path, areas, dmtcp_options(compression));
   CHECK(written.layout == ImageLayout::dmtcp);
@@ -114,7 +128,7 @@ TEST_CASE("an image in DMTCP's layout restores every area exactly", "[image][dmt
 TEST_CASE("DMTCP's reader lists the memory areas of an image in DMTCP's layout, with their bytes",
           "[image][dmtcp-layout]") {
   TempDir dir;
-  const auto areas = sample_areas();
+  const auto areas = dmtcp_sample_areas();
   const std::string path = dir.file("rank-1.img");
   write_image(path, areas, dmtcp_options());
 
@@ -125,40 +139,99 @@ TEST_CASE("DMTCP's reader lists the memory areas of an image in DMTCP's layout, 
   CHECK(dmtcp.process.peers == 4);
   CHECK(dmtcp.process.elf64);
   CHECK_FALSE(dmtcp.gzip);
-  const auto memory = memory_areas(areas);
-  REQUIRE(dmtcp.areas.size() == memory.size());
+
+  // The records DMTCP would write for these areas: (area, offset into it, size, properties).
+  struct Expected {
+    std::size_t area;
+    std::uint64_t offset, size, properties;
+  };
+  constexpr std::uint64_t parent = dmtcp::kParent, data_run = dmtcp::kChild,
+                          zero_run = dmtcp::kChild | dmtcp::kZeroPages;
+  const auto memory = memory_areas(areas);  // data, heap, stack, tls, arena
+  const std::vector<Expected> expected{
+      {0, 0, 6 * 4096, 0},
+      {1, 0, 9 * 4096 + 100, 0},
+      {2, 0, 3 * 4096, parent},
+      {2, 0, 3 * 4096, zero_run},
+      {3, 0, 700, 0},
+      {4, 0, 20 * 4096 + 100, parent},
+      {4, 0, 2 * 4096, data_run},
+      {4, 2 * 4096, 5 * 4096, zero_run},
+      {4, 7 * 4096, 6 * 4096, data_run},
+      {4, 13 * 4096, 7 * 4096 + 100, zero_run},
+  };
+  REQUIRE(dmtcp.areas.size() == expected.size());
   const auto bytes = read_bytes(path);
   std::uint64_t at = 2 * kDmtcpRecord;
-  for (std::size_t i = 0; i < memory.size(); ++i) {
+  for (std::size_t i = 0; i < expected.size(); ++i) {
     const DmtcpArea& area = dmtcp.areas[i];
-    INFO("area " << memory[i].info.name);
-    CHECK(area.start == memory[i].info.address);
-    CHECK(area.size == memory[i].data.size());
+    const SampleArea& sample = memory[expected[i].area];
+    INFO("record " << i << ", area " << sample.info.name);
+    CHECK(area.start == sample.info.address + expected[i].offset);
+    CHECK(area.size == expected[i].size);
     CHECK(area.end == area.start + area.size);
-    CHECK(area.prot == static_cast<std::int32_t>(memory[i].info.protection));
+    CHECK(area.prot == static_cast<std::int32_t>(sample.info.protection));
     CHECK(area.flags == (dmtcp::kMapPrivate | dmtcp::kMapAnonymous));
-    CHECK(area.properties == 0);
-    CHECK(area.name == memory[i].info.name);
-    CHECK(area.stored_bytes == area.size);
-    // What a DMTCP reader reads after the record is the area's memory, byte for byte.
+    CHECK(area.properties == expected[i].properties);
+    CHECK(area.name == sample.info.name);
+    const bool has_data = expected[i].properties == 0 || expected[i].properties == data_run;
+    CHECK(area.stored_bytes == (has_data ? area.size : 0));
+    // What a DMTCP reader reads after the record is the area's memory there, byte for byte; a zero
+    // run stands for zeros.
     at += kDmtcpRecord;
-    const std::vector<std::byte> stored(bytes.begin() + static_cast<std::ptrdiff_t>(at),
-                                        bytes.begin() + static_cast<std::ptrdiff_t>(at + area.size));
-    CHECK(stored == memory[i].data);
-    at += area.size;
+    const auto from = sample.data.begin() + static_cast<std::ptrdiff_t>(expected[i].offset);
+    const std::vector<std::byte> memory_there(from, from + static_cast<std::ptrdiff_t>(area.size));
+    if (has_data) {
+      const std::vector<std::byte> stored(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                                          bytes.begin() + static_cast<std::ptrdiff_t>(at + area.size));
+      CHECK(stored == memory_there);
+    } else if (expected[i].properties == zero_run) {
+      CHECK(memory_there == std::vector<std::byte>(area.size));
+    }
+    at += area.stored_bytes;
   }
   // DMTCP's readers stop at the end-of-areas record; yadokari's header follows it.
   CHECK(dmtcp.image_bytes == at + kDmtcpRecord);
   CHECK(std::string(reinterpret_cast<const char*>(bytes.data() + dmtcp.image_bytes), 8) == "YADOKARI");
 }
 
+TEST_CASE("yadokari's reader shows what the DMTCP part stores of each area", "[image][dmtcp-layout]") {
+  TempDir dir;
+  const std::string path = dir.file("rank-1.img");
+  write_image(path, dmtcp_sample_areas(), dmtcp_options());
+  const ImageReader reader(path);
+  const AreaRecord* stack = reader.find("stack");
+  const AreaRecord* arena = reader.find("arena");
+  const AreaRecord* heap = reader.find("heap");
+  REQUIRE((stack && arena && heap));
+  CHECK(stack->stored_length == 0);
+  CHECK(stack->zero_pages == 3);
+  CHECK(arena->stored_length == 8 * 4096);
+  CHECK(arena->zero_pages == 5 + 8);  // the short last page counts as one
+  CHECK(heap->stored_length == heap->length);
+  CHECK(heap->zero_pages == 0);
+}
+
+TEST_CASE("only zero stretches of three pages or more become DMTCP zero runs", "[image][dmtcp-layout]") {
+  const auto page = [](std::uint64_t n) { return n * 4096; };
+  // No zero stretch long enough: one record, all the bytes.
+  CHECK(dmtcp_runs(pattern(6, 0, {1, 2, 5}, 1).data(), page(6)).empty());
+  CHECK(dmtcp_runs(pattern(0, 700, {}, 1).data(), 700).empty());
+  CHECK(dmtcp_runs(nullptr, 0).empty());
+  // Two zero pages and a short last one are three pages.
+  CHECK(dmtcp_runs(pattern(4, 10, {2, 3, 4}, 1).data(), page(4) + 10) ==
+        std::vector<DmtcpRun>{{0, page(2), false}, {page(2), page(2) + 10, true}});
+  CHECK(dmtcp_runs(pattern(3, 0, {0, 1, 2}, 1).data(), page(3)) == std::vector<DmtcpRun>{{0, page(3), true}});
+  CHECK(dmtcp_runs(pattern(7, 0, {0, 1, 2, 4, 5}, 1).data(), page(7)) ==
+        std::vector<DmtcpRun>{{0, page(3), true}, {page(3), page(4), false}});
+}
+
 TEST_CASE("every bit of DMTCP's records in an image in DMTCP's layout is checked", "[image][dmtcp-layout]") {
   TempDir dir;
-  const auto areas = sample_areas();
   const std::string path = dir.file("rank-1.img");
-  write_image(path, areas, dmtcp_options());
-  // One bit in every byte of both process headers, every area record and the end-of-areas record.
-  for (const std::uint64_t record : dmtcp_record_offsets(areas)) {
+  write_image(path, dmtcp_sample_areas(), dmtcp_options());
+  // One bit in every byte of both process headers, every area and run record and the end-of-areas record.
+  for (const std::uint64_t record : dmtcp_record_offsets(path)) {
     for (std::uint64_t byte = 0; byte < kDmtcpRecord; ++byte) {
       const unsigned bit = static_cast<unsigned>(byte % 8);
       flip_in_place(path, record + byte, bit);
@@ -177,23 +250,33 @@ TEST_CASE("every bit of DMTCP's records in an image in DMTCP's layout is checked
 
 TEST_CASE("damage in an image in DMTCP's layout is refused with one line saying what", "[image][dmtcp-layout]") {
   TempDir dir;
-  const auto areas = sample_areas();  // memory areas: data, heap, stack, tls
   const std::string good = dir.file("good.img");
-  write_image(good, areas, dmtcp_options());
-  const auto records = dmtcp_record_offsets(areas);
+  write_image(good, dmtcp_sample_areas(), dmtcp_options());
+  // The records: both headers, data, heap, the stack's parent and zero run, tls, the arena's parent
+  // and its four runs, the end of areas.
+  const auto records = dmtcp_record_offsets(good);
+  REQUIRE(records.size() == 13);
+  const std::uint64_t heap_data = records[3] + kDmtcpRecord;
+  const std::uint64_t arena_data = records[10] + kDmtcpRecord;  // its second data run
   const std::string copy = dir.file("bad.img");
 
   struct Damage {
     std::string what;
-    std::uint64_t offset;  // a bit flipped here, or (truncate) the file cut here
+    std::uint64_t offset;  // a bit flipped here (bit `bit`), or (truncate) the file cut here
     bool truncate;
     std::string detail;
+    unsigned bit = 0;
   };
-  const std::uint64_t heap_data = records[3] + kDmtcpRecord;
   const std::vector<Damage> damages{
       {"second header copy", kDmtcpRecord + 300, false, "the two copies of the DMTCP process header differ"},
       {"an area's protection", records[2] + 32, false, "corrupt image: record #0 ('data') does not match DMTCP area 0"},
+      {"a run's protection", records[10] + 32, false, "corrupt image: record #6 ('arena') does not match DMTCP area 4"},
       {"the heap's bytes", heap_data + 5000, false, "checksum mismatch in area 'heap'"},
+      {"an arena run's bytes", arena_data + 5000, false, "checksum mismatch in area 'arena'"},
+      {"a run made a mapping", records[5] + 80, false, "DMTCP area 2 ('stack'): its runs cover 0 of its 12288 bytes",
+       2},
+      {"a mapping made a run", records[6] + 80, false,
+       "the DMTCP run record at offset " + std::to_string(records[6]) + " belongs to no parent record", 2},
       {"end-of-areas padding", records.back() + 2000, false, "corrupt DMTCP end-of-areas record"},
       {"a DMTCP version", 26, false, "DMTCP image version 4.1 is not one this build reads (4.0)"},
       {"yadokari's magic", records.back() + kDmtcpRecord, false,
@@ -202,7 +285,8 @@ TEST_CASE("damage in an image in DMTCP's layout is refused with one line saying 
       {"cut in the second header", kDmtcpRecord + 1, true,
        "truncated inside the second copy of the DMTCP process header"},
       {"cut in the heap", heap_data + 100, true, "truncated inside the data of DMTCP area 1 ('heap')"},
-      {"cut before the end of areas", records.back(), true, "truncated after 4 DMTCP areas (no end-of-areas record)"},
+      {"cut in an arena run", arena_data + 100, true, "truncated inside the data of DMTCP area 4 ('arena')"},
+      {"cut before the end of areas", records.back(), true, "truncated after 5 DMTCP areas (no end-of-areas record)"},
       {"cut after the end of areas", records.back() + kDmtcpRecord, true,
        "a DMTCP image without yadokari's records (yadokari restores only images it wrote)"},
       {"cut in yadokari's header", records.back() + kDmtcpRecord + 30, true, "truncated inside the header"},
@@ -213,10 +297,22 @@ TEST_CASE("damage in an image in DMTCP's layout is refused with one line saying 
       truncate_copy(good, copy, damage.offset);
     } else {
       std::filesystem::copy_file(good, copy, std::filesystem::copy_options::overwrite_existing);
-      flip_bit(copy, damage.offset, 0);
+      flip_bit(copy, damage.offset, damage.bit);
     }
     CHECK(open_and_verify_error(copy).detail() == damage.detail);
   }
+
+  // A run moved, start and end alike (no single bit does that: the size would not match the span).
+  std::filesystem::copy_file(good, copy, std::filesystem::copy_options::overwrite_existing);
+  auto bytes = read_bytes(copy);
+  for (const std::uint64_t field : {records[9], records[9] + 8}) {
+    std::uint64_t value = 0;
+    std::memcpy(&value, bytes.data() + field, sizeof value);
+    value += 4096;
+    std::memcpy(bytes.data() + field, &value, sizeof value);
+  }
+  write_bytes(copy, bytes);
+  CHECK(open_and_verify_error(copy).detail() == "DMTCP area 4 ('arena'): run 1 does not continue its runs");
 }
 
 TEST_CASE("an image in DMTCP's layout is a full image", "[image][dmtcp-layout]") {
