@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
@@ -154,6 +155,16 @@ void record(int fd, const struct stat& st, FILE* stream) {
 
 // A descriptor the application just got: if it is a regular file, move it into the reserved
 // range (keeping its close-on-exec flag) and record it. Returns the descriptor to hand out.
+// An open that would truncate, in a process started to restore and before its restore: done
+// without O_TRUNC, the descriptor noted (deferred_truncation.hpp).
+template <class Open>
+int deferring_open(int flags, Open open_with) {
+  if (!defers_truncation(flags)) return open_with(flags);
+  const int fd = open_with(flags & ~O_TRUNC);
+  note_truncation_deferred(fd);
+  return fd;
+}
+
 int adopt(int fd, FILE* stream) {
   if (fd < 0 || !(use_arena() || t_adopt_forced)) return fd;
   int saved_errno = errno;
@@ -424,7 +435,7 @@ YK_C_API int open(const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(real().open(path, flags, mode), nullptr);
+  return adopt(deferring_open(flags, [&](int f) { return real().open(path, f, mode); }), nullptr);
 }
 
 YK_C_API int open64(const char* path, int flags, ...) {
@@ -435,7 +446,7 @@ YK_C_API int open64(const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(real().open(path, flags | O_LARGEFILE, mode), nullptr);
+  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().open(path, f, mode); }), nullptr);
 }
 
 YK_C_API int openat(int dirfd, const char* path, int flags, ...) {
@@ -446,7 +457,7 @@ YK_C_API int openat(int dirfd, const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(real().openat(dirfd, path, flags, mode), nullptr);
+  return adopt(deferring_open(flags, [&](int f) { return real().openat(dirfd, path, f, mode); }), nullptr);
 }
 
 YK_C_API int openat64(int dirfd, const char* path, int flags, ...) {
@@ -457,24 +468,32 @@ YK_C_API int openat64(int dirfd, const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(real().openat(dirfd, path, flags | O_LARGEFILE, mode), nullptr);
+  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().openat(dirfd, path, f, mode); }),
+               nullptr);
 }
 
 // _FORTIFY_SOURCE variants (an open() without a mode whose flags are not constant).
-YK_C_API int __open_2(const char* path, int flags) { return adopt(real().open(path, flags), nullptr); }
-YK_C_API int __open64_2(const char* path, int flags) { return adopt(real().open(path, flags | O_LARGEFILE), nullptr); }
+YK_C_API int __open_2(const char* path, int flags) {
+  return adopt(deferring_open(flags, [&](int f) { return real().open(path, f); }), nullptr);
+}
+YK_C_API int __open64_2(const char* path, int flags) {
+  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().open(path, f); }), nullptr);
+}
 YK_C_API int __openat_2(int dirfd, const char* path, int flags) {
-  return adopt(real().openat(dirfd, path, flags), nullptr);
+  return adopt(deferring_open(flags, [&](int f) { return real().openat(dirfd, path, f); }), nullptr);
 }
 YK_C_API int __openat64_2(int dirfd, const char* path, int flags) {
-  return adopt(real().openat(dirfd, path, flags | O_LARGEFILE), nullptr);
+  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().openat(dirfd, path, f); }), nullptr);
 }
 
 YK_C_API int creat(const char* path, mode_t mode) {
-  return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC, mode), nullptr);
+  return adopt(deferring_open(O_CREAT | O_WRONLY | O_TRUNC, [&](int f) { return real().open(path, f, mode); }),
+               nullptr);
 }
 YK_C_API int creat64(const char* path, mode_t mode) {
-  return adopt(real().open(path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode), nullptr);
+  return adopt(
+      deferring_open(O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, [&](int f) { return real().open(path, f, mode); }),
+      nullptr);
 }
 
 // glibc creates these files with its internal open: the result is adopted here like open's (a
@@ -496,6 +515,7 @@ YK_C_API int shm_open(const char* name, int flags, mode_t mode) {
 }
 
 YK_C_API int close(int fd) {
+  truncate_deferred_before_close(fd, nullptr);
   note_standard_fd_closed(fd);
   untrack(fd);
   forget_uncarried_fd(fd);
@@ -550,6 +570,21 @@ YK_C_API int fcntl64(int fd, int cmd, ...) {
 }
 
 YK_C_API FILE* fopen(const char* path, const char* mode) {
+  if (defers_truncation(mode)) {
+    // What fopen does, but the descriptor opened without O_TRUNC (deferred_truncation.hpp).
+    const int fd = real().open(path, stream_open_flags(mode), 0666);
+    if (fd < 0) return nullptr;
+    FILE* f = real().fdopen(fd, stream_fdopen_mode(mode));
+    if (!f) {
+      const int saved = errno;
+      real().close(fd);
+      errno = saved;
+      return nullptr;
+    }
+    note_truncation_deferred(fd);
+    adopt_stream(f);
+    return f;
+  }
   FILE* f = real().fopen(path, mode);
   adopt_stream(f);
   return f;
@@ -579,6 +614,7 @@ YK_C_API FILE* fdopen(int fd, const char* mode) noexcept {
 
 YK_C_API int fclose(FILE* f) {
   int fd = f ? f->_fileno : -1;
+  truncate_deferred_before_close(fd, f);
   int r = real().fclose(f);
   note_standard_fd_closed(fd);
   untrack(fd);

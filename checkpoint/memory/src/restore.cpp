@@ -17,6 +17,7 @@
 #include "checkpoint/memory/src/context.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/exe_layout.hpp"
+#include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/fd_table.hpp"
 #include "checkpoint/memory/src/fortran_units.hpp"
 #include "checkpoint/memory/src/identity.hpp"
@@ -195,6 +196,7 @@ int restore(AreaSource& src, const char* what) {
   // The application's mappings and process state: checked (or refused) before the files reopen.
   if (!read_restore_prelude(src, h, more, why, sizeof why)) return fail(why), YK_MEM_ERROR;
   forget_written_files();
+  forget_deferred_truncations();  // the files still open keep what they hold
   if (nfds > 0 && !reopen_fds(g_fds, nfds, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
   // The Fortran units, reconnected with libgfortran's OPEN now, while a failure can still be a
   // refusal: libgfortran's unit table is library state, which the overwrite below does not touch.

@@ -1,0 +1,80 @@
+// Output files not emptied before the restore: see deferred_truncation.hpp.
+#include "checkpoint/memory/src/deferred_truncation.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "checkpoint/memory/src/fd_table.hpp"
+#include "checkpoint/memory/src/routing.hpp"
+#include "checkpoint/memory/src/spin_lock.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+constexpr int kMaxDeferred = 64;
+int g_deferred[kMaxDeferred];  // the first g_count are the noted descriptors
+std::atomic<int> g_count;      // read without the lock on every close: 0 nearly always
+SpinLock g_lock;
+
+bool before_restore() { return app_context() && g_restore_pending; }
+
+bool take(int fd) {
+  if (g_count.load(std::memory_order_relaxed) == 0) return false;
+  SpinGuard l(g_lock);
+  for (int i = 0; i < g_count; ++i) {
+    if (g_deferred[i] != fd) continue;
+    g_deferred[i] = g_deferred[--g_count];
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool defers_truncation(int flags) { return (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY && before_restore(); }
+
+bool defers_truncation(const char* mode) {
+  // glibc's ",ccs=" modes set up a wide-character conversion that fdopen cannot: left alone.
+  return mode && mode[0] == 'w' && !std::strstr(mode, ",ccs=") && before_restore();
+}
+
+int stream_open_flags(const char* mode) {
+  int flags = O_CREAT | (std::strchr(mode, '+') ? O_RDWR : O_WRONLY);
+  for (const char* c = mode + 1; *c && *c != ','; ++c) {
+    if (*c == 'e') flags |= O_CLOEXEC;
+    if (*c == 'x') flags |= O_EXCL;
+  }
+  return flags;
+}
+
+const char* stream_fdopen_mode(const char* mode) { return std::strchr(mode, '+') ? "w+" : "w"; }
+
+void note_truncation_deferred(int fd) {
+  if (fd < 0) return;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  SpinGuard l(g_lock);
+  // Past the table: the file is not truncated at its close either (a stale tail, never lost data).
+  if (g_count < kMaxDeferred) g_deferred[g_count++] = fd;
+}
+
+void truncate_deferred_before_close(int fd, FILE* stream) {
+  if (fd < 0 || !take(fd)) return;
+  const int saved = errno;
+  if (stream) std::fflush(stream);
+  const off_t end = lseek(fd, 0, SEEK_CUR);
+  if (end >= 0) (void)ftruncate(fd, end);
+  errno = saved;
+}
+
+void forget_deferred_truncations() {
+  SpinGuard l(g_lock);
+  g_count = 0;
+}
+
+}  // namespace yadokari::memory
