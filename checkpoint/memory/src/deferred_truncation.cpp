@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "checkpoint/memory/src/fd_table.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
 
