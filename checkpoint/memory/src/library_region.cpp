@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "checkpoint/memory/src/mapping_live.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
+#include "checkpoint/memory/src/trapped_dlopen.hpp"
 
 extern "C" void* (*yk_real_dlopen)(const char*, int);  // glibc's dlopen (dlopen_tracking.cpp)
 
@@ -114,6 +116,42 @@ void end() {
   g_floor = lowest > kLibBase && reserve(kLibBase, lowest) ? lowest : kLibBase;
 }
 
+// The dlopen with ld.so's mappings answered inside the reservation (trapped_dlopen.hpp): no gap
+// another thread opens meanwhile can take the library, which the steering below cannot rule out
+// (UCX's thread unmaps its peers' segments at any moment). False when the trap is unavailable or
+// the dlopen failed: then the steering runs it (again) on this thread, which also leaves dlerror()
+// to this thread as the caller expects (a failed dlopen runs no constructor).
+std::mutex g_trapped;  // one such dlopen at a time (the window is global); a dlopen may be long
+
+bool dlopen_trapped_into_region(const char* name, int mode, void*& handle) {
+  // Only after the restore point (the shim's: after MPI_Init), in every incarnation. Before it, a
+  // restarted process loads again what the first run loaded there, and must get the same
+  // addresses: both use the steering then (the trap packs libraries tighter than the kernel,
+  // and on a helper thread, whose allocations are glibc's until the restore, glibc would map
+  // a heap of its own). The race the trap closes needs another thread mapping and unmapping,
+  // which before MPI_Init does not run yet (MPICH's UCX thread, Open MPI's progress threads).
+  if (!g_past_restore_point.load() || !g_arena_on.load(std::memory_order_relaxed)) return false;
+  std::lock_guard<std::mutex> one(g_trapped);
+  std::uintptr_t floor;
+  {
+    SpinGuard l(g_lock);
+    if (g_active > 0 || g_floor <= kLibBase) return false;  // a steered dlopen holds the region
+    // Below the libraries a restore placed in ranges given back from the reservation, too.
+    floor = g_floor;
+    for (int i = 0; i < g_released_count; ++i) floor = std::min(floor, g_released[i].lo);
+  }
+  TrappedDlopen got;
+  {
+    LibraryScope scope;  // the helper is not an application thread (it runs as one inside)
+    got = dlopen_into_region(g_trampoline, name, mode, kLibBase, floor);
+  }
+  SpinGuard l(g_lock);
+  g_floor = floor;  // below the libraries placed; a failed dlopen leaves its holes unreserved
+  if (got.outcome != TrappedDlopen::Outcome::loaded) return false;
+  handle = got.handle;
+  return true;
+}
+
 }  // namespace
 
 bool steers_dlopen(const void* caller) {
@@ -125,8 +163,10 @@ bool steers_dlopen(const void* caller) {
 }
 
 void* steered_dlopen(const char* name, int mode) {
+  void* handle = nullptr;
+  if (dlopen_trapped_into_region(name, mode, handle)) return handle;
   begin();
-  void* handle = g_trampoline(name, mode);
+  handle = g_trampoline(name, mode);
   const int saved_errno = errno;
   end();
   errno = saved_errno;

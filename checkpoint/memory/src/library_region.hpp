@@ -9,11 +9,13 @@
 // construction.
 //
 // ld.so maps through its own internal mmap, which no interposer sees. So the application's dlopen
-// is steered instead: the unused part of the region is given up, every free gap above the region
-// is held by a placeholder (address_gaps.hpp) so that the kernel's top-down allocator hands ld.so
-// the top of the region's free part, and afterwards the placeholders go and the region below the
-// lowest library is reserved again. The libraries of one dlopen (with their new dependencies) are
-// placed top down, one below the other.
+// runs on a helper thread whose library mappings a seccomp trap answers inside the reservation
+// (trapped_dlopen.hpp); where that is unavailable it is steered instead: the unused part of the
+// region is given up, every free gap above the region is held by a placeholder (address_gaps.hpp)
+// so that the kernel's top-down allocator hands ld.so the top of the region's free part, and
+// afterwards the placeholders go and the region below the lowest library is reserved again. Either
+// way the libraries of one dlopen (with their new dependencies) are placed top down, one below the
+// other.
 #include <cstddef>
 #include <cstdint>
 

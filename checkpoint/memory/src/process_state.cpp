@@ -100,6 +100,7 @@ void replay_process_state() {
 // The embedding library's restore point, in every incarnation (process_state.hpp explains why).
 YK_C_API void yk_mem_restore_point(void) {
   using namespace yadokari::memory;
+  g_past_restore_point.store(true);
   note_standard_fds();
   ProcessStateLocked l;
   ProcessState& s = g_live;

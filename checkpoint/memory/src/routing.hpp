@@ -14,9 +14,10 @@ extern YK_TLS int t_depth;  // nesting of yk_mem_enter_library()
 extern YK_TLS bool t_app;   // this thread runs application code (main's thread after main starts)
 extern YK_TLS bool t_lib;   // this thread was created inside a library call (or before main)
 
-extern bool g_enabled;                // layer active (set at load time, never changes later)
-extern std::atomic<bool> g_arena_on;  // application allocations go to the arena
-extern bool g_restore_pending;        // this process will restore; the arena stays off until then
+extern bool g_enabled;                          // layer active (set at load time, never changes later)
+extern std::atomic<bool> g_arena_on;            // application allocations go to the arena
+extern bool g_restore_pending;                  // this process will restore; the arena stays off until then
+extern std::atomic<bool> g_past_restore_point;  // yk_mem_restore_point() was called (process_state.hpp)
 
 inline bool app_context() { return t_app && t_depth == 0; }
 inline bool use_arena() { return t_app && t_depth == 0 && g_arena_on.load(std::memory_order_relaxed); }

@@ -11,6 +11,7 @@ YK_TLS bool t_lib;
 bool g_enabled;
 std::atomic<bool> g_arena_on{false};
 bool g_restore_pending;
+std::atomic<bool> g_past_restore_point{false};
 
 std::uintptr_t g_stack_lo;
 void (*g_main_hook)(void);

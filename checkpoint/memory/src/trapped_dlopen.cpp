@@ -17,19 +17,27 @@
 #include <cstddef>
 #include <cstdio>
 
+#include "checkpoint/memory/src/routing.hpp"
+
 namespace yadokari::memory {
 namespace {
 
 constexpr std::uint32_t kPage = 4096;
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
 constexpr int kBySeccomp = 1;  // the kernel's si_code SYS_SECCOMP, which glibc's headers do not define here
 constexpr std::uint32_t kLibraryFlags = MAP_PRIVATE | MAP_DENYWRITE;  // glibc's MAP_COPY, ld.so's first mapping
 
-// What the handler needs; one placement at a time (the restore runs on one thread).
+// What the handler needs; one placement at a time (the restore runs on one thread, the
+// application's dlopens into the region are serialised by library_region.cpp).
 struct Window {
   std::atomic<long> helper_tid{0};
   std::atomic<bool> armed{false};
   std::atomic<bool> placed{false};
   std::uintptr_t lo = 0;
+  // Region mode (dlopen_into_region): every library mapping of the helper goes just below `floor`.
+  bool region = false;
+  std::uintptr_t region_lo = 0;
+  std::atomic<std::uintptr_t> floor{0};
 };
 Window g_window;
 
@@ -49,10 +57,30 @@ void on_sigsys(int, siginfo_t* info, void* context) {
   long result = -ENOSYS;
   if (info->si_code == kBySeccomp && info->si_syscall == SYS_mmap) {
     bool mine = g_window.armed.load() && syscall(SYS_gettid) == g_window.helper_tid.load();
-    if (mine) g_window.armed.store(false);
-    result =
-        mine ? raw_mmap(g_window.lo, len, prot, flags | MAP_FIXED, fd, off) : raw_mmap(addr, len, prot, flags, fd, off);
-    if (mine && result == static_cast<long>(g_window.lo)) g_window.placed.store(true);
+    if (mine && g_window.region) {
+      // Over the region's own PROT_NONE reservation, top down: nothing else is ever mapped there.
+      // Where the kernel's top-down choice would put it in the free region below `floor` (what
+      // the steering gets, e.g. in a process that has yet to restore): right below, and a mapping
+      // of 2 MiB or more at the 2 MiB boundary below that (THP alignment, docs/platform.md §5).
+      const std::uintptr_t pages = (len + kPage - 1) & ~static_cast<std::uintptr_t>(kPage - 1);
+      const std::uintptr_t floor = g_window.floor.load();
+      std::uintptr_t lo = floor - g_window.region_lo >= pages ? floor - pages : 0;
+      if (lo && len >= kHugePage) lo &= ~(kHugePage - 1);
+      if (!lo || lo < g_window.region_lo) {
+        result = -ENOMEM;
+      } else {
+        result = raw_mmap(lo, len, prot, flags | MAP_FIXED, fd, off);
+        if (result == static_cast<long>(lo)) {
+          g_window.floor.store(lo);
+          g_window.placed.store(true);
+        }
+      }
+    } else {
+      if (mine) g_window.armed.store(false);
+      result = mine ? raw_mmap(g_window.lo, len, prot, flags | MAP_FIXED, fd, off)
+                    : raw_mmap(addr, len, prot, flags, fd, off);
+      if (mine && result == static_cast<long>(g_window.lo)) g_window.placed.store(true);
+    }
   }
   r[REG_RAX] = result;
   errno = saved_errno;
@@ -60,10 +88,13 @@ void on_sigsys(int, siginfo_t* info, void* context) {
 
 // Traps mmap(NULL, len, PROT_READ [| PROT_EXEC], MAP_PRIVATE | MAP_DENYWRITE, fd, ...) with
 // span - 4096 < len <= span: ld.so's first mapping of a library of that span (the length is the
-// segments' extent, not page rounded). Everything else is allowed.
+// segments' extent, not page rounded); with span 0, of any length below 4 GiB. Everything else is
+// allowed.
 bool install_filter(std::size_t span) {
   const auto lo_word = [](int arg) { return static_cast<std::uint32_t>(offsetof(seccomp_data, args) + 8 * arg); };
-  const auto span32 = static_cast<std::uint32_t>(span);
+  // Any length: the comparisons below pass for every len (len > 0xffffffff - never; len > 0 - always).
+  const auto span32 = span ? static_cast<std::uint32_t>(span) : 0xffffffffu;
+  const auto floor32 = span ? span32 - kPage : 0u;
   sock_filter code[] = {
       // Jump offsets count from the next instruction; 18 is "allow", 19 "trap".
       /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
@@ -78,7 +109,7 @@ bool install_filter(std::size_t span) {
       /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 8),
       /* 10 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(1)),
       /* 11 */ BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, span32, 6, 0),
-      /* 12 */ BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, span32 - kPage, 0, 5),
+      /* 12 */ BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, floor32, 0, 5),
       /* 13 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(2)),
       // The first segment is read-only, or also executable in libraries linked without -z separate-code.
       /* 14 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~static_cast<std::uint32_t>(PROT_EXEC)),
@@ -99,12 +130,19 @@ struct Request {
   DlopenFunction open;
   const char* path;
   int mode;
-  std::size_t span;
+  std::size_t span;  // 0: any (region mode)
+  bool as_application;
   TrappedDlopen* result;
 };
 
 void* helper(void* arg) {
   auto* q = static_cast<Request*>(arg);
+  // The application's own dlopen: what ld.so and the library's constructors allocate goes where it
+  // would on the calling thread, into the arena (the library's carried data points there).
+  if (q->as_application) {
+    t_app = true;
+    t_lib = false;
+  }
   sigset_t sys;
   sigemptyset(&sys);
   sigaddset(&sys, SIGSYS);
@@ -129,11 +167,12 @@ bool span_supported(std::size_t span) { return span >= kPage && span % kPage == 
 
 }  // namespace
 
-TrappedDlopen dlopen_at_held_range(DlopenFunction open, const char* path, int mode, std::uintptr_t lo,
-                                   std::size_t span) {
-  TrappedDlopen result;
-  if (!span_supported(span)) return result;
-  g_window.lo = lo;
+namespace {
+
+alignas(4096) unsigned char g_helper_stack[4u << 20];
+
+TrappedDlopen run_on_helper(Request& request) {
+  TrappedDlopen& result = *request.result;
   g_window.placed.store(false);
   g_window.armed.store(false);
   struct sigaction trap {
@@ -142,12 +181,44 @@ TrappedDlopen dlopen_at_held_range(DlopenFunction open, const char* path, int mo
   trap.sa_flags = SA_SIGINFO;
   sigemptyset(&trap.sa_mask);
   if (sigaction(SIGSYS, &trap, &previous) != 0) return result;
-  Request request{open, path, mode, span, &result};
+  // The helper's stack is ours, in .bss: a stack glibc maps (and keeps in its cache after the
+  // join) would move everything the kernel places later, in the first run and not in a restarted
+  // process, or the other way round.
+  pthread_attr_t attr;
   pthread_t thread;
-  if (pthread_create(&thread, nullptr, helper, &request) == 0) pthread_join(thread, nullptr);
+  if (pthread_attr_init(&attr) != 0) return result;
+  if (pthread_attr_setstack(&attr, g_helper_stack, sizeof g_helper_stack) == 0 &&
+      pthread_create(&thread, &attr, helper, &request) == 0)
+    pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
   sigaction(SIGSYS, &previous, nullptr);
   result.placed = g_window.placed.load();
   g_window.helper_tid.store(0);
+  return result;
+}
+
+}  // namespace
+
+TrappedDlopen dlopen_at_held_range(DlopenFunction open, const char* path, int mode, std::uintptr_t lo,
+                                   std::size_t span) {
+  TrappedDlopen result;
+  if (!span_supported(span)) return result;
+  g_window.region = false;
+  g_window.lo = lo;
+  Request request{open, path, mode, span, false, &result};
+  return run_on_helper(request);
+}
+
+TrappedDlopen dlopen_into_region(DlopenFunction open, const char* path, int mode, std::uintptr_t region_lo,
+                                 std::uintptr_t& floor) {
+  TrappedDlopen result;
+  g_window.region = true;
+  g_window.region_lo = region_lo;
+  g_window.floor.store(floor);
+  Request request{open, path, mode, 0, true, &result};
+  run_on_helper(request);
+  floor = g_window.floor.load();
+  g_window.region = false;
   return result;
 }
 

@@ -39,4 +39,13 @@ struct TrappedDlopen {
 TrappedDlopen dlopen_at_held_range(DlopenFunction open, const char* path, int mode, std::uintptr_t lo,
                                    std::size_t span);
 
+// The application's own dlopen (library_region.cpp): open(path, mode) on a helper thread that runs
+// as the application thread would (its allocations go to the arena), whose every mmap of the shape
+// above (any length: the library and each dependency it brings) is mapped with MAP_FIXED right
+// below `floor`, top down, inside [region_lo, floor), which must be the caller's PROT_NONE
+// reservation; `floor` comes back moved below the lowest. `placed` says whether any was. The
+// libraries' constructors run on the helper thread. Single-threaded use only.
+TrappedDlopen dlopen_into_region(DlopenFunction open, const char* path, int mode, std::uintptr_t region_lo,
+                                 std::uintptr_t& floor);
+
 }  // namespace yadokari::memory

@@ -98,3 +98,43 @@ TEST_CASE("trapped dlopen: a library that cannot be loaded fails with dlerror's 
   CHECK(std::strstr(got.error, "libnothing.so") != nullptr);
   ::munmap(r, 4 * kPage);
 }
+
+TEST_CASE("dlopen into the region: the library goes right below the floor, the floor moves down", "[trap]") {
+  const std::size_t span = library_span(YK_PLACED_LIB);
+  REQUIRE(span >= kPage);
+  // A reservation with free room above it: without the trap ld.so's mmap(NULL) would land there.
+  const std::size_t around = span + 256 * kPage;
+  void* r = ::mmap(nullptr, around, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(r != MAP_FAILED);
+  const auto base = reinterpret_cast<std::uintptr_t>(r);
+  const std::uintptr_t top = base + around - 64 * kPage;
+  REQUIRE(::munmap(reinterpret_cast<void*>(top), 64 * kPage) == 0);
+  std::uintptr_t floor = top;
+
+  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_PLACED_LIB, RTLD_NOW, base, floor);
+  REQUIRE(got.outcome == TrappedDlopen::Outcome::loaded);
+  CHECK(got.placed);
+  link_map* map = nullptr;
+  REQUIRE(dlinfo(got.handle, RTLD_DI_LINKMAP, &map) == 0);
+  // The library's first page is its load address here (its first PT_LOAD has vaddr 0).
+  CHECK(map->l_addr == top - span);
+  CHECK(floor == top - span);
+  auto* next = reinterpret_cast<int (*)()>(dlsym(got.handle, "yk_placed_next"));
+  REQUIRE(next);
+  CHECK(next() == 42);
+  CHECK(seccomp_mode_of_this_thread() == 0);
+  dlclose(got.handle);
+  ::munmap(r, around);
+}
+
+TEST_CASE("dlopen into the region: no room below the floor fails and leaves the floor", "[trap]") {
+  void* r = ::mmap(nullptr, 4 * kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(r != MAP_FAILED);
+  const auto base = reinterpret_cast<std::uintptr_t>(r);
+  std::uintptr_t floor = base + kPage;  // one page: smaller than any library
+  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_PLACED_LIB, RTLD_NOW, base, floor);
+  CHECK(got.outcome == TrappedDlopen::Outcome::failed);
+  CHECK_FALSE(got.placed);
+  CHECK(floor == base + kPage);
+  ::munmap(r, 4 * kPage);
+}
