@@ -26,6 +26,9 @@ constexpr std::uint32_t kPage = 4096;
 constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
 constexpr int kBySeccomp = 1;  // the kernel's si_code SYS_SECCOMP, which glibc's headers do not define here
 constexpr std::uint32_t kLibraryFlags = MAP_PRIVATE | MAP_DENYWRITE;  // glibc's MAP_COPY, ld.so's first mapping
+// ld.so's first mapping of a library whose segments align above a page: a PROT_NONE reservation of
+// span + alignment, into which it maps the file (glibc's _dl_map_segment). Trapped in region mode.
+constexpr std::uint32_t kReservationFlags = MAP_PRIVATE | MAP_ANONYMOUS;
 
 // What the handler needs; one placement at a time (the restore runs on one thread, the
 // application's dlopens into the region are serialised by library_region.cpp).
@@ -53,7 +56,11 @@ void on_sigsys(int, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   greg_t* r = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
   const auto addr = static_cast<std::uintptr_t>(r[REG_RDI]), len = static_cast<std::uintptr_t>(r[REG_RSI]);
-  const long prot = r[REG_RDX], flags = r[REG_R10] & ~static_cast<long>(MAP_DENYWRITE), fd = r[REG_R8], off = r[REG_R9];
+  // Passed through or answered without the bits the filter matches on: MAP_DENYWRITE, which the
+  // kernel ignores, and for glibc's PROT_NONE reservation (region mode) with MAP_NORESERVE added.
+  long flags = r[REG_R10] & ~static_cast<long>(MAP_DENYWRITE);
+  if (flags == kReservationFlags) flags |= MAP_NORESERVE;
+  const long prot = r[REG_RDX], fd = r[REG_R8], off = r[REG_R9];
   long result = -ENOSYS;
   if (info->si_code == kBySeccomp && info->si_syscall == SYS_mmap) {
     bool mine = g_window.armed.load() && syscall(SYS_gettid) == g_window.helper_tid.load();
@@ -126,6 +133,42 @@ bool install_filter(std::size_t span) {
   return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
 }
 
+// Region mode: traps, whatever the length below 4 GiB, mmap(NULL, len, PROT_READ [| PROT_EXEC],
+// MAP_PRIVATE | MAP_DENYWRITE, ...) and mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, ...):
+// every first mapping ld.so makes of a library. Everything else is allowed.
+bool install_region_filter() {
+  const auto lo_word = [](int arg) { return static_cast<std::uint32_t>(offsetof(seccomp_data, args) + 8 * arg); };
+  sock_filter code[] = {
+      // Jump offsets count from the next instruction; 18 is "allow", 19 "trap".
+      /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 16),
+      /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      /* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 14),
+      /* 4 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(0)),
+      /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 12),
+      /* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(0) + 4),
+      /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 10),
+      /* 8 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(1) + 4),
+      /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 8),
+      /* 10 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(3)),
+      /* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kReservationFlags, 4, 0),
+      /* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kLibraryFlags, 0, 5),
+      // A library's mapping: its first segment is read-only, or also executable.
+      /* 13 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(2)),
+      /* 14 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~static_cast<std::uint32_t>(PROT_EXEC)),
+      /* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_READ, 3, 2),
+      // The reservation: PROT_NONE.
+      /* 16 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, lo_word(2)),
+      /* 17 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROT_NONE, 1, 0),
+      /* 18 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      /* 19 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+  };
+  const sock_fprog program{static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0) return true;
+  if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
+}
+
 struct Request {
   DlopenFunction open;
   const char* path;
@@ -147,7 +190,9 @@ void* helper(void* arg) {
   sigemptyset(&sys);
   sigaddset(&sys, SIGSYS);
   // A blocked SIGSYS would make the kernel kill the process at the trap instead.
-  if (pthread_sigmask(SIG_UNBLOCK, &sys, nullptr) != 0 || !install_filter(q->span)) return nullptr;
+  if (pthread_sigmask(SIG_UNBLOCK, &sys, nullptr) != 0 ||
+      !(q->span ? install_filter(q->span) : install_region_filter()))
+    return nullptr;
   g_window.helper_tid.store(syscall(SYS_gettid));
   g_window.armed.store(true);
   q->result->handle = q->open(q->path, q->mode);

@@ -138,3 +138,31 @@ TEST_CASE("dlopen into the region: no room below the floor fails and leaves the 
   CHECK(floor == base + kPage);
   ::munmap(r, 4 * kPage);
 }
+
+TEST_CASE("dlopen into the region: a library aligned above a page goes there too", "[trap]") {
+  // ld.so first reserves span + alignment with an anonymous PROT_NONE mapping (glibc's
+  // _dl_map_segment), then maps the file aligned inside it: the reservation is what is answered.
+  constexpr std::uintptr_t kAlign = 0x10000;
+  const std::size_t around = 1024 * kPage;
+  void* r = ::mmap(nullptr, around, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  REQUIRE(r != MAP_FAILED);
+  const auto base = reinterpret_cast<std::uintptr_t>(r);
+  const std::uintptr_t top = base + around - 64 * kPage;
+  REQUIRE(::munmap(reinterpret_cast<void*>(top), 64 * kPage) == 0);
+  std::uintptr_t floor = top;
+
+  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_ALIGNED_LIB, RTLD_NOW, base, floor);
+  REQUIRE(got.outcome == TrappedDlopen::Outcome::loaded);
+  CHECK(got.placed);
+  link_map* map = nullptr;
+  REQUIRE(dlinfo(got.handle, RTLD_DI_LINKMAP, &map) == 0);
+  CHECK(map->l_addr >= base);
+  CHECK(map->l_addr < top);
+  CHECK(map->l_addr % kAlign == 0);
+  CHECK(floor < top);
+  auto* next = reinterpret_cast<int (*)()>(dlsym(got.handle, "yk_placed_next"));
+  REQUIRE(next);
+  CHECK(next() == 42);
+  dlclose(got.handle);
+  ::munmap(r, around);
+}
