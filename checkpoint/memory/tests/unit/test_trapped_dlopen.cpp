@@ -45,6 +45,29 @@ std::size_t library_span(const char* path) {
   return ((find.hi + kPage - 1) & ~(kPage - 1)) - (find.lo & ~(kPage - 1));
 }
 
+// A PROT_NONE reservation of `len` bytes whose top 64 pages are given back: free room above the
+// region's floor `top`, where ld.so's mmap(NULL) would land without the trap.
+struct RegionWithRoomAbove {
+  explicit RegionWithRoomAbove(std::size_t len) : len(len) {
+    void* r = ::mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED) return;
+    base = reinterpret_cast<std::uintptr_t>(r);
+    top = base + len - 64 * kPage;
+    if (::munmap(reinterpret_cast<void*>(top), 64 * kPage) != 0) top = 0;
+  }
+  ~RegionWithRoomAbove() {
+    if (base) ::munmap(reinterpret_cast<void*>(base), len);
+  }
+  std::size_t len;
+  std::uintptr_t base = 0, top = 0;
+};
+
+// The placed library's function, called through the handle.
+int call_placed_next(void* handle) {
+  auto* next = reinterpret_cast<int (*)()>(dlsym(handle, "yk_placed_next"));
+  return next ? next() : -1;
+}
+
 int seccomp_mode_of_this_thread() {
   std::ifstream status("/proc/thread-self/status");
   for (std::string line; std::getline(status, line);)
@@ -102,29 +125,21 @@ TEST_CASE("trapped dlopen: a library that cannot be loaded fails with dlerror's 
 TEST_CASE("dlopen into the region: the library goes right below the floor, the floor moves down", "[trap]") {
   const std::size_t span = library_span(YK_PLACED_LIB);
   REQUIRE(span >= kPage);
-  // A reservation with free room above it: without the trap ld.so's mmap(NULL) would land there.
-  const std::size_t around = span + 256 * kPage;
-  void* r = ::mmap(nullptr, around, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  REQUIRE(r != MAP_FAILED);
-  const auto base = reinterpret_cast<std::uintptr_t>(r);
-  const std::uintptr_t top = base + around - 64 * kPage;
-  REQUIRE(::munmap(reinterpret_cast<void*>(top), 64 * kPage) == 0);
-  std::uintptr_t floor = top;
+  const RegionWithRoomAbove region(span + 256 * kPage);
+  REQUIRE(region.top);
+  std::uintptr_t floor = region.top;
 
-  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_PLACED_LIB, RTLD_NOW, base, floor);
+  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_PLACED_LIB, RTLD_NOW, region.base, floor);
   REQUIRE(got.outcome == TrappedDlopen::Outcome::loaded);
   CHECK(got.placed);
   link_map* map = nullptr;
   REQUIRE(dlinfo(got.handle, RTLD_DI_LINKMAP, &map) == 0);
   // The library's first page is its load address here (its first PT_LOAD has vaddr 0).
-  CHECK(map->l_addr == top - span);
-  CHECK(floor == top - span);
-  auto* next = reinterpret_cast<int (*)()>(dlsym(got.handle, "yk_placed_next"));
-  REQUIRE(next);
-  CHECK(next() == 42);
+  CHECK(map->l_addr == region.top - span);
+  CHECK(floor == region.top - span);
+  CHECK(call_placed_next(got.handle) == 42);
   CHECK(seccomp_mode_of_this_thread() == 0);
   dlclose(got.handle);
-  ::munmap(r, around);
 }
 
 TEST_CASE("dlopen into the region: no room below the floor fails and leaves the floor", "[trap]") {
@@ -143,26 +158,19 @@ TEST_CASE("dlopen into the region: a library aligned above a page goes there too
   // ld.so first reserves span + alignment with an anonymous PROT_NONE mapping (glibc's
   // _dl_map_segment), then maps the file aligned inside it: the reservation is what is answered.
   constexpr std::uintptr_t kAlign = 0x10000;
-  const std::size_t around = 1024 * kPage;
-  void* r = ::mmap(nullptr, around, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  REQUIRE(r != MAP_FAILED);
-  const auto base = reinterpret_cast<std::uintptr_t>(r);
-  const std::uintptr_t top = base + around - 64 * kPage;
-  REQUIRE(::munmap(reinterpret_cast<void*>(top), 64 * kPage) == 0);
-  std::uintptr_t floor = top;
+  const RegionWithRoomAbove region(1024 * kPage);
+  REQUIRE(region.top);
+  std::uintptr_t floor = region.top;
 
-  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_ALIGNED_LIB, RTLD_NOW, base, floor);
+  const TrappedDlopen got = dlopen_into_region(::dlopen, YK_ALIGNED_LIB, RTLD_NOW, region.base, floor);
   REQUIRE(got.outcome == TrappedDlopen::Outcome::loaded);
   CHECK(got.placed);
   link_map* map = nullptr;
   REQUIRE(dlinfo(got.handle, RTLD_DI_LINKMAP, &map) == 0);
-  CHECK(map->l_addr >= base);
-  CHECK(map->l_addr < top);
+  CHECK(map->l_addr >= region.base);
+  CHECK(map->l_addr < region.top);
   CHECK(map->l_addr % kAlign == 0);
-  CHECK(floor < top);
-  auto* next = reinterpret_cast<int (*)()>(dlsym(got.handle, "yk_placed_next"));
-  REQUIRE(next);
-  CHECK(next() == 42);
+  CHECK(floor < region.top);
+  CHECK(call_placed_next(got.handle) == 42);
   dlclose(got.handle);
-  ::munmap(r, around);
 }
