@@ -9,7 +9,9 @@ namespace yadokari::shim::cut {
 // the size), each file is cut to the largest size any rank recorded for it (a file several ranks
 // write was flushed by each at its own moment of the checkpoint), and no rank returns before all
 // have cut, so none can write again into a file another still cuts. False with the reason when a
-// file of this rank cannot be cut.
+// file of this rank cannot be cut. Every rank of the job restarts together today; a restart of only
+// some ranks (a live migration, issue 20) would have to run it among those, and must not cut a file
+// the ranks that kept running still write.
 bool cut_back_written_files(std::string& why);
 
 }  // namespace yadokari::shim::cut
