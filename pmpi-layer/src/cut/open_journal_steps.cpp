@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <limits>
 
@@ -32,6 +33,17 @@ std::uint64_t oldest_committed_epoch(const std::string& dir) {
   return oldest;
 }
 
+void begin(const std::string& dir, std::uint64_t epoch) {
+  std::string why;
+  if (!memory::start_open_journal(dir.c_str(), epoch, why)) {
+    print_line("yadokari: rank %d cannot journal the files it opens after epoch %llu: %s", identity().logical_rank,
+               static_cast<unsigned long long>(epoch), why.c_str());
+    return;
+  }
+  const std::uint64_t oldest = oldest_committed_epoch(std::getenv(yadokari::parameters::kCkptDir));
+  if (oldest != std::numeric_limits<std::uint64_t>::max()) memory::remove_open_journal(dir.c_str(), 0, oldest);
+}
+
 }  // namespace
 
 std::string open_journal_dir() {
@@ -43,14 +55,9 @@ std::string open_journal_dir() {
 void begin_open_journal_generation(std::uint64_t epoch) {
   const std::string dir = open_journal_dir();
   if (dir.empty()) return;
-  std::string why;
-  if (!memory::start_open_journal(dir.c_str(), epoch, why)) {
-    print_line("yadokari: rank %d cannot journal the files it opens after epoch %llu: %s", identity().logical_rank,
-               static_cast<unsigned long long>(epoch), why.c_str());
-    return;
-  }
-  const std::uint64_t oldest = oldest_committed_epoch(std::getenv(yadokari::parameters::kCkptDir));
-  if (oldest != std::numeric_limits<std::uint64_t>::max()) memory::remove_open_journal(dir.c_str(), 0, oldest);
+  const int saved_errno = errno;  // the application's: this runs inside its MPI call
+  begin(dir, epoch);
+  errno = saved_errno;
 }
 
 }  // namespace yadokari::shim::cut
