@@ -22,8 +22,11 @@ struct WrittenFile {
 // any of its descriptors recorded. Empty in a process that was not restored.
 std::vector<WrittenFile> files_written_at_checkpoint();
 
-// Cuts `path` back to `size` when it is longer now (nothing when it is not). False with the reason
-// in `why` when it cannot.
+// Cuts `path` back to `size` when it is longer now (nothing when it is not), looking at its size
+// and cutting under an exclusive flock, so that ranks cutting one file to different sizes at once
+// never lengthen it again. False with the reason in `why` when it cannot.
 bool cut_back(const char* path, std::uint64_t size, std::string& why);
+// The same for a file that may be gone (a journaled one, open_journal.hpp): nothing then.
+bool cut_back_if_present(const char* path, std::uint64_t size, std::string& why);
 
 }  // namespace yadokari::memory

@@ -19,6 +19,7 @@
 
 #include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/open_journal_note.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/standard_fds.hpp"
@@ -163,6 +164,21 @@ int deferring_open(int flags, Open open_with) {
   const int fd = open_with(flags & ~O_TRUNC);
   note_truncation_deferred(fd);
   return fd;
+}
+
+// Before the descriptor is handed out: the first open of a file for writing without truncating
+// it after a checkpoint is journaled (open_journal.hpp), in application context or inside a
+// Fortran OPEN (AdoptOpens).
+int journaled(int fd, int flags) {
+  if (fd >= 0 && (use_arena() || t_adopt_forced)) journal_open(fd, flags);
+  return fd;
+}
+
+// The open flags a stdio mode stands for, as far as the journal cares (access, truncation).
+int mode_flags(const char* mode) {
+  if (!mode) return O_RDONLY;
+  const int access = std::strchr(mode, '+') ? O_RDWR : mode[0] == 'r' ? O_RDONLY : O_WRONLY;
+  return access | (mode[0] == 'w' ? O_TRUNC : 0) | (mode[0] == 'a' ? O_APPEND : 0);
 }
 
 int adopt(int fd, FILE* stream) {
@@ -435,7 +451,7 @@ YK_C_API int open(const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(deferring_open(flags, [&](int f) { return real().open(path, f, mode); }), nullptr);
+  return adopt(journaled(deferring_open(flags, [&](int f) { return real().open(path, f, mode); }), flags), nullptr);
 }
 
 YK_C_API int open64(const char* path, int flags, ...) {
@@ -446,7 +462,9 @@ YK_C_API int open64(const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().open(path, f, mode); }), nullptr);
+  return adopt(journaled(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().open(path, f, mode); }),
+                         flags | O_LARGEFILE),
+               nullptr);
 }
 
 YK_C_API int openat(int dirfd, const char* path, int flags, ...) {
@@ -457,7 +475,8 @@ YK_C_API int openat(int dirfd, const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(deferring_open(flags, [&](int f) { return real().openat(dirfd, path, f, mode); }), nullptr);
+  return adopt(journaled(deferring_open(flags, [&](int f) { return real().openat(dirfd, path, f, mode); }), flags),
+               nullptr);
 }
 
 YK_C_API int openat64(int dirfd, const char* path, int flags, ...) {
@@ -468,32 +487,41 @@ YK_C_API int openat64(int dirfd, const char* path, int flags, ...) {
     mode = va_arg(ap, mode_t);
     va_end(ap);
   }
-  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().openat(dirfd, path, f, mode); }),
-               nullptr);
+  return adopt(
+      journaled(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().openat(dirfd, path, f, mode); }),
+                flags | O_LARGEFILE),
+      nullptr);
 }
 
 // _FORTIFY_SOURCE variants (an open() without a mode whose flags are not constant).
 YK_C_API int __open_2(const char* path, int flags) {
-  return adopt(deferring_open(flags, [&](int f) { return real().open(path, f); }), nullptr);
+  return adopt(journaled(deferring_open(flags, [&](int f) { return real().open(path, f); }), flags), nullptr);
 }
 YK_C_API int __open64_2(const char* path, int flags) {
-  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().open(path, f); }), nullptr);
+  return adopt(
+      journaled(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().open(path, f); }), flags | O_LARGEFILE),
+      nullptr);
 }
 YK_C_API int __openat_2(int dirfd, const char* path, int flags) {
-  return adopt(deferring_open(flags, [&](int f) { return real().openat(dirfd, path, f); }), nullptr);
+  return adopt(journaled(deferring_open(flags, [&](int f) { return real().openat(dirfd, path, f); }), flags), nullptr);
 }
 YK_C_API int __openat64_2(int dirfd, const char* path, int flags) {
-  return adopt(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().openat(dirfd, path, f); }), nullptr);
+  return adopt(journaled(deferring_open(flags | O_LARGEFILE, [&](int f) { return real().openat(dirfd, path, f); }),
+                         flags | O_LARGEFILE),
+               nullptr);
 }
 
 YK_C_API int creat(const char* path, mode_t mode) {
-  return adopt(deferring_open(O_CREAT | O_WRONLY | O_TRUNC, [&](int f) { return real().open(path, f, mode); }),
-               nullptr);
+  return adopt(
+      journaled(deferring_open(O_CREAT | O_WRONLY | O_TRUNC, [&](int f) { return real().open(path, f, mode); }),
+                O_CREAT | O_WRONLY | O_TRUNC),
+      nullptr);
 }
 YK_C_API int creat64(const char* path, mode_t mode) {
-  return adopt(
-      deferring_open(O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, [&](int f) { return real().open(path, f, mode); }),
-      nullptr);
+  return adopt(journaled(deferring_open(O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE,
+                                        [&](int f) { return real().open(path, f, mode); }),
+                         O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE),
+               nullptr);
 }
 
 // glibc creates these files with its internal open: the result is adopted here like open's (a
@@ -586,6 +614,7 @@ YK_C_API FILE* fopen(const char* path, const char* mode) {
     return f;
   }
   FILE* f = real().fopen(path, mode);
+  if (f) journaled(f->_fileno, mode_flags(mode));
   adopt_stream(f);
   return f;
 }
@@ -595,6 +624,7 @@ YK_C_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, 
 YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   int old = stream ? stream->_fileno : -1;
   FILE* f = real().freopen(path, mode, stream);
+  if (f && path) journaled(f->_fileno, mode_flags(mode));
   if (!f || f->_fileno != old) untrack(old);
   forget_uncarried_fd(old);
   adopt_stream(f);

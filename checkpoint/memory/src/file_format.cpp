@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "checkpoint/memory/memory.h"
+#include "checkpoint/memory/open_journal.hpp"
 #include "checkpoint/memory/written_files.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 
@@ -16,6 +17,7 @@ namespace {
 
 constexpr char kFileMagic[8] = {'Y', 'K', 'M', 'E', 'M', 'I', 'M', 'G'};
 constexpr std::uint64_t kFileVersion = 1;
+constexpr std::uint64_t kAllGenerations = ~std::uint64_t{0};
 
 bool write_all(int fd, const void* p, std::uint64_t n) {
   auto* c = static_cast<const char*>(p);
@@ -149,6 +151,11 @@ bool FileSource::read(void* dst) {
 
 using namespace yadokari::memory;
 
+namespace {
+// The image yk_mem_restore_file restores from: in this library's own data, which the restore leaves alone.
+char g_restored_image[4096];
+}  // namespace
+
 extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(const char* path) {
   FileSink sink(path);
   if (!sink.opened()) {
@@ -156,23 +163,50 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
     return YK_MEM_ERROR;
   }
   int r = checkpoint(sink);
+  const int saved_errno = errno;  // the application's, which checkpoint() put back
+  // The open journal of the image (open_journal.hpp): one generation, since the file holds one
+  // image. Returning a second time, `path` is the old process's pointer, which may point at
+  // something else now: the image is the one this process was restored from.
+  const std::string journal = std::string(r == YK_MEM_RESTARTED ? g_restored_image : path) + ".open-journal";
+  std::string why;
   if (r == YK_MEM_RESTARTED) {
     sink.forget();
     // One process, nobody to agree with: the files are cut back here (the shim does it for all
-    // ranks together, written_files.hpp).
-    std::string why;
-    for (const WrittenFile& f : files_written_at_checkpoint())
+    // ranks together, written_files.hpp), those open at the checkpoint to their size then, the
+    // others journaled since to their size at the first open.
+    const std::vector<WrittenFile> files = files_written_at_checkpoint();
+    for (const WrittenFile& f : files)
       if (!cut_back(f.path, f.size, why)) fatal(why.c_str());
+    std::vector<JournalRecord> journaled;
+    if (!read_open_journal(journal.c_str(), 0, journaled, why)) fatal(why.c_str());
+    for (const JournalRecord& j : journaled) {
+      bool open_at_checkpoint = false;
+      for (const WrittenFile& f : files) open_at_checkpoint = open_at_checkpoint || j.path == f.path;
+      if (!open_at_checkpoint && !cut_back_if_present(j.path.c_str(), j.size, why)) fatal(why.c_str());
+    }
+    remove_open_journal(journal.c_str(), 0, kAllGenerations);
+    if (!start_open_journal(journal.c_str(), 1, why)) say("cannot journal the files opened from now on: ", why.c_str());
+    errno = saved_errno;
     return r;
   }
-  if (r == YK_MEM_CHECKPOINTED && !sink.commit()) {
-    say("checkpoint failed: cannot write ", path, ": ", std::strerror(errno));
-    return YK_MEM_ERROR;
+  if (r == YK_MEM_CHECKPOINTED) {
+    // The new image replaces the old one: the old one's records go first (left over, they would
+    // cut files below this image's sizes); until the commit a crash leaves the old image without
+    // them, which can only keep bytes, never lose any.
+    stop_open_journal();
+    remove_open_journal(journal.c_str(), 0, kAllGenerations);
+    if (!sink.commit()) {
+      say("checkpoint failed: cannot write ", path, ": ", std::strerror(errno));
+      return YK_MEM_ERROR;
+    }
+    if (!start_open_journal(journal.c_str(), 1, why)) say("cannot journal the files opened from now on: ", why.c_str());
   }
+  errno = saved_errno;
   return r;
 }
 
 extern "C" __attribute__((visibility("default"))) int yk_mem_restore_file(const char* path) {
+  std::snprintf(g_restored_image, sizeof g_restored_image, "%s", path);
   FileSource src(path);
   if (!src.opened()) {
     say("cannot restore ", path, ": not readable or not a yadokari memory image");

@@ -21,6 +21,10 @@
 #                                           checkpointed at K2, ...: its stdout and every file it
 #                                           wrote equal an uninterrupted run's; lines appended
 #                                           after each checkpoint to its O_APPEND file are cut off
+#   run_restart.sh fileson  PROG N K        the files program checkpointed at K goes on to its end
+#                                           (as a run that fails later), then is restarted: its
+#                                           files, appended.log (never open at the checkpoint,
+#                                           the open journal's) among them, equal an uninterrupted run's
 #   run_restart.sh filegone PROG N K        a file deleted before the restart, or a descriptor
 #                                           number in use, is refused with one line (nothing changed)
 #   run_restart.sh funits PROG N [late] K1 [K2..]  the Fortran units program (units.f90) checkpointed
@@ -303,6 +307,26 @@ case $mode in
       same "$work/ref/$f" "$work/ckpt/$f" "$f written across the restart(s) differs from the uninterrupted run's"
     done
     echo "ok: stdout and out.txt ($(stat -c %s "$work/ckpt/out.txt") bytes), raw.log, data.bin, fd.txt identical"
+    ;;
+  fileson)
+    prog=$1 n=$2 k=$3
+    mkdir "$work/ref" "$work/ckpt"
+    make_input "$work/ref/in.txt"
+    make_input "$work/ckpt/in.txt"
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" "$work/ref" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" YK_MEMTEST_CONTINUE=1 \
+      -- "$prog" "$n" "$work/ckpt" || rc=$?
+    expect_ok part1 $rc
+    same "$work/ref.out" "$work/part1.out" "the run that went on past its checkpoint printed something else"
+    [[ -s "$work/img.open-journal/1" ]] || fail "nothing journaled after the checkpoint (no $work/img.open-journal/1)"
+    rc=0; run last "$pre" "$newtag" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/ckpt" || rc=$?
+    expect_ok last $rc
+    tail -n "$(wc -l <"$work/last.out")" "$work/ref.out" >"$work/tail.out"
+    same "$work/tail.out" "$work/last.out" "the restart printed something else than the end of the uninterrupted run"
+    for f in out.txt raw.log data.bin fd.txt appended.log; do
+      same "$work/ref/$f" "$work/ckpt/$f" "$f written past the checkpoint and again after the restart differs"
+    done
+    echo "ok: appended.log ($(stat -c %s "$work/ckpt/appended.log") bytes) and the other files identical"
     ;;
   filegone)
     prog=$1 n=$2 k=$3

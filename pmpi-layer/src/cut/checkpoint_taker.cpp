@@ -20,6 +20,7 @@
 #include "pmpi-layer/src/cut/image_areas.hpp"
 #include "pmpi-layer/src/cut/image_layout_setting.hpp"
 #include "pmpi-layer/src/cut/incremental_image.hpp"
+#include "pmpi-layer/src/cut/open_journal_steps.hpp"
 #include "pmpi-layer/src/telemetry/heaviest_partners.hpp"
 #include "pmpi-layer/src/telemetry/rank_totals.hpp"
 #include "pmpi-layer/src/cut/shim_state.hpp"
@@ -197,6 +198,7 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     captured.capture_seconds = seconds_since(g_go_time);
     background_image::report_when_written(report_at_cut(target, drain_s));
     send_to_coordinator(captured);
+    cut::begin_open_journal_generation(target.epoch);
     return CheckpointOutcome::written;
   }
   CheckpointOutcome outcome = CheckpointOutcome::failed;
@@ -223,6 +225,10 @@ CheckpointOutcome take_checkpoint(const CheckpointTarget& target) {
     tell_coordinator(report_at_cut(target, drain_s), ok, error, ok ? &written : nullptr, seconds_since(t1));
     outcome = ok ? CheckpointOutcome::written : CheckpointOutcome::failed;
   }
+  // Past this epoch's cut: files the application opens for writing from now on are journaled as
+  // its generation (open_journal_steps.hpp). A failed image leaves the older generation on,
+  // which a restart from an older epoch reads as well.
+  if (outcome == CheckpointOutcome::written) cut::begin_open_journal_generation(target.epoch);
   return outcome;
 }
 

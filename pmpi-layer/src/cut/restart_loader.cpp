@@ -13,6 +13,7 @@
 #include "pmpi-layer/src/cut/image_areas.hpp"
 #include "pmpi-layer/src/cut/replay.hpp"
 #include "pmpi-layer/src/cut/shim_state.hpp"
+#include "pmpi-layer/src/cut/open_journal_steps.hpp"
 #include "pmpi-layer/src/cut/written_files_cut.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 
@@ -28,6 +29,8 @@ namespace {
 
 // When cut::restore_if_requested() began; in the shim's own data, which the memory restore leaves alone.
 std::chrono::steady_clock::time_point g_restore_started;
+// The epoch restored from (its images' header); also in the shim's own data.
+std::uint64_t g_restored_epoch;
 
 namespace img = yadokari::image;
 
@@ -66,6 +69,7 @@ void cut::restore_if_requested() {
     // newest image recorded, so a damaged link is refused, never restored in part.
     chain = new img::ImageChain(img::open_image_chain(path));
     check_header(chain->newest().header(), path);
+    g_restored_epoch = chain->newest().header().epoch;
     const img::AreaRecord* state = chain->newest().find("shim-state");
     if (!state) refuse(path + " has no shim-state area");
     const std::vector<std::byte> bytes = chain->read_area(state->index);
@@ -84,7 +88,9 @@ void cut::on_restart() {
   // Before anything of the application can run again, and before the receives are posted (no
   // message of the application is in flight while the ranks agree on the files).
   std::string why;
-  if (!cut_back_written_files(why)) refuse(why);
+  if (!cut_back_written_files(g_restored_epoch, why)) refuse(why);
+  // This incarnation has passed that epoch's cut, like the one that took it.
+  begin_open_journal_generation(g_restored_epoch);
   repost_pending_receives();
   ++g_restarts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();

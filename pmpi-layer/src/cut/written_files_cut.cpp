@@ -9,11 +9,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "checkpoint/memory/open_journal.hpp"
 #include "checkpoint/memory/written_files.hpp"
+#include "pmpi-layer/src/cut/open_journal_steps.hpp"
 
 namespace yadokari::shim::cut {
 namespace {
@@ -22,8 +26,14 @@ std::uint64_t path_key(const char* path) { return XXH64(path, std::strlen(path),
 
 }  // namespace
 
-bool cut_back_written_files(std::string& why) {
+bool cut_back_written_files(std::uint64_t epoch, std::string& why) {
   const std::vector<memory::WrittenFile> files = memory::files_written_at_checkpoint();
+  // This rank's own journal: files it opened for writing after the cut of `epoch` or a later one
+  // (in any incarnation since), each with the smallest size it found at such an open.
+  const std::string journal_dir = open_journal_dir();
+  std::vector<memory::JournalRecord> journaled;
+  // Unreadable: this rank cuts nothing but still takes part in the collectives below.
+  bool ok = journal_dir.empty() || memory::read_open_journal(journal_dir.c_str(), epoch, journaled, why);
   // Pairs (key of the path, size), every rank's, in rank order.
   std::vector<std::uint64_t> mine;
   for (const memory::WrittenFile& f : files) {
@@ -45,9 +55,26 @@ bool cut_back_written_files(std::string& why) {
   // own disk, can only make the size larger, which cuts less, never more than any rank had.
   std::unordered_map<std::uint64_t, std::uint64_t> largest;
   for (std::size_t i = 0; i + 1 < all.size(); i += 2) largest[all[i]] = std::max(largest[all[i]], all[i + 1]);
-  bool ok = true;
-  for (const memory::WrittenFile& f : files)
+  std::unordered_set<std::uint64_t> open_at_checkpoint;
+  for (const memory::WrittenFile& f : files) {
+    open_at_checkpoint.insert(path_key(f.path));
     if (ok && !memory::cut_back(f.path, largest[path_key(f.path)], why)) ok = false;
+  }
+  // A journaled file no rank of ours had open at the checkpoint: the size at the checkpoint
+  // (another rank's) wins when there is one, never below what this rank saw (journal_cut_target).
+  // A file that is gone is left gone.
+  for (const memory::JournalRecord& r : journaled) {
+    const std::uint64_t key = path_key(r.path.c_str());
+    if (!ok || open_at_checkpoint.count(key)) continue;
+    const auto at = largest.find(key);
+    const std::uint64_t target =
+        memory::journal_cut_target(at != largest.end(), at != largest.end() ? at->second : 0, r.size);
+    if (!memory::cut_back_if_present(r.path.c_str(), target, why)) ok = false;
+  }
+  // Cut: the journal's records have done their work. The incarnation that follows journals
+  // afresh from this epoch; records of later generations belong to the run that failed.
+  if (ok && !journal_dir.empty())
+    memory::remove_open_journal(journal_dir.c_str(), epoch, std::numeric_limits<std::uint64_t>::max());
   // Also when this rank failed: the others must not wait for it in a collective it never joins.
   PMPI_Barrier(MPI_COMM_WORLD);
   return ok;

@@ -1,6 +1,7 @@
 #pragma once
 // After a restore, before the application runs again: the files it was writing at the checkpoint
 // are cut back to their size then, by every rank together (checkpoint/memory/written_files.hpp).
+#include <cstdint>
 #include <string>
 
 namespace yadokari::shim::cut {
@@ -12,6 +13,11 @@ namespace yadokari::shim::cut {
 // file of this rank cannot be cut. Every rank of the job restarts together today; a restart of only
 // some ranks (a live migration, issue 20) would have to run it among those, and must not cut a file
 // the ranks that kept running still write.
-bool cut_back_written_files(std::string& why);
+// The files this rank journaled as opened for writing after the cut of `epoch` (or of a later
+// epoch, in the run that failed) and that it did not have open at the checkpoint are cut back as
+// well, each to the smallest size this rank found at such an open, or to the size at the
+// checkpoint another rank had it open with, whichever is larger (checkpoint/memory/open_journal.hpp);
+// then those journal records are removed.
+bool cut_back_written_files(std::uint64_t epoch, std::string& why);
 
 }  // namespace yadokari::shim::cut

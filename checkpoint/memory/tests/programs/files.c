@@ -3,7 +3,9 @@
  * restart), reads DIR/in.txt (prepared by the test) line by line with fgets through a stream
  * whose buffer holds read-ahead, appends to DIR/raw.log through a raw open(O_APPEND)+write()
  * descriptor, writes binary records to DIR/data.bin with open(O_TRUNC)+write(), and writes to
- * DIR/fd.txt through fdopen() of an open() descriptor. One boundary per iteration.
+ * DIR/fd.txt through fdopen() of an open() descriptor, and appends a line to DIR/appended.log
+ * opened with fopen "a" and closed again at every iteration (never open at a checkpoint: the open
+ * journal's). One boundary per iteration.
  * Usage: files iterations DIR */
 #include <fcntl.h>
 #include <stdio.h>
@@ -58,6 +60,9 @@ int main(int argc, char** argv) {
     if (write(raw, buf, (size_t)len) != len) return 3;
     if (write(data, &sum, sizeof sum) != (ssize_t)sizeof sum) return 3;
     fprintf(viafd, "fd %d\n", i);
+    FILE* appended = open_stream(dir, "appended.log", "a");
+    fprintf(appended, "appended %d %lu\n", i, sum % 1000003);
+    if (fclose(appended) != 0) return 3;
     printf("%d %lu %.20s\n", i, sum % 1000003, line);
     if (yk_memtest_boundary) yk_memtest_boundary();
   }
