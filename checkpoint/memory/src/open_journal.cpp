@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -41,11 +42,20 @@ bool g_said_full, g_said_failed;
 char g_path[kJournalPathMax + 1];
 char g_record[kJournalHead + kJournalPathMax];
 
+// Signals are blocked while the lock is held: open() is async-signal-safe, so a handler may open
+// a file for appending, and one that interrupted this thread inside the lock would spin on it for
+// ever. The raw syscall: the layer's own sigprocmask/pthread_sigmask track the application's masks.
 struct Locked {
+  unsigned long old_mask = 0;
   Locked() {
+    const unsigned long all = ~0UL;
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old_mask, sizeof all);
     while (g_lock_flag.exchange(true, std::memory_order_acquire)) sched_yield();
   }
-  ~Locked() { g_lock_flag.store(false, std::memory_order_release); }
+  ~Locked() {
+    g_lock_flag.store(false, std::memory_order_release);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask, nullptr, sizeof old_mask);
+  }
 };
 
 // The interposed open/close are this library's own exported symbols: the journal's descriptors

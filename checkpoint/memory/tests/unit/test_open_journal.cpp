@@ -4,14 +4,18 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "checkpoint/memory/open_journal.hpp"
@@ -163,4 +167,58 @@ TEST_CASE("the cut target: the size at the checkpoint wins, never below what thi
   // Opened here at 90, the checkpoint said 100: 100 (bytes before the checkpoint are kept).
   CHECK(journal_cut_target(true, 100, 90) == 100);
   CHECK(journal_cut_target(true, 0, 0) == 0);
+}
+
+namespace {
+std::atomic<int> g_handled{0};
+const char* g_handler_file;
+// What a handler may do (open is async-signal-safe): append a line to a log file.
+void append_from_handler(int) {
+  const int fd = ::open(g_handler_file, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd >= 0) {
+    journal_open(fd, O_WRONLY | O_APPEND | O_CREAT);
+    ::close(fd);
+  }
+  g_handled.fetch_add(1);
+}
+}  // namespace
+
+TEST_CASE("a signal handler that opens a file while this thread journals one does not deadlock") {
+  TempDir t;
+  const fs::path dir = t.path / "journal";
+  const std::string handler_file = (t.path / "from-handler.txt").string();
+  g_handler_file = handler_file.c_str();
+  std::string why;
+  REQUIRE(start_open_journal(dir.c_str(), 1, why));
+  struct sigaction action {
+  }, old{};
+  action.sa_handler = append_from_handler;
+  sigemptyset(&action.sa_mask);
+  REQUIRE(sigaction(SIGUSR1, &action, &old) == 0);
+  // The mask the application set stays as it was around a journaled open.
+  sigset_t blocked, after;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR2);
+  REQUIRE(pthread_sigmask(SIG_BLOCK, &blocked, nullptr) == 0);
+  app_open(t.path / "first.txt", O_WRONLY | O_APPEND | O_CREAT);
+  pthread_sigmask(SIG_BLOCK, nullptr, &after);
+  CHECK(sigismember(&after, SIGUSR2) == 1);
+  CHECK(sigismember(&after, SIGUSR1) == 0);
+  // Signals land while this thread is journaling new paths (each one takes the journal's lock):
+  // a handler that ran inside the lock would spin on it for ever; blocked there, it runs after.
+  const pthread_t self = pthread_self();
+  std::atomic<bool> done{false};
+  std::thread sender([&] {
+    while (!done.load()) pthread_kill(self, SIGUSR1);
+  });
+  for (int i = 0; i < 300; ++i)
+    app_open(t.path / ("file-" + std::to_string(i) + ".txt"), O_WRONLY | O_APPEND | O_CREAT);
+  while (g_handled.load() == 0) sched_yield();  // at least one handler ran
+  done.store(true);
+  sender.join();
+  sigaction(SIGUSR1, &old, nullptr);
+  pthread_sigmask(SIG_UNBLOCK, &blocked, nullptr);
+  CHECK(g_handled.load() > 0);
+  // 1 + 300 paths of this thread and the handler's one file, each journaled once.
+  CHECK(read_all(dir, 1).size() == 302);
 }
