@@ -9,6 +9,8 @@
 #              verifies (`yadokari inspect --verify` of every image)
 #   WRONG      exit 0 with another result: the worst outcome
 #   hang       the job did not end within --limit seconds
+#   hang-after-result  the right result, but the job still ran 30 s later (stopped; backtraces of its
+#              ranks kept): a hang, not a correct run
 #   unclean    one of the above, but something was left behind: processes in the cluster's namespaces,
 #              files in the /dev/shm of its nodes and frontend, /dev/shm segments or Open MPI session
 #              directories named after its nodes, the job's state file, a namespace or interface in
@@ -201,7 +203,8 @@ ask_checkpoint() {
     return 1
 }
 # wait_job PID SECONDS OUT: the job's exit code; 124 after SECONDS; a job that printed its result and
-# still runs 30 s later (MPICH over TCP may hang in MPI_Finalize, docs/platform.md §1) is stopped: 125.
+# still runs 30 s later (MPICH over TCP may hang in MPI_Finalize, docs/platform.md §1) is stopped: 125,
+# the job's own run after backtraces of its ranks (uses the caller's $run and $binary).
 wait_job() {
     local pid=$1 limit=$2 file=$3 start=$SECONDS since=""
     while kill -0 "$pid" 2>/dev/null; do
@@ -209,6 +212,8 @@ wait_job() {
         if ((SECONDS - start >= limit)) || { [[ -n "$since" ]] && ((SECONDS - since >= 30)); }; then
             local code=124
             [[ -n "$since" ]] && code=125
+            # What every rank is doing while it does not end (the job's own run, not a reference).
+            [[ $code == 125 && $file == "$run/run.out" ]] && backtraces "$binary" >"$run/backtraces.txt" 2>&1
             pkill -TERM -P "$pid"; kill -TERM "$pid" 2>/dev/null
             sleep 5
             pkill -KILL -P "$pid"; kill -KILL "$pid" 2>/dev/null
@@ -364,8 +369,16 @@ run_one() { # INDEX
     if ((code == 124)); then
         outcome=hang
     elif ((code == 0 || code == 125)); then
-        ((code == 125)) && note+="stopped after its result (MPICH's finalize hang over TCP); "
-        if [[ -n "$got" && "$got" == "${reference[$mpi|$label]}" ]]; then outcome=correct; else outcome=WRONG; fi
+        if [[ -z "$got" || "$got" != "${reference[$mpi|$label]}" ]]; then
+            outcome=WRONG
+        elif ((code == 125)); then
+            # The right result, but the job did not end: a hang (the shim is meant to prevent
+            # MPICH's finalize hang, docs/platform.md §1), not a correct run.
+            outcome=hang-after-result
+            note+="stopped 30 s after its right result; backtraces taken; "
+        else
+            outcome=correct
+        fi
     elif grep -q "^yadokari: " "$run/run.err" && epoch_intact "$ckpt"; then
         outcome=clean-stop
         note+="$(grep '^yadokari: ' "$run/run.err" | grep -v 'epoch [0-9]* committed' | tail -1); "
