@@ -8,6 +8,7 @@
 #include "pmpi-layer/src/link/control_link.hpp"
 #include "pmpi-layer/src/objects/virtual_handles.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
+#include "pmpi-layer/src/telemetry/call_counters.hpp"  // g_current_call
 
 #include <chrono>
 #include <condition_variable>
@@ -195,6 +196,11 @@ Step evaluate(MPI_Comm gate, bool finalizing, ctl::CutState& last_state, std::ui
 // The application thread stops here while the cut needs it to. `gate` is the communicator of
 // the collective about to be entered (MPI_COMM_NULL at other boundaries).
 Stop stop_here(MPI_Comm gate, bool finalizing) {
+  // The MPI call this thread stopped in, kept in this frame (the application's stack, carried by
+  // the image): a restarted process resumes below with its own MPI_Init's value in
+  // g_current_call (that scope never ends there), and MPICH's finalize help
+  // (shim/mpich_ucx_finalize.cpp) starts only inside MPI_Finalize.
+  const Fn stopped_in = g_current_call.load(std::memory_order_relaxed);
   ctl::CutState last_state = ctl::CutState::unreached;
   std::uint64_t last_round = UINT64_MAX;
   for (;;) {
@@ -212,7 +218,10 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
         std::fprintf(stderr, "yadokari: internal error: no checkpoint taker installed\n");
         std::abort();
       }
-      if (g_take_checkpoint(target) == CheckpointOutcome::restarted) return Stop::done;
+      if (g_take_checkpoint(target) == CheckpointOutcome::restarted) {
+        g_current_call.store(stopped_in, std::memory_order_relaxed);
+        return Stop::done;
+      }
       lock.lock();
       const std::uint64_t epoch = target.epoch;
       g_view.changed.wait(lock, [epoch] { return g_view.resumed_epoch >= epoch || !g_view.active; });
