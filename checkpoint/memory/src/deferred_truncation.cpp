@@ -42,8 +42,11 @@ bool defers_truncation(const char* mode) {
   return mode && mode[0] == 'w' && !std::strstr(mode, ",ccs=") && before_restore();
 }
 
-int stream_open_flags(const char* mode) {
-  int flags = O_CREAT | (std::strchr(mode, '+') ? O_RDWR : O_WRONLY);
+int stdio_open_flags(const char* mode) {
+  if (!mode) return O_RDONLY;
+  int flags = std::strchr(mode, '+') ? O_RDWR : mode[0] == 'r' ? O_RDONLY : O_WRONLY;
+  if (mode[0] == 'w') flags |= O_CREAT | O_TRUNC;
+  if (mode[0] == 'a') flags |= O_CREAT | O_APPEND;
   for (const char* c = mode + 1; *c && *c != ','; ++c) {
     if (*c == 'e') flags |= O_CLOEXEC;
     if (*c == 'x') flags |= O_EXCL;

@@ -17,9 +17,10 @@ bool defers_truncation(int flags);
 // The same for an fopen mode ("w", "w+", "wbe"...): an fopen that would truncate.
 bool defers_truncation(const char* mode);
 
-// For a mode defers_truncation(mode) accepted: the flags of open(2) that fopen would use, without
-// O_TRUNC, and the mode for fdopen (which never truncates) on that descriptor.
-int stream_open_flags(const char* mode);
+// The flags of open(2) that fopen uses for `mode` ("w", "a+", "rbe"...; O_RDONLY for none). For a
+// mode defers_truncation(mode) accepted, the descriptor is opened with these minus O_TRUNC, and
+// stream_fdopen_mode is the mode for fdopen (which never truncates) on it.
+int stdio_open_flags(const char* mode);
 const char* stream_fdopen_mode(const char* mode);
 
 // `fd` was opened with its truncation left out (no effect for fd < 0).

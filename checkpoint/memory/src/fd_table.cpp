@@ -174,13 +174,6 @@ int journaled(int fd, int flags) {
   return fd;
 }
 
-// The open flags a stdio mode stands for, as far as the journal cares (access, truncation).
-int mode_flags(const char* mode) {
-  if (!mode) return O_RDONLY;
-  const int access = std::strchr(mode, '+') ? O_RDWR : mode[0] == 'r' ? O_RDONLY : O_WRONLY;
-  return access | (mode[0] == 'w' ? O_TRUNC : 0) | (mode[0] == 'a' ? O_APPEND : 0);
-}
-
 int adopt(int fd, FILE* stream) {
   if (fd < 0 || !(use_arena() || t_adopt_forced)) return fd;
   int saved_errno = errno;
@@ -600,7 +593,7 @@ YK_C_API int fcntl64(int fd, int cmd, ...) {
 YK_C_API FILE* fopen(const char* path, const char* mode) {
   if (defers_truncation(mode)) {
     // What fopen does, but the descriptor opened without O_TRUNC (deferred_truncation.hpp).
-    const int fd = real().open(path, stream_open_flags(mode), 0666);
+    const int fd = real().open(path, stdio_open_flags(mode) & ~O_TRUNC, 0666);
     if (fd < 0) return nullptr;
     FILE* f = real().fdopen(fd, stream_fdopen_mode(mode));
     if (!f) {
@@ -614,7 +607,7 @@ YK_C_API FILE* fopen(const char* path, const char* mode) {
     return f;
   }
   FILE* f = real().fopen(path, mode);
-  if (f) journaled(f->_fileno, mode_flags(mode));
+  if (f) journaled(f->_fileno, stdio_open_flags(mode));
   adopt_stream(f);
   return f;
 }
@@ -624,7 +617,7 @@ YK_C_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, 
 YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   int old = stream ? stream->_fileno : -1;
   FILE* f = real().freopen(path, mode, stream);
-  if (f && path) journaled(f->_fileno, mode_flags(mode));
+  if (f && path) journaled(f->_fileno, stdio_open_flags(mode));
   if (!f || f->_fileno != old) untrack(old);
   forget_uncarried_fd(old);
   adopt_stream(f);
