@@ -128,21 +128,32 @@ OrchestratorStep CheckpointOrchestrator::abandon_if_stalled(long quiet_seconds) 
 std::optional<std::string> CheckpointOrchestrator::waiting_for_running(long quiet_seconds) {
   if (phase_ != Phase::cutting || told_waiting_ || static_cast<std::int32_t>(reports_.size()) != config_.world_size)
     return std::nullopt;
-  std::string running;
-  int count = 0;
+  // Running ranks not at a boundary since the targets went out (their last report is of round 0),
+  // and running ranks that were, on their way to collectives other ranks have entered.
+  std::vector<std::int32_t> computing, behind;
   for (const auto& [rank, report] : reports_) {
     const protocol::CutState state = report.state;
-    if (state == protocol::CutState::unreached && ++count)
-      running += (running.empty() ? "" : ", ") + std::to_string(rank);
+    if (state == protocol::CutState::unreached)
+      (report.round == 0 ? computing : behind).push_back(rank);
     else if (state != protocol::CutState::parked && state != protocol::CutState::at_gate &&
              state != protocol::CutState::inside)
       return std::nullopt;
   }
-  if (running.empty()) return std::nullopt;  // everyone waits: abandon_if_stalled's case
+  if (computing.empty() && behind.empty()) return std::nullopt;  // everyone waits: abandon_if_stalled's case
   told_waiting_ = true;
-  return "checkpoint epoch " + std::to_string(epoch_) + " is waiting for " + (count == 1 ? "rank " : "ranks ") +
-         running + ", not at an MPI call since the epoch began (no rank moved for " + std::to_string(quiet_seconds) +
-         " s, round " + std::to_string(round_) + "): " + cut_picture();
+  const auto ranks = [](const std::vector<std::int32_t>& list) {
+    std::string text = list.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < list.size(); ++i) text += (i ? ", " : "") + std::to_string(list[i]);
+    return text;
+  };
+  std::string waiting;
+  if (!computing.empty()) waiting = ranks(computing) + ", not at an MPI call since the epoch began";
+  if (!behind.empty())
+    waiting += (waiting.empty() ? "" : "; ") + ranks(behind) +
+               ", at MPI calls but short of collectives other ranks "
+               "have entered";
+  return "checkpoint epoch " + std::to_string(epoch_) + " is waiting for " + waiting + " (no rank moved for " +
+         std::to_string(quiet_seconds) + " s, round " + std::to_string(round_) + "): " + cut_picture();
 }
 
 bool CheckpointOrchestrator::everyone_waiting() const {

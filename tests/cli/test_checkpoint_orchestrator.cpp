@@ -383,6 +383,27 @@ TEST_CASE("a cut in which every rank waits and nobody reports is abandoned (a ru
   CHECK_FALSE(h.orchestrator.in_progress());
 }
 
+// The shim's side of this (cut_protocol.cpp): a rank that freed a communicator still reports how many
+// collectives it entered on it, and a rank behind those runs on and says so once a round.
+TEST_CASE("a count reported for a freed communicator holds back a rank short of it that runs on and keeps the cut open",
+          "[checkpoint]") {
+  Harness h(2);
+  h.orchestrator.start();
+  // Rank 1 reduced onto rank 0 over communicator 7 and freed it; rank 0 has not entered it yet.
+  h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 0, 1, {}));
+  const auto round1 = h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 0, 1, {{1, 2}, {7, 1}}));
+  CHECK(targets_of(round1) == std::vector<CommCount>{{1, 2}, {7, 1}});
+  // Rank 0 at a boundary, short of communicator 7's target: it runs on, and says so.
+  CHECK(h.orchestrator.on_cut_report(report(1, 1, CutState::parked, 1, 2, {{1, 2}, {7, 1}})).broadcast.empty());
+  CHECK(h.orchestrator.on_cut_report(report(1, 0, CutState::unreached, 1, 2, {{1, 2}, {7, 0}})).broadcast.empty());
+  CHECK(h.orchestrator.abandon_if_stalled(600).broadcast.empty());
+  CHECK(h.orchestrator.waiting_for_running(10) ==
+        "checkpoint epoch 1 is waiting for rank 0, at MPI calls but short of collectives other ranks have entered "
+        "(no rank moved for 10 s, round 1): rank 0 running, communicator 7 at 0 of 1; rank 1 parked");
+  // Past the reduction, it parks: GO.
+  CHECK(only<CutGo>(h.orchestrator.on_cut_report(report(1, 0, CutState::parked, 1, 3, {{1, 2}, {7, 1}}))));
+}
+
 TEST_CASE("only the cut can stall: once GO is sent, a quiet epoch is left to finish", "[checkpoint]") {
   Harness h(2);
   h.orchestrator.start();

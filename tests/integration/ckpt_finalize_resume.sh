@@ -23,24 +23,7 @@ fail() {
     exit 1
 }
 
-# calls_now: every rank's current call as `yadokari status --json` shows it, "rank:call" sorted.
-calls_now() {
-    "$yadokari" status --json 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-ranks = sorted(json.load(sys.stdin)["ranks"], key=lambda r: r["rank"])
-print(" ".join("%d:%s" % (r["rank"], r["current_call"]) for r in ranks))' 2>/dev/null
-}
-# wait_for_calls WANT: until every rank shows WANT (600 looks, 0.1 s apart; the job must still run).
-wait_for_calls() {
-    local want="" r
-    for ((r = 0; r < np; r++)); do want+="${want:+ }$r:$1"; done
-    for _ in $(seq 600); do
-        kill -0 "$job" 2>/dev/null || return 1
-        [[ "$(calls_now)" == "$want" ]] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+source "$(dirname "$0")/lib/rank_calls.sh"
 
 timeout -k 10 300 "$yadokari" run -n "$np" --mpi "$flavour" -- "$@" >"$work/reference.out" 2>"$work/reference.err" ||
     fail "the reference run failed"

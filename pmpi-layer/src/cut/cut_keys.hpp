@@ -9,14 +9,20 @@
 #include "pmpi-layer/src/objects/records.hpp"
 
 #include <cstdint>
+#include <map>
 
 namespace yadokari::shim {
 
 inline constexpr std::uint64_t kWorldCutKey = 1;
 
-// `parent` may be null (a creation the shim cannot name alike on every member, e.g.
-// MPI_Comm_create_group, which is collective over its group only: its key then comes from
-// the members alone).
-std::uint64_t child_cut_key(CommRecord* parent, const CommRecord& child);
+// A communicator made by a call collective over `parent` (every member of the parent takes part;
+// a member left out of the result counts it in the parent's children_made too, communicators.cpp).
+std::uint64_t child_cut_key(CommRecord& parent, const CommRecord& child);
+
+// A communicator made by a call collective over its own members only (MPI_Comm_create_group, or
+// a parent the shim does not know): named from its members and from how many communicators this
+// rank made over exactly these members before, which every member counts alike (each takes part
+// in every such creation). `made_over_group` keeps those counts, by members.
+std::uint64_t group_cut_key(const CommRecord& child, std::map<std::uint64_t, std::uint64_t>& made_over_group);
 
 }  // namespace yadokari::shim

@@ -55,11 +55,14 @@ std::atomic<std::uint64_t> g_inside_entered{0};
 // Set before the library's MPI_Finalize: a rank in there cannot take part in a cut any more.
 std::atomic<bool> g_finalizing{false};
 
+// The collectives entered on every communicator, freed ones included (object_state.hpp,
+// FreedCutCount): a member that has not entered one of those yet is behind.
 std::vector<ctl::CommCount> entered_counts() {
   std::vector<ctl::CommCount> counts;
   registry<CommK>().table.for_each([&](std::uint32_t, CommK::entry& e) {
     if (e.record.cut_key != 0) counts.push_back({e.record.cut_key, e.record.collectives_entered});
   });
+  for (const FreedCutCount& freed : g_freed_cut_counts) counts.push_back({freed.key, freed.entered});
   return counts;
 }
 
@@ -74,14 +77,8 @@ bool at_targets(const CutView& v, const std::vector<ctl::CommCount>& counts) {
   return true;
 }
 
-bool beyond_targets(const CutView& v, const std::vector<ctl::CommCount>& counts) {
-  for (const auto& c : counts)
-    if (c.entered > target_of(v, c)) return true;
-  return false;
-}
-
-// The round in which this rank last told the coordinator that it is beyond the targets.
-std::uint64_t g_told_beyond_round = UINT64_MAX;
+// The round in which this rank last told the coordinator that it runs on past a boundary.
+std::uint64_t g_told_running_round = UINT64_MAX;
 
 void report(const CutView& v, ctl::CutState state, std::uint64_t gate_key, std::vector<ctl::CommCount> counts) {
   ctl::CutReport r;
@@ -171,11 +168,13 @@ Step evaluate(MPI_Comm gate, bool finalizing, ctl::CutState& last_state, std::ui
         !e || e->record.cut_key == 0 ||
         e->record.collectives_entered < target_of(g_view, {e->record.cut_key, e->record.collectives_entered});
     if (may_enter) {
-      // Running on. A rank already past some target (it finished a collective others have not
-      // entered, e.g. the root of a broadcast) must say so, or the others would park short of it
-      // while it waits for them in a receive.
-      if (beyond_targets(g_view, counts) && g_told_beyond_round != g_view.round) {
-        g_told_beyond_round = g_view.round;
+      // Running on, said once a round. A rank already past some target (it finished a collective
+      // others have not entered, e.g. the root of a broadcast) must say so, or the others would
+      // park short of it while it waits for them in a receive; a rank behind one (on its way to a
+      // collective the others have left) must too, or its report of an earlier round (parked)
+      // would stand for it and the cut would look stalled.
+      if (g_told_running_round != g_view.round) {
+        g_told_running_round = g_view.round;
         report(g_view, ctl::CutState::unreached, 0, std::move(counts));
       }
       return Step::run_on;
@@ -214,6 +213,8 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
     if (step == Step::take) {
       const CheckpointTarget target{g_view.epoch, g_view.compression};
       lock.unlock();
+      // Every member of a freed communicator is parked at its count now: no later cut needs it.
+      g_freed_cut_counts.clear();
       if (!g_take_checkpoint) {  // the composition root installs it before enabling checkpoints
         std::fprintf(stderr, "yadokari: internal error: no checkpoint taker installed\n");
         std::abort();

@@ -3,6 +3,7 @@
 #include "pmpi-layer/src/cut/cut_keys.hpp"
 #include "pmpi-layer/src/objects/channel_hooks.hpp"
 #include "pmpi-layer/src/objects/object_hooks.hpp"
+#include "pmpi-layer/src/objects/object_state.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 
 namespace yadokari::shim {
@@ -37,13 +38,18 @@ CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id) {
 }
 
 MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
-  if (real == MPI_COMM_NULL) return adopt<CommK>(real, std::move(recipe));  // logs the creation
-  auto& reg = registry<CommK>();
-  // A new communicator inherits its parent's error handler (MPI 3.1 §8.3).
-  MPI_Errhandler inherited = MPI_ERRHANDLER_NULL;
   const bool collective_over_parent = recipe.op != RecipeOp::comm_create_group;
   const MPI_Comm parent_handle =
       recipe.parents.empty() ? MPI_COMM_NULL : codec::from_u64<MPI_Comm>(recipe.parents.front());
+  if (real == MPI_COMM_NULL) {
+    // Not a member of the result (a split's MPI_UNDEFINED, a group that leaves it out): the parent
+    // still made a communicator, as on its members, so that the next one is named alike everywhere.
+    if (CommRecord* parent = collective_over_parent ? comm_record(parent_handle) : nullptr) ++parent->children_made;
+    return adopt<CommK>(real, std::move(recipe));  // logs the creation
+  }
+  auto& reg = registry<CommK>();
+  // A new communicator inherits its parent's error handler (MPI 3.1 §8.3).
+  MPI_Errhandler inherited = MPI_ERRHANDLER_NULL;
   if (!recipe.parents.empty())
     if (auto* parent = comm_record(parent_handle)) inherited = parent->errhandler;
   const MPI_Comm v = adopt<CommK>(real, std::move(recipe));
@@ -51,7 +57,8 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
   entry.record = make_comm_record(real, codec::index_of(v));
   entry.record.errhandler = inherited;
   CommRecord* parent = collective_over_parent ? comm_record(parent_handle) : nullptr;
-  entry.record.cut_key = child_cut_key(parent, entry.record);
+  entry.record.cut_key =
+      parent ? child_cut_key(*parent, entry.record) : group_cut_key(entry.record, g_comms_made_over_group);
   return v;
 }
 
@@ -72,10 +79,14 @@ int cart_ndims(MPI_Comm comm) {
   return n;
 }
 
-void retire_comm_channels(MPI_Comm comm) {
+void retire_comm(MPI_Comm comm) {
   // Only the last reference's free retires it; MPI_COMM_WORLD/SELF are never freed by the app.
   if (!codec::is_virtual(comm)) return;
-  if (auto* e = find_entry<CommK>(comm); e && e->references == 1) g_retired_channels.retire(e->record.channels);
+  auto* e = find_entry<CommK>(comm);
+  if (!e || e->references != 1) return;
+  g_retired_channels.retire(e->record.channels);
+  if (e->record.cut_key != 0 && e->record.collectives_entered != 0)
+    g_freed_cut_counts.push_back({e->record.cut_key, e->record.collectives_entered});
 }
 
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {

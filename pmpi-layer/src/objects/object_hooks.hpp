@@ -30,7 +30,8 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe);
 int peer_count(MPI_Comm comm);
 int cart_ndims(MPI_Comm comm);
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-void retire_comm_channels(MPI_Comm comm);  // MPI_Comm_free: keep its traffic in the totals
+// MPI_Comm_free: keep its traffic in the totals and its collective count for the cut.
+void retire_comm(MPI_Comm comm);
 
 // --- recipes.cpp: recipes whose arguments are arrays
 Recipe recipe_cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder);

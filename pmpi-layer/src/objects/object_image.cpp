@@ -44,6 +44,7 @@ ObjectsImage save_objects() {
   s.errhandler_slots = errhandler_slots();
   s.retired = g_retired_channels.by_world_peer();
   s.retired_communicators = g_retired_channels.communicators();
+  s.comms_made_over_group = g_comms_made_over_group;
   s.posts = g_posts;
   return s;
 }
@@ -65,6 +66,8 @@ void load_objects(ObjectsImage& s) {
   op_slots() = s.op_slots;
   errhandler_slots() = s.errhandler_slots;
   g_retired_channels.restore(std::move(s.retired), static_cast<std::size_t>(s.retired_communicators));
+  g_comms_made_over_group = std::move(s.comms_made_over_group);
+  g_freed_cut_counts.clear();  // the checkpoint was a cut that took every member to them
   std::size_t completed = 0;
   registry<ReqK>().table.for_each([&](std::uint32_t, ReqK::entry& e) { completed += e.record.completed_by_shim; });
   g_shim_completed_requests = completed;

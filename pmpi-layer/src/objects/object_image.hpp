@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -46,6 +47,7 @@ struct ObjectsImage {
   std::array<UserFunctionSlot, kTrampolineSlots> op_slots{}, errhandler_slots{};
   std::vector<Channel> retired;  // traffic of freed communicators, by logical peer
   std::uint64_t retired_communicators = 0;
+  std::map<std::uint64_t, std::uint64_t> comms_made_over_group;  // object_state.hpp
   std::uint64_t posts = 0;
 };
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace yadokari::shim {
@@ -38,6 +39,22 @@ inline std::vector<CreationRecord> g_creation_log;
 
 // The traffic of freed communicators, by logical peer (communicators.cpp).
 inline RetiredChannels g_retired_channels;
+
+// How many collectives this rank entered on each communicator it freed (cut key, count), for the
+// consistent cut: a rank that left a collective and freed its communicator must still count it,
+// or the cut could stop a member that has not entered that collective yet short of it, and the
+// parts the others sent inside the library would be lost with the old processes. The cut reports
+// them with the live counts and forgets them once a cut has taken every member to them
+// (cut_protocol.cpp). Not carried: a checkpoint is such a cut.
+struct FreedCutCount {
+  std::uint64_t key = 0, entered = 0;
+};
+inline std::vector<FreedCutCount> g_freed_cut_counts;
+
+// How many communicators this rank made with MPI_Comm_create_group over each set of members
+// (keyed by the hash of the members' logical ranks): part of such a communicator's cut key
+// (cut_keys.hpp), so that two made over the same members one after the other are told apart.
+inline std::map<std::uint64_t, std::uint64_t> g_comms_made_over_group;
 
 // Receives posted and persistent requests started, in order (requests.cpp; a restart re-posts
 // pending receives in this order).
