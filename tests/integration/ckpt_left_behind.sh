@@ -7,7 +7,9 @@
 # fault campaign's hang, MPICH nqueens). MODE is what hid the reduction from the cut before:
 #   freed     the others freed the duplicate (a freed communicator's count was no longer reported);
 #   left-out  rank 0 was left out of a split before the duplicate (its parent did not count that
-#             split on rank 0, so the duplicate had another name there than on the others).
+#             split on rank 0, so the duplicate had another name there than on the others);
+#   merged    the communicator was merged from an intercommunicator between rank 0 and the others
+#             (an intercommunicator, and what was made from it, had another name on each side).
 # The restart must end with the uninterrupted run's output.
 # usage: ckpt_left_behind.sh YADOKARI openmpi|mpich PROGRAM MODE
 set -u

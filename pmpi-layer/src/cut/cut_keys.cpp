@@ -15,27 +15,21 @@ std::uint64_t key_of(const std::vector<std::uint64_t>& words) {
   return key <= kWorldCutKey ? key + 2 : key;  // 0 and 1 are taken
 }
 
-std::uint64_t world_rank_word(const CommChannels& c, std::size_t peer) {
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(c.world_rank_of(peer)));
-}
-
 }  // namespace
 
-std::uint64_t child_cut_key(CommRecord& parent, const CommRecord& child) {
+std::uint64_t child_cut_key(CommRecord& parent, const std::vector<int>& members) {
   // Counted for a one-process child too: the pieces of one split may differ in size.
   const std::uint64_t made_before = parent.children_made++;
-  const CommChannels& c = child.channels;
-  if (c.peers() <= 1) return 0;
-  return key_of({parent.cut_key, made_before, world_rank_word(c, 0)});
+  if (members.size() <= 1) return 0;
+  return key_of({parent.cut_key, made_before, static_cast<std::uint64_t>(static_cast<std::int64_t>(members.front()))});
 }
 
-std::uint64_t group_cut_key(const CommRecord& child, std::map<std::uint64_t, std::uint64_t>& made_over_group) {
-  const CommChannels& c = child.channels;
-  if (c.peers() <= 1) return 0;
+std::uint64_t group_cut_key(const std::vector<int>& members, std::map<std::uint64_t, std::uint64_t>& made_over_group) {
+  if (members.size() <= 1) return 0;
   std::vector<std::uint64_t> words{0x67726f7570ULL};  // "group": named by its members
-  for (std::size_t p = 0; p < c.peers(); ++p) words.push_back(world_rank_word(c, p));
-  const std::uint64_t members = key_of(words);
-  return key_of({members, made_over_group[members]++});
+  for (const int m : members) words.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(m)));
+  const std::uint64_t named = key_of(words);
+  return key_of({named, made_over_group[named]++});
 }
 
 }  // namespace yadokari::shim

@@ -6,28 +6,55 @@
 #include "pmpi-layer/src/objects/object_state.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace yadokari::shim {
 namespace {
 
-// Peers of `real` (the remote group of an intercommunicator) as virtual-world ranks.
-std::vector<int> world_ranks_of_peers(MPI_Comm real) {
-  int inter = 0;
-  PMPI_Comm_test_inter(real, &inter);
-  MPI_Group peers;
-  if (inter)
-    PMPI_Comm_remote_group(real, &peers);
-  else
-    PMPI_Comm_group(real, &peers);
+// The members of `group` as virtual-world ranks, in the group's order; frees the group.
+std::vector<int> world_ranks_of(MPI_Group group) {
   int n = 0;
-  PMPI_Group_size(peers, &n);
+  PMPI_Group_size(group, &n);
   std::vector<int> ranks(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) ranks[static_cast<std::size_t>(i)] = i;
-  PMPI_Group_translate_ranks(peers, n, ranks.data(), world_group(), world.data());
-  PMPI_Group_free(&peers);
+  PMPI_Group_translate_ranks(group, n, ranks.data(), world_group(), world.data());
+  PMPI_Group_free(&group);
   return world;
 }
 
+bool is_inter(MPI_Comm real) {
+  int inter = 0;
+  PMPI_Comm_test_inter(real, &inter);
+  return inter != 0;
+}
+
+// Peers of `real` (the remote group of an intercommunicator) as virtual-world ranks.
+std::vector<int> world_ranks_of_peers(MPI_Comm real) {
+  MPI_Group peers;
+  if (is_inter(real))
+    PMPI_Comm_remote_group(real, &peers);
+  else
+    PMPI_Comm_group(real, &peers);
+  return world_ranks_of(peers);
+}
+
 CommRecord* comm_record(MPI_Comm comm) { return record_of<CommK>(comm); }
+
+// Every member of `real` as virtual-world ranks, both groups of an intercommunicator, sorted: what
+// every member sees alike (cut_keys.hpp).
+std::vector<int> all_members(MPI_Comm real, const CommChannels& peers) {
+  std::vector<int> members(peers.peers());
+  for (std::size_t p = 0; p < members.size(); ++p) members[p] = peers.world_rank_of(p);
+  if (is_inter(real)) {
+    MPI_Group local;
+    PMPI_Comm_group(real, &local);
+    const std::vector<int> locals = world_ranks_of(local);
+    members.insert(members.end(), locals.begin(), locals.end());
+  }
+  std::sort(members.begin(), members.end());
+  return members;
+}
 
 }  // namespace
 
@@ -38,7 +65,9 @@ CommRecord make_comm_record(MPI_Comm real, std::uint32_t comm_id) {
 }
 
 MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
-  const bool collective_over_parent = recipe.op != RecipeOp::comm_create_group;
+  // Made by a call over the parent's members, or (the others) over its own members only.
+  const bool collective_over_parent =
+      recipe.op != RecipeOp::comm_create_group && recipe.op != RecipeOp::intercomm_create;
   const MPI_Comm parent_handle =
       recipe.parents.empty() ? MPI_COMM_NULL : codec::from_u64<MPI_Comm>(recipe.parents.front());
   if (real == MPI_COMM_NULL) {
@@ -57,8 +86,8 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
   entry.record = make_comm_record(real, codec::index_of(v));
   entry.record.errhandler = inherited;
   CommRecord* parent = collective_over_parent ? comm_record(parent_handle) : nullptr;
-  entry.record.cut_key =
-      parent ? child_cut_key(*parent, entry.record) : group_cut_key(entry.record, g_comms_made_over_group);
+  const std::vector<int> members = all_members(real, entry.record.channels);
+  entry.record.cut_key = parent ? child_cut_key(*parent, members) : group_cut_key(members, g_comms_made_over_group);
   return v;
 }
 
