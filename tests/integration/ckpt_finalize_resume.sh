@@ -11,19 +11,9 @@
 set -u
 yadokari="$1" flavour="$2"
 shift 2
-work=$(mktemp -d "${TMPDIR:-/tmp}/yk-finres.XXXXXX")
-job=""
-trap '[[ -n "$job" ]] && kill "$job" 2>/dev/null; rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 YADOKARI_STATE_DIR="$work/state"
+test_name=ckpt_finalize_resume
+source "$(dirname "$0")/lib/job_test.sh"
 np=2
-
-fail() {
-    echo "ckpt_finalize_resume: FAIL: $*" >&2
-    for f in "$work"/*.err; do [[ -s "$f" ]] && { echo "--- $(basename "$f")" >&2; tail -n 15 "$f" >&2; }; done
-    exit 1
-}
-
-source "$(dirname "$0")/lib/rank_calls.sh"
 
 timeout -k 10 300 "$yadokari" run -n "$np" --mpi "$flavour" -- "$@" >"$work/reference.out" 2>"$work/reference.err" ||
     fail "the reference run failed"

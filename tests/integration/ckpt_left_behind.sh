@@ -14,19 +14,9 @@
 # usage: ckpt_left_behind.sh YADOKARI openmpi|mpich PROGRAM MODE
 set -u
 yadokari="$1" flavour="$2" program="$3" mode="$4"
-work=$(mktemp -d "${TMPDIR:-/tmp}/yk-leftbehind.XXXXXX")
-job=""
-trap '[[ -n "$job" ]] && kill "$job" 2>/dev/null; rm -rf "$work"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 YADOKARI_STATE_DIR="$work/state"
+test_name=ckpt_left_behind
+source "$(dirname "$0")/lib/job_test.sh"
 np=3
-
-fail() {
-    echo "ckpt_left_behind: FAIL: $*" >&2
-    for f in "$work"/*.err; do [[ -s "$f" ]] && { echo "--- $(basename "$f")" >&2; tail -n 15 "$f" >&2; }; done
-    exit 1
-}
-
-source "$(dirname "$0")/lib/rank_calls.sh"
 
 touch "$work/go-now"
 timeout -k 10 300 "$yadokari" run -n "$np" --mpi "$flavour" -- "$program" "$mode" "$work/go-now" \
