@@ -1,6 +1,7 @@
 // Output files not emptied before the restore: see deferred_truncation.hpp.
 #include "checkpoint/memory/src/deferred_truncation.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,8 +10,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
+#include "common/export.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -20,7 +23,24 @@ int g_deferred[kMaxDeferred];  // the first g_count are the noted descriptors
 std::atomic<int> g_count;      // read without the lock on every close: 0 nearly always
 SpinLock g_lock;
 
+thread_local int t_application_opens;  // ApplicationOpens scopes open on this thread
+
 bool before_restore() { return app_context() && g_restore_pending; }
+
+using Ftruncate = int (*)(int, off_t);
+Ftruncate g_real_ftruncate;
+
+// Resolved at load time (docs/architecture.md, pitfall 8).
+__attribute__((constructor(101))) void resolve() {
+  g_real_ftruncate = reinterpret_cast<Ftruncate>(dlsym(RTLD_NEXT, "ftruncate"));
+  if (!g_real_ftruncate) fatal("cannot resolve libc's ftruncate");
+}
+
+bool noted(int fd) {
+  for (int i = 0; i < g_count; ++i)
+    if (g_deferred[i] == fd) return true;
+  return false;
+}
 
 bool take(int fd) {
   if (g_count.load(std::memory_order_relaxed) == 0) return false;
@@ -35,7 +55,20 @@ bool take(int fd) {
 
 }  // namespace
 
-bool defers_truncation(int flags) { return (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY && before_restore(); }
+bool defers_truncation(int flags) {
+  return (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY &&
+         (before_restore() || (t_application_opens > 0 && g_restore_pending));
+}
+
+ApplicationOpens::ApplicationOpens() : deferring_(before_restore()) {
+  if (deferring_) ++t_application_opens;
+}
+
+ApplicationOpens::~ApplicationOpens() {
+  if (deferring_) --t_application_opens;
+}
+
+int real_ftruncate(int fd, off_t length) { return g_real_ftruncate(fd, length); }
 
 bool defers_truncation(const char* mode) {
   // glibc's ",ccs=" modes set up a wide-character conversion that fdopen cannot: left alone.
@@ -62,7 +95,7 @@ void note_truncation_deferred(int fd) {
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
   SpinGuard l(g_lock);
   // Past the table: the file is not truncated at its close either (a stale tail, never lost data).
-  if (g_count < kMaxDeferred) g_deferred[g_count++] = fd;
+  if (g_count < kMaxDeferred && !noted(fd)) g_deferred[g_count++] = fd;
 }
 
 void truncate_deferred_before_close(int fd, FILE* stream) {
@@ -70,7 +103,7 @@ void truncate_deferred_before_close(int fd, FILE* stream) {
   const int saved = errno;
   if (stream) std::fflush(stream);
   const off_t end = lseek(fd, 0, SEEK_CUR);
-  if (end >= 0) (void)ftruncate(fd, end);
+  if (end >= 0) (void)real_ftruncate(fd, end);
   errno = saved;
 }
 
@@ -80,3 +113,19 @@ void forget_deferred_truncations() {
 }
 
 }  // namespace yadokari::memory
+
+// A shrinking ftruncate in application context before the restore is left out, the descriptor
+// noted: cut at its offset when closed before the restore, else what the restore carries stands.
+YK_C_API int ftruncate(int fd, off_t length) {
+  using namespace yadokari::memory;
+  if (before_restore()) {
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && length >= 0 && length < st.st_size) {
+      note_truncation_deferred(fd);
+      return 0;
+    }
+  }
+  return real_ftruncate(fd, length);
+}
+
+YK_C_API int ftruncate64(int fd, off_t length) { return ftruncate(fd, length); }

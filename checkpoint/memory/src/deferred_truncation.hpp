@@ -7,13 +7,33 @@
 // opens for writing do not truncate; a file closed again before the restore is cut at the offset
 // it was written to (what the truncating open and the writes would have left), and a file still
 // open at the restore keeps what it holds (the restore cuts the files it carries back to their
-// size at the checkpoint: written_files.hpp).
+// size at the checkpoint: written_files.hpp). The same holds for a Fortran OPEN (libgfortran opens
+// with O_TRUNC for STATUS='REPLACE', inside the library scope of the interposed OPEN) and for an
+// ftruncate that shrinks a file (libgfortran cuts a sequential file after the record a WRITE ends).
+#include <sys/types.h>
+
 #include <cstdio>
 
 namespace yadokari::memory {
 
 // Whether an open with these flags, now, on this thread, leaves out O_TRUNC.
 bool defers_truncation(int flags);
+
+// Around a library call that opens a file for the application (a Fortran OPEN, which runs in a
+// library scope): its opens defer their truncation as the application's own would.
+class ApplicationOpens {
+ public:
+  ApplicationOpens();
+  ~ApplicationOpens();
+  ApplicationOpens(const ApplicationOpens&) = delete;
+  ApplicationOpens& operator=(const ApplicationOpens&) = delete;
+
+ private:
+  bool deferring_;
+};
+
+// libc's ftruncate, for the layer's own cuts (the interposed one may leave a cut out).
+int real_ftruncate(int fd, off_t length);
 // The same for an fopen mode ("w", "w+", "wbe"...): an fopen that would truncate.
 bool defers_truncation(const char* mode);
 

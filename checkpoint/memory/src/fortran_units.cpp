@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/gfortran_abi.hpp"
 #include "checkpoint/memory/src/process.hpp"
@@ -501,6 +502,7 @@ namespace gf = yadokari::memory::gfortran;
 YK_C_API void _gfortran_st_open(gf::OpenParams* p) {
   if (!app_context()) return g_gf.st_open(p);
   {
+    ApplicationOpens opens;  // STATUS='REPLACE' before a restore must not empty the file again
     // The unit libgfortran builds is library state (reconnected at a restart, never restored
     // from the arena); the file it opens is the application's (reserved range, carried).
     LibraryScope scope;

@@ -7,8 +7,11 @@
 // one. An object whose every category is libc's built-in C data (newlocale(LC_ALL_MASK, "", 0)
 // without LANG, a duplocale of the "C" global locale) is carried: it is in the arena and points
 // into libc, which a restarted process has at the same address. So is the static "C" object libc
-// returns for newlocale(..., "C", 0), not noted at all. The real functions are resolved at load
-// time (docs/architecture.md, pitfall 8); errno is left as they set it.
+// returns for newlocale(..., "C", 0), not noted at all. libstdc++ makes the objects behind a named
+// std::locale through glibc's other names, __newlocale/__duplocale/__freelocale: followed the same
+// way, and named in one line (their number and addresses are libstdc++'s business, and its facets
+// also keep pointers into the loaded data, so fixing the objects up would not be enough). The real
+// functions are resolved at load time (docs/architecture.md, pitfall 8); errno is left as they set it.
 #include <dlfcn.h>
 #include <locale.h>
 
@@ -26,8 +29,10 @@ namespace {
 constexpr int kMaxObjects = 32;
 struct Slot {
   locale_t object;   // nullptr: free
-  const char* from;  // "newlocale" or "duplocale"
+  const char* from;  // "newlocale", "duplocale", or kThroughLibstdcxx
 };
+// What __newlocale and __duplocale note: libstdc++'s calls (a std::locale with a name).
+constexpr const char* kThroughLibstdcxx = "__newlocale/__duplocale";
 Slot g_objects[kMaxObjects];
 bool g_overflow;
 SpinLock g_lock;
@@ -42,6 +47,9 @@ struct Real {
   locale_t (*duplocale)(locale_t);
   void (*freelocale)(locale_t);
   locale_t (*uselocale)(locale_t);
+  locale_t (*newlocale_internal)(int, const char*, locale_t);  // __newlocale
+  locale_t (*duplocale_internal)(locale_t);                    // __duplocale
+  void (*freelocale_internal)(locale_t);                       // __freelocale
 } g_real;
 
 void resolve() {
@@ -51,8 +59,12 @@ void resolve() {
   r.duplocale = reinterpret_cast<decltype(r.duplocale)>(dlsym(RTLD_NEXT, "duplocale"));
   r.freelocale = reinterpret_cast<decltype(r.freelocale)>(dlsym(RTLD_NEXT, "freelocale"));
   r.uselocale = reinterpret_cast<decltype(r.uselocale)>(dlsym(RTLD_NEXT, "uselocale"));
-  if (!r.newlocale || !r.duplocale || !r.freelocale || !r.uselocale)
-    fatal("cannot resolve libc's newlocale/duplocale/freelocale/uselocale");
+  r.newlocale_internal = reinterpret_cast<decltype(r.newlocale_internal)>(dlsym(RTLD_NEXT, "__newlocale"));
+  r.duplocale_internal = reinterpret_cast<decltype(r.duplocale_internal)>(dlsym(RTLD_NEXT, "__duplocale"));
+  r.freelocale_internal = reinterpret_cast<decltype(r.freelocale_internal)>(dlsym(RTLD_NEXT, "__freelocale"));
+  if (!r.newlocale || !r.duplocale || !r.freelocale || !r.uselocale || !r.newlocale_internal || !r.duplocale_internal ||
+      !r.freelocale_internal)
+    fatal("cannot resolve libc's newlocale/duplocale/freelocale/uselocale (or their __ names)");
   g_static_c = r.newlocale(LC_ALL_MASK, "C", nullptr);  // no allocation: libc's static object
   g_real = r;
 }
@@ -86,12 +98,19 @@ void check() {
   Locked l;
   if (g_overflow)
     refusal_add("the application created more locale objects than are followed (32), which is not carried");
+  bool through_libstdcxx = false;
   for (const Slot& s : g_objects) {
     if (!s.object || only_builtin_data(s.object)) continue;
+    if (s.from == kThroughLibstdcxx) {
+      through_libstdcxx = true;
+      continue;
+    }
     char line[128];
     std::snprintf(line, sizeof line, "locale object %p (%s) is not carried", static_cast<void*>(s.object), s.from);
     refusal_add(line);
   }
+  if (through_libstdcxx)
+    refusal_add("a std::locale with a name (locale objects made with ", kThroughLibstdcxx, ") is not carried");
 }
 
 __attribute__((constructor(101))) void init() {
@@ -104,32 +123,65 @@ __attribute__((constructor(101))) void init() {
 
 using namespace yadokari::memory;
 
-YK_C_API locale_t newlocale(int mask, const char* name, locale_t base) noexcept {
-  resolve();
-  const locale_t r = g_real.newlocale(mask, name, base);
+namespace {
+
+locale_t noted_newlocale(locale_t (*real)(int, const char*, locale_t), const char* from, int mask, const char* name,
+                         locale_t base) {
+  const locale_t r = real(mask, name, base);
   if (r && app_context()) {
     Locked l;
     if (base) forget(base);  // consumed: changed in place and returned, or freed
-    note(r, "newlocale");
+    note(r, from);
   }
   return r;
 }
 
-YK_C_API locale_t duplocale(locale_t object) noexcept {
-  resolve();
-  const locale_t r = g_real.duplocale(object);
+locale_t noted_duplocale(locale_t (*real)(locale_t), const char* from, locale_t object) {
+  const locale_t r = real(object);
   if (r && app_context()) {
     Locked l;
-    note(r, "duplocale");
+    note(r, from);
   }
   return r;
 }
 
-YK_C_API void freelocale(locale_t object) noexcept {
-  resolve();
+void forgotten_freelocale(void (*real)(locale_t), locale_t object) {
   {
     Locked l;
     forget(object);
   }
-  g_real.freelocale(object);
+  real(object);
+}
+
+}  // namespace
+
+YK_C_API locale_t newlocale(int mask, const char* name, locale_t base) noexcept {
+  resolve();
+  return noted_newlocale(g_real.newlocale, "newlocale", mask, name, base);
+}
+
+YK_C_API locale_t duplocale(locale_t object) noexcept {
+  resolve();
+  return noted_duplocale(g_real.duplocale, "duplocale", object);
+}
+
+YK_C_API void freelocale(locale_t object) noexcept {
+  resolve();
+  forgotten_freelocale(g_real.freelocale, object);
+}
+
+// glibc's other names of the same functions, which libstdc++ calls.
+YK_C_API locale_t __newlocale(int mask, const char* name, locale_t base) noexcept {
+  resolve();
+  return noted_newlocale(g_real.newlocale_internal, kThroughLibstdcxx, mask, name, base);
+}
+
+YK_C_API locale_t __duplocale(locale_t object) noexcept {
+  resolve();
+  return noted_duplocale(g_real.duplocale_internal, kThroughLibstdcxx, object);
+}
+
+YK_C_API void __freelocale(locale_t object) noexcept {
+  resolve();
+  forgotten_freelocale(g_real.freelocale_internal, object);
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/written_files_note.hpp"
 
 namespace yadokari::memory {
@@ -51,7 +52,7 @@ bool cut_back(const char* path, std::uint64_t size, std::string& why) {
   if (ok) {
     const bool locked = flock(fd, LOCK_EX) == 0;
     ok = fstat(fd, &st) == 0 &&
-         (static_cast<std::uint64_t>(st.st_size) <= size || ftruncate(fd, static_cast<off_t>(size)) == 0);
+         (static_cast<std::uint64_t>(st.st_size) <= size || real_ftruncate(fd, static_cast<off_t>(size)) == 0);
     const int saved = errno;
     if (locked) flock(fd, LOCK_UN);
     close(fd);
