@@ -7,9 +7,11 @@
 ! would be emptied again down to their header, and the restore reopens them at their checkpoint
 ! offsets: the lines before the checkpoint would read back as zeros
 ! (checkpoint/memory/README.md, "Files truncated again before the restore point"). The rank comes
-! from the launcher's environment: MPI is not initialised yet. The pause point is fortran_units.f90's.
+! from the launcher's environment: MPI is not initialised yet. The pause point is
+! tests/apps/pause_point.f90's.
 program fortran_early_files
   use mpi
+  use yk_app_pause
   implicit none
   integer :: ierr, rank, nprocs, i, length, status
   character(len=32) :: me
@@ -28,7 +30,7 @@ program fortran_early_files
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   sum_total = 0
   do i = 1, 30
-    if (i == 16) call pause_point()
+    if (i == 16) call yk_app_pause_point()
     local = real(i * (rank + 3), 8)
     call MPI_Allreduce(local, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
     sum_total = sum_total + total
@@ -39,42 +41,5 @@ program fortran_early_files
   close (10)
   close (11)
   call MPI_Finalize(ierr)
-
-contains
-
-  subroutine pause_point()
-    character(len=4096) :: pause
-    integer :: length, status, here, all
-    logical :: exists
-    call get_environment_variable('YK_APP_PAUSE', pause, length, status)
-    if (status /= 0 .or. length == 0) return
-    if (rank == 0) then
-      open (unit=99, file=pause(1:length) // '.reached', status='replace')
-      close (99)
-    end if
-    do
-      here = 0
-      if (rank == 0) then
-        inquire (file=pause(1:length), exist=exists)
-        if (exists) here = 1
-      end if
-      call MPI_Allreduce(here, all, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-      if (all /= 0) exit
-      call sleep_ms(10)
-    end do
-  end subroutine pause_point
-
-  subroutine sleep_ms(ms)
-    use iso_c_binding, only: c_int
-    integer, intent(in) :: ms
-    interface
-      integer(c_int) function usleep(us) bind(C, name="usleep")
-        import :: c_int
-        integer(c_int), value :: us
-      end function usleep
-    end interface
-    integer(c_int) :: rc
-    rc = usleep(int(ms * 1000, c_int))
-  end subroutine sleep_ms
 
 end program fortran_early_files

@@ -10,6 +10,7 @@
 ! Usage: fortran_units [ITERATIONS]
 program fortran_units
   use mpi
+  use yk_app_pause
   implicit none
   integer :: ierr, rank, nprocs, iterations, i, k, u_nml, seed_size
   integer, allocatable :: seed(:)
@@ -55,7 +56,7 @@ program fortran_units
 
   total = 0
   do i = 1, iterations
-    if (i == iterations / 2) call pause_point()
+    if (i == iterations / 2) call yk_app_pause_point()
     call random_number(r)
     read (12, '(a)') line
     read (13, nml=params)
@@ -71,42 +72,5 @@ program fortran_units
   read (u_nml, nml=state)
   if (rank == 0) print '(a,i0,1x,a)', 'namelist back: step ', step, trim(label)
   call MPI_Finalize(ierr)
-
-contains
-
-  subroutine pause_point()
-    character(len=4096) :: pause
-    integer :: length, status, here, all
-    logical :: exists
-    call get_environment_variable('YK_APP_PAUSE', pause, length, status)
-    if (status /= 0 .or. length == 0) return
-    if (rank == 0) then
-      open (unit=99, file=pause(1:length) // '.reached', status='replace')
-      close (99)
-    end if
-    do
-      here = 0
-      if (rank == 0) then
-        inquire (file=pause(1:length), exist=exists)
-        if (exists) here = 1
-      end if
-      call MPI_Allreduce(here, all, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-      if (all /= 0) exit
-      call sleep_ms(10)
-    end do
-  end subroutine pause_point
-
-  subroutine sleep_ms(ms)
-    use iso_c_binding, only: c_int
-    integer, intent(in) :: ms
-    interface
-      integer(c_int) function usleep(us) bind(C, name="usleep")
-        import :: c_int
-        integer(c_int), value :: us
-      end function usleep
-    end interface
-    integer(c_int) :: rc
-    rc = usleep(int(ms * 1000, c_int))
-  end subroutine sleep_ms
 
 end program fortran_units

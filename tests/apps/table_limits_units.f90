@@ -5,6 +5,7 @@
 ! (mode, library directory) are ignored.
 program table_limits_units
   use mpi
+  use yk_app_pause
   implicit none
   integer, parameter :: units = 65
   integer :: ierr, rank, i, u(units), local, total
@@ -41,41 +42,14 @@ program table_limits_units
 
 contains
 
-  ! tests/apps/pause_point.h's loop on the file $YK_APP_PAUSE-<step>.
+  ! tests/apps/pause_point.f90's wait on the file $YK_APP_PAUSE-<step>.
   subroutine pause_step(step)
     character(len=*), intent(in) :: step
     character(len=4096) :: base
-    integer :: length, status, here, all
-    logical :: exists
+    integer :: length, status
     call get_environment_variable('YK_APP_PAUSE', base, length, status)
     if (status /= 0 .or. length == 0) return
-    if (rank == 0) then
-      open (unit=99, file=base(1:length) // '-' // step // '.reached', status='replace')
-      close (99)
-    end if
-    do
-      here = 0
-      if (rank == 0) then
-        inquire (file=base(1:length) // '-' // step, exist=exists)
-        if (exists) here = 1
-      end if
-      call MPI_Allreduce(here, all, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
-      if (all /= 0) exit
-      call sleep_ms(10)
-    end do
+    call yk_app_pause_at(base(1:length) // '-' // step)
   end subroutine pause_step
-
-  subroutine sleep_ms(ms)
-    use iso_c_binding, only: c_int
-    integer, intent(in) :: ms
-    interface
-      integer(c_int) function usleep(us) bind(C, name="usleep")
-        import :: c_int
-        integer(c_int), value :: us
-      end function usleep
-    end interface
-    integer(c_int) :: rc
-    rc = usleep(int(ms * 1000, c_int))
-  end subroutine sleep_ms
 
 end program table_limits_units

@@ -21,6 +21,7 @@
 
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/open_journal_note.hpp"
+#include "checkpoint/memory/src/raw_syscalls.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -58,13 +59,14 @@ struct Locked {
   }
 };
 
-// The interposed open/close are this library's own exported symbols: the journal's descriptors
-// go around them.
+// The interposed open/close (and syscall) are this library's own exported symbols: the journal's
+// descriptors go around them.
 int raw_openat(int dir, const char* path, int flags, mode_t mode) {
-  return static_cast<int>(syscall(SYS_openat, dir, path, flags | O_CLOEXEC, mode));
+  return static_cast<int>(
+      real_syscall(SYS_openat, dir, reinterpret_cast<long>(path), flags | O_CLOEXEC, static_cast<long>(mode)));
 }
 void raw_close(int fd) {
-  if (fd >= 0) syscall(SYS_close, fd);
+  if (fd >= 0) real_syscall(SYS_close, fd);
 }
 
 bool write_all(int fd, const char* p, std::size_t n) {

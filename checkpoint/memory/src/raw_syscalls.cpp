@@ -1,0 +1,63 @@
+// syscall() with the number of a call the fd table follows (open, openat, creat, close, dup, dup2,
+// dup3) runs the interposed function instead, so such a descriptor is carried or refused like any
+// other (checkpoint/memory/README.md, "The application's files"); every other number goes to libc's
+// syscall() unchanged. The arguments are read as six machine words, as libc's syscall() does.
+#include "checkpoint/memory/src/raw_syscalls.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdarg>
+
+#include "checkpoint/memory/src/diag.hpp"
+#include "common/export.hpp"
+
+namespace yadokari::memory {
+namespace {
+
+using Syscall = long (*)(long, ...);
+Syscall g_real_syscall;
+
+// Resolved at load time (docs/architecture.md, pitfall 8).
+__attribute__((constructor(101))) void resolve() {
+  g_real_syscall = reinterpret_cast<Syscall>(dlsym(RTLD_NEXT, "syscall"));
+  if (!g_real_syscall) fatal("cannot resolve libc's syscall");
+}
+
+}  // namespace
+
+long real_syscall(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
+  if (!g_real_syscall) resolve();  // a library constructor that ran before ours
+  return g_real_syscall(number, a1, a2, a3, a4, a5, a6);
+}
+
+}  // namespace yadokari::memory
+
+YK_C_API long syscall(long number, ...) noexcept {
+  long a[6];
+  va_list ap;
+  va_start(ap, number);
+  for (long& word : a) word = va_arg(ap, long);
+  va_end(ap);
+  switch (number) {
+    case SYS_open:
+      return open(reinterpret_cast<const char*>(a[0]), static_cast<int>(a[1]), static_cast<mode_t>(a[2]));
+    case SYS_openat:
+      return openat(static_cast<int>(a[0]), reinterpret_cast<const char*>(a[1]), static_cast<int>(a[2]),
+                    static_cast<mode_t>(a[3]));
+    case SYS_creat:
+      return creat(reinterpret_cast<const char*>(a[0]), static_cast<mode_t>(a[1]));
+    case SYS_close:
+      return close(static_cast<int>(a[0]));
+    case SYS_dup:
+      return dup(static_cast<int>(a[0]));
+    case SYS_dup2:
+      return dup2(static_cast<int>(a[0]), static_cast<int>(a[1]));
+    case SYS_dup3:
+      return dup3(static_cast<int>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]));
+    default:
+      return yadokari::memory::real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  }
+}
