@@ -3,8 +3,10 @@
  *   early.<rank>.txt   fopen "w" before MPI_Init, kept open, a line per iteration
  *   raw.<rank>.txt     open(O_WRONLY|O_CREAT|O_TRUNC) before MPI_Init, kept open, write(2) per iteration
  *   header.<rank>.txt  fopen "w" before MPI_Init, one line, closed before MPI_Init
- * Emptied again, the first two would hold zeros where the lines before the checkpoint were (the
- * restore reopens them at their checkpoint offsets); the header must be what the restarted
+ *   reopened.<rank>.txt  freopen "w" before MPI_Init of a stream opened on /dev/null, kept open, a
+ *                      line per iteration
+ * Emptied again, early, raw and reopened would hold zeros where the lines before the checkpoint
+ * were (the restore reopens them at their checkpoint offsets); the header must be what the restarted
  * process wrote, no more: it ends with $YK_APP_TAIL_PAD from /proc/self/environ (the environment
  * as the process was started: the harness gives part1 alone a long one, --part1-env), so the
  * checkpointed run's header is longer than the restart's and the uninterrupted run's.
@@ -46,7 +48,10 @@ int main(int argc, char** argv) {
   FILE* early = fopen(name, "w");
   snprintf(name, sizeof name, "raw.%s.txt", launcher_rank);
   const int raw = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!early || raw < 0) return 5;
+  snprintf(name, sizeof name, "reopened.%s.txt", launcher_rank);
+  FILE* reopened = fopen("/dev/null", "w");
+  if (reopened) reopened = freopen(name, "w", reopened);
+  if (!early || raw < 0 || !reopened) return 5;
 
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -60,11 +65,13 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     sum += total;
     fprintf(early, "iteration %d total %ld\n", iteration, total);
+    fprintf(reopened, "iteration %d sum %ld\n", iteration, sum);
     const int len = snprintf(line, sizeof line, "rank %d iteration %d sum %ld\n", rank, iteration, sum);
     if (write(raw, line, (size_t)len) != len) MPI_Abort(MPI_COMM_WORLD, 7);
     if (rank == 0) printf("iteration %d sum %ld\n", iteration, sum);
   }
   fclose(early);
+  fclose(reopened);
   close(raw);
   MPI_Finalize();
   return 0;

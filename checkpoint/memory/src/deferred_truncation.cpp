@@ -89,6 +89,8 @@ int stdio_open_flags(const char* mode) {
 
 const char* stream_fdopen_mode(const char* mode) { return std::strchr(mode, '+') ? "w+" : "w"; }
 
+const char* stream_reopen_mode(const char* mode) { return (stdio_open_flags(mode) & O_CLOEXEC) ? "r+e" : "r+"; }
+
 void note_truncation_deferred(int fd) {
   if (fd < 0) return;
   struct stat st {};

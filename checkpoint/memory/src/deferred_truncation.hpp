@@ -42,6 +42,9 @@ bool defers_truncation(const char* mode);
 // stream_fdopen_mode is the mode for fdopen (which never truncates) on it.
 int stdio_open_flags(const char* mode);
 const char* stream_fdopen_mode(const char* mode);
+// For freopen (which takes a path, not a descriptor): the mode that opens the file, created
+// beforehand, for writing without truncating it ("r+", with "e" kept).
+const char* stream_reopen_mode(const char* mode);
 
 // `fd` was opened with its truncation left out (no effect for fd < 0).
 void note_truncation_deferred(int fd);

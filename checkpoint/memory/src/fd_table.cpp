@@ -616,7 +616,17 @@ YK_C_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, 
 
 YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   int old = stream ? stream->_fileno : -1;
-  FILE* f = real().freopen(path, mode, stream);
+  if (path) truncate_deferred_before_close(old, stream);  // freopen closes it
+  // A "w" mode before the restore: the file created first, then reopened without truncation
+  // (deferred_truncation.hpp); if it cannot be created, freopen fails as it would have.
+  bool deferring = path && defers_truncation(mode);
+  if (deferring) {
+    const int fd = real().open(path, stdio_open_flags(mode) & ~(O_TRUNC | O_CLOEXEC), 0666);
+    deferring = fd >= 0;
+    if (deferring) real().close(fd);
+  }
+  FILE* f = real().freopen(path, deferring ? stream_reopen_mode(mode) : mode, stream);
+  if (f && deferring) note_truncation_deferred(f->_fileno);
   if (f && path) journaled(f->_fileno, stdio_open_flags(mode));
   if (!f || f->_fileno != old) untrack(old);
   forget_uncarried_fd(old);
