@@ -5,6 +5,9 @@
  *   header.<rank>.txt  fopen "w" before MPI_Init, one line, closed before MPI_Init
  *   reopened.<rank>.txt  freopen "w" before MPI_Init of a stream opened on /dev/null, kept open, a
  *                      line per iteration
+ *   emptied.<rank>.txt created and emptied with truncate(2) before MPI_Init, then appended to by
+ *                      an fopen "a" per iteration: emptied again, it would lose the lines before
+ *                      the checkpoint altogether
  * Emptied again, early, raw and reopened would hold zeros where the lines before the checkpoint
  * were (the restore reopens them at their checkpoint offsets); the header must be what the restarted
  * process wrote, no more: it ends with $YK_APP_TAIL_PAD from /proc/self/environ (the environment
@@ -51,7 +54,12 @@ int main(int argc, char** argv) {
   snprintf(name, sizeof name, "reopened.%s.txt", launcher_rank);
   FILE* reopened = fopen("/dev/null", "w");
   if (reopened) reopened = freopen(name, "w", reopened);
-  if (!early || raw < 0 || !reopened) return 5;
+  snprintf(name, sizeof name, "emptied.%s.txt", launcher_rank);
+  const int created = open(name, O_WRONLY | O_CREAT, 0644);
+  if (created >= 0) close(created);
+  if (!early || raw < 0 || !reopened || created < 0 || truncate(name, 0) != 0) return 5;
+  char emptied[64];
+  snprintf(emptied, sizeof emptied, "%s", name);
 
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -66,6 +74,10 @@ int main(int argc, char** argv) {
     sum += total;
     fprintf(early, "iteration %d total %ld\n", iteration, total);
     fprintf(reopened, "iteration %d sum %ld\n", iteration, sum);
+    FILE* appended = fopen(emptied, "a");
+    if (!appended) MPI_Abort(MPI_COMM_WORLD, 8);
+    fprintf(appended, "iteration %d mine %ld\n", iteration, mine);
+    fclose(appended);
     const int len = snprintf(line, sizeof line, "rank %d iteration %d sum %ld\n", rank, iteration, sum);
     if (write(raw, line, (size_t)len) != len) MPI_Abort(MPI_COMM_WORLD, 7);
     if (rank == 0) printf("iteration %d sum %ld\n", iteration, sum);

@@ -28,12 +28,20 @@ thread_local int t_application_opens;  // ApplicationOpens scopes open on this t
 bool before_restore() { return app_context() && g_restore_pending; }
 
 using Ftruncate = int (*)(int, off_t);
+using Truncate = int (*)(const char*, off_t);
 Ftruncate g_real_ftruncate;
+Truncate g_real_truncate;
 
 // Resolved at load time (docs/architecture.md, pitfall 8).
 __attribute__((constructor(101))) void resolve() {
   g_real_ftruncate = reinterpret_cast<Ftruncate>(dlsym(RTLD_NEXT, "ftruncate"));
-  if (!g_real_ftruncate) fatal("cannot resolve libc's ftruncate");
+  g_real_truncate = reinterpret_cast<Truncate>(dlsym(RTLD_NEXT, "truncate"));
+  if (!g_real_ftruncate || !g_real_truncate) fatal("cannot resolve libc's ftruncate/truncate");
+}
+
+// A regular file that `length` would make shorter.
+bool would_shrink(const struct stat& st, off_t length) {
+  return S_ISREG(st.st_mode) && length >= 0 && length < st.st_size;
 }
 
 bool noted(int fd) {
@@ -69,6 +77,7 @@ ApplicationOpens::~ApplicationOpens() {
 }
 
 int real_ftruncate(int fd, off_t length) { return g_real_ftruncate(fd, length); }
+int real_truncate(const char* path, off_t length) { return g_real_truncate(path, length); }
 
 bool defers_truncation(const char* mode) {
   // glibc's ",ccs=" modes set up a wide-character conversion that fdopen cannot: left alone.
@@ -122,7 +131,7 @@ YK_C_API int ftruncate(int fd, off_t length) {
   using namespace yadokari::memory;
   if (before_restore()) {
     struct stat st {};
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && length >= 0 && length < st.st_size) {
+    if (fstat(fd, &st) == 0 && would_shrink(st, length)) {
       note_truncation_deferred(fd);
       return 0;
     }
@@ -131,3 +140,15 @@ YK_C_API int ftruncate(int fd, off_t length) {
 }
 
 YK_C_API int ftruncate64(int fd, off_t length) { return ftruncate(fd, length); }
+
+// The same by path, before the restore: left out (no descriptor to cut at a close).
+YK_C_API int truncate(const char* path, off_t length) {
+  using namespace yadokari::memory;
+  if (before_restore()) {
+    struct stat st {};
+    if (stat(path, &st) == 0 && would_shrink(st, length)) return 0;
+  }
+  return real_truncate(path, length);
+}
+
+YK_C_API int truncate64(const char* path, off_t length) { return truncate(path, length); }

@@ -10,6 +10,8 @@
 // size at the checkpoint: written_files.hpp). The same holds for a Fortran OPEN (libgfortran opens
 // with O_TRUNC for STATUS='REPLACE', inside the library scope of the interposed OPEN) and for an
 // ftruncate that shrinks a file (libgfortran cuts a sequential file after the record a WRITE ends).
+// A truncate(2) by path that would shrink a file is left out altogether: the file is the first
+// incarnation's, which the restore and the open journal cut back to its size at the checkpoint.
 #include <sys/types.h>
 
 #include <cstdio>
@@ -32,8 +34,9 @@ class ApplicationOpens {
   bool deferring_;
 };
 
-// libc's ftruncate, for the layer's own cuts (the interposed one may leave a cut out).
+// libc's ftruncate and truncate, for the layer's own cuts (the interposed ones may leave a cut out).
 int real_ftruncate(int fd, off_t length);
+int real_truncate(const char* path, off_t length);
 // The same for an fopen mode ("w", "w+", "wbe"...): an fopen that would truncate.
 bool defers_truncation(const char* mode);
 

@@ -307,7 +307,7 @@ struct Reconnect {
     bool direct = (r.specs & (1u << kSpecAccess)) && std::strcmp(r.spec[kSpecAccess], "direct") == 0;
     struct stat st {};
     if (r.regular && writes && !direct && stat(r.path, &st) == 0 && st.st_size > r.size &&
-        truncate(r.path, r.size) != 0)
+        real_truncate(r.path, static_cast<off_t>(r.size)) != 0)
       say("cannot cut ", r.path, " back to its size at the checkpoint");
     if (!r.newunit) {
       std::int32_t none = 0;
