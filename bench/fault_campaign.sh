@@ -439,8 +439,20 @@ PY
     fi
 }
 
+# A rebuild of the build under a running campaign mixes versions: a restart refuses images of the old
+# shim (a clean stop that is not the fault's), or its processes load a library half written. The
+# campaign stops instead, before the next run.
+build_stamp() { stat -c '%n %Y %s' "$Y" "$build"/lib/libyadokari-*.so 2>/dev/null | md5sum; }
+stamp=$(build_stamp)
+changed_build=0
+
 echo "fault campaign: $faults faults, seed $seed, MPI: $mpis, kinds: $kinds"
 for i in $(seq "$faults"); do
+    if [[ "$(build_stamp)" != "$stamp" ]]; then
+        echo "fault_campaign.sh: the build in $build changed during the campaign; stopping before run $i (runs from here would mix versions)" >&2
+        changed_build=1
+        break
+    fi
     if [[ -n "${YADOKARI_CAMPAIGN_LOCK:-}" ]]; then
         exec {lock}>"$YADOKARI_CAMPAIGN_LOCK"
         flock "$lock"
@@ -479,4 +491,4 @@ print(json.dumps(summary))
 PY
 echo "JSON lines: $out"
 [[ -d "${out%.jsonl}-kept" ]] && echo "files of the runs that were not correct or a clean stop, or had backtraces taken: ${out%.jsonl}-kept"
-exit 0
+exit "$changed_build"
