@@ -2,7 +2,6 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "runtime/agent/detector_priority.hpp"
 #include "runtime/agent/heartbeat_sender.hpp"
 #include "runtime/agent/job_processes.hpp"
 #include "runtime/agent/node_images.hpp"
@@ -211,11 +211,7 @@ int run_node_agent(const AgentOptions& options) {
   action.sa_handler = on_stop;
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
-  // The agent is the node's failure detector: a heartbeat late because the node's ranks took every
-  // CPU would declare a healthy node lost. It sleeps nearly all the time, so running ahead of
-  // them costs them little. Only root may raise it; without it the agent runs as it is. (Before
-  // the context: ZeroMQ's I/O thread takes this thread's priority.)
-  (void)setpriority(PRIO_PROCESS, 0, -10);
+  raise_thread_priority();  // before the context: ZeroMQ's I/O thread takes this thread's priority
 
   const auto credential = protocol::parse_credential(options.credential);
   if (!credential) return fail(options, "YADOKARI_JOB_SECRET is not a job credential of this yadokari");

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "runtime/agent/detector_priority.hpp"
 #include "runtime/agent/node_agent.hpp"
 #include "runtime/cli/checkpoint_command.hpp"
 #include "runtime/cli/cli_error.hpp"
@@ -189,6 +190,7 @@ int join_job(yadokari::agent::AgentOptions options) {
 }
 
 int run_agent(yadokari::agent::AgentOptions options, bool credentials_stdin) {
+  yadokari::agent::take_own_scheduling_group();
   if (credentials_stdin) {
     options.end_on_eof_fd = 0;
     std::string line;

@@ -218,6 +218,7 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer, s
     serve_agent_message(routing_id, peer, message);
   } else if (std::holds_alternative<protocol::ImageChunk>(message) ||
              std::holds_alternative<protocol::ImageOrderDone>(message)) {
+    heard_from_agent(routing_id);
     serve_image_message(message);
   } else if (const auto* restored = std::get_if<protocol::RankRestored>(&message)) {
     if (from_registered(routing_id, restored->logical_rank)) note_restored(*restored);

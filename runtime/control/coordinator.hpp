@@ -192,6 +192,8 @@ class Coordinator {
   void send_to_ranks(const protocol::Message& message);
   // coordinator_membership.cpp
   void serve_agent_message(const std::string& routing_id, const std::string& peer, const protocol::Message& message);
+  // Any message on an agent's connection shows its nodes alive; `late` is a heartbeat's own report.
+  void heard_from_agent(const std::string& routing_id, std::chrono::milliseconds late = {});
   void run_membership_timers();
   void note_restored(const protocol::RankRestored& restored);
   // coordinator_images.cpp

@@ -27,10 +27,8 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
                                       const protocol::Message& message) {
   const auto now = membership::Clock::now();
   if (const auto* beat = std::get_if<protocol::Heartbeat>(&message)) {
-    // Only the connection a node's agent said hello on speaks for that node.
     const auto late = std::chrono::milliseconds(std::max(beat->late_ms, 0));
-    if (const auto nodes = nodes_of_agent_route_.find(routing_id); nodes != nodes_of_agent_route_.end())
-      for (const auto& node : nodes->second) tracker_->heard(node, now, late);
+    heard_from_agent(routing_id, late);
     return;
   }
   const auto& hello = std::get<protocol::AgentHello>(message);
@@ -73,6 +71,14 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
   const std::string ack = protocol::encode(protocol::AgentAck{reason.empty(), reason, interval});
   std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
   (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+}
+
+void Coordinator::heard_from_agent(const std::string& routing_id, std::chrono::milliseconds late) {
+  if (!tracker_) return;
+  const auto now = membership::Clock::now();
+  // Only the connection a node's agent said hello on speaks for that node.
+  if (const auto nodes = nodes_of_agent_route_.find(routing_id); nodes != nodes_of_agent_route_.end())
+    for (const auto& node : nodes->second) tracker_->heard(node, now, late);
 }
 
 void Coordinator::run_membership_timers() {

@@ -84,8 +84,8 @@ struct SettledMembership {
 };
 // Serves the control plane until every node has either been heard from again since now (twice: one
 // heartbeat may have been on its way from a node that has just died) or been declared lost, at
-// most `limit` (the tracker settles every node within one loss period plus its lateness grace;
-// the limit covers a front end that was itself descheduled meanwhile). `lost` are the verdicts
+// most `limit` (the tracker settles every node within two loss periods plus its lateness grace,
+// one when some node still speaks; the limit covers a front end that was itself descheduled). `lost` are the verdicts
 // already taken.
 SettledMembership settle_membership(control::Coordinator& coordinator, std::vector<membership::NodeEvent> lost,
                                     std::chrono::milliseconds limit);

@@ -21,6 +21,7 @@ void HeartbeatTracker::joined(const std::string& node, Clock::time_point now) {
   if (!added && entry->second.state == NodeState::lost) return;
   entry->second.last = now;
   ++entry->second.beats;
+  last_heard_any_ = last_heard_any_ ? std::max(*last_heard_any_, now) : now;
   if (entry->second.state == NodeState::suspect) entry->second.recovered = true;
   entry->second.state = NodeState::alive;
 }
@@ -30,6 +31,7 @@ void HeartbeatTracker::heard(const std::string& node, Clock::time_point now, Clo
   if (entry == nodes_.end() || entry->second.state == NodeState::lost) return;
   entry->second.last = now;
   ++entry->second.beats;
+  last_heard_any_ = last_heard_any_ ? std::max(*last_heard_any_, now) : now;
   if (sender_late > Clock::duration::zero()) {
     const Clock::duration grace = std::min<Clock::duration>(2 * sender_late, policy_.max_late_grace);
     if (now >= entry->second.grace_until || grace > entry->second.grace) entry->second.grace = grace;
@@ -45,12 +47,16 @@ std::vector<NodeEvent> HeartbeatTracker::advance(Clock::time_point now) {
   if (last_advance_ && now - *last_advance_ > policy_.interval) {
     const Clock::duration stalled = now - *last_advance_;
     for (auto& [node, entry] : nodes_) entry.last = std::min(entry.last + stalled, now);
+    if (last_heard_any_) last_heard_any_ = std::min(*last_heard_any_ + stalled, now);
   }
   last_advance_ = now;
+  const Clock::duration common_quiet = last_heard_any_ ? now - *last_heard_any_ : Clock::duration::zero();
+  const Clock::duration forgiven = std::min(common_quiet, quiet_allowance());
   std::vector<NodeEvent> events;
   for (auto& [node, entry] : nodes_) {
     if (entry.state == NodeState::lost) continue;
-    const Clock::duration silence = now - entry.last;
+    // Judged on the silence beyond what every node shares; reported as it was.
+    const Clock::duration silence = now - entry.last - forgiven;
     // "Missed" = a whole interval plus half of one for jitter went by without a heartbeat.
     const auto late = policy_.interval + policy_.interval / 2;
     NodeState next = NodeState::alive;
@@ -62,10 +68,10 @@ std::vector<NodeEvent> HeartbeatTracker::advance(Clock::time_point now) {
     if (next != entry.state) {
       entry.state = next;
       entry.recovered = false;
-      events.push_back(NodeEvent{node, next, silence});
+      events.push_back(NodeEvent{node, next, now - entry.last});
     } else if (entry.recovered) {
       entry.recovered = false;
-      events.push_back(NodeEvent{node, NodeState::alive, silence});
+      events.push_back(NodeEvent{node, NodeState::alive, now - entry.last});
     }
   }
   return events;

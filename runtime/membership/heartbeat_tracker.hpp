@@ -5,6 +5,12 @@
 // (logged, nothing else happens: a busy front end or a GC-like pause on the node looks the same);
 // `misses` missed intervals make it `lost`, for good: a lost node's ranks are gone (the restart
 // loop stopped them or the node did), so a late heartbeat cannot bring it back into this job.
+//
+// Silence is judged against the other nodes: while no node at all is heard from, the fault is as
+// likely the observer's (the front end or its ZeroMQ thread waiting for a CPU on a loaded host, a
+// second at a time) as every node's, so up to one loss period of such common quiet is not held
+// against anyone. A node that is silent while the others speak is lost after interval x misses; if
+// every node falls silent, they are lost one loss period later than that.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -47,8 +53,10 @@ class HeartbeatTracker {
 
   // The node's agent said hello (counts as a heartbeat). A lost node stays lost.
   void joined(const std::string& node, Clock::time_point now);
-  // A heartbeat, sent `sender_late` later than due (the agent's own report); ignored for unknown
-  // or lost nodes. A suspect node becomes alive again.
+  // A heartbeat, sent `sender_late` later than due (the agent's own report), or any other message
+  // from the node's agent (an image chunk is as good a sign of life, and a heartbeat queued behind
+  // an image's chunks arrives only after them); ignored for unknown or lost nodes. A suspect node
+  // becomes alive again.
   void heard(const std::string& node, Clock::time_point now, Clock::duration sender_late = {});
   // State changes since the last call, in node order. When this observer itself did not run for
   // more than an interval (its process descheduled, a long step in its loop), the heartbeats that
@@ -64,12 +72,16 @@ class HeartbeatTracker {
   // The extra grace `node` has now for the lateness its agent reported (0 if none, or unknown).
   Clock::duration late_grace(const std::string& node, Clock::time_point now) const;
 
+  // How much of a silence that every node shares is forgiven: one loss period.
+  Clock::duration quiet_allowance() const { return loss_after(); }
+
   // Heartbeats counted so far, per node: a mark to ask `unsettled_since` about later. Counts, not
   // times: advance() moves the last-heard times over the observer's own stalls.
   BeatCounts beat_counts() const;
   // The nodes whose state is not known since `mark`: not lost, and heard from fewer than `beats`
   // times since (a node that died just before the mark may have one heartbeat still on its way).
-  // Every node is settled within interval x misses + max_late_grace of the mark, plus the
+  // Every node is settled within interval x misses + max_late_grace of the mark (twice the first
+  // term when no node speaks any more: quiet_allowance), plus the
   // observer's stalls: it speaks or it is lost. Nodes that joined after the mark count from 0.
   std::vector<std::string> unsettled_since(const BeatCounts& mark, std::uint64_t beats) const;
 
@@ -85,6 +97,7 @@ class HeartbeatTracker {
   HeartbeatPolicy policy_;
   std::map<std::string, Entry> nodes_;
   std::optional<Clock::time_point> last_advance_;
+  std::optional<Clock::time_point> last_heard_any_;  // from any node not lost
 };
 
 }  // namespace yadokari::membership

@@ -12,9 +12,12 @@
 #include <catch2/catch.hpp>
 #include <future>
 #include <thread>
+#include <zmq.hpp>
 
 #include "runtime/agent/job_processes.hpp"
 #include "tests/cli/agent_harness.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/curve.hpp"
 
 using namespace yadokari;
 using namespace std::chrono_literals;
@@ -55,6 +58,37 @@ TEST_CASE("a silent agent's node is declared lost, once, with the silence it had
   REQUIRE(cluster.serve_until([&] { return again.finished(); }));
   CHECK(again.result.get() == 1);
   CHECK(cluster.logged("): node n1 was declared lost"));
+}
+
+// An agent queues a whole image's chunks at once; a heartbeat sent meanwhile reaches the
+// coordinator only after them, seconds later over a slow link or through a loaded front end.
+TEST_CASE("an agent's image traffic keeps its node alive as heartbeats do", "[agents]") {
+  Cluster cluster(3);  // lost after 3 x 50 ms of silence
+  zmq::context_t context;
+  zmq::socket_t agent(context, zmq::socket_type::dealer);
+  agent.set(zmq::sockopt::linger, 0);
+  protocol::connect_with_curve(agent, protocol::parse_credential(cluster.credential())->coordinator_key);
+  agent.connect(cluster.coordinator.control_endpoint());
+  const std::string hello = protocol::encode(protocol::AgentHello{kJob, kSecret, "n1", "host-n1", getpid(), 0});
+  agent.send(zmq::buffer(hello), zmq::send_flags::none);
+  REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n1") == "alive"; }));
+  // No heartbeat from here on, only chunks of a copy, one per turn of the coordinator's loop,
+  // for 40 loss periods.
+  protocol::ImageChunk chunk;
+  chunk.order_id = 7;
+  chunk.epoch = 1;
+  chunk.rank = 0;
+  chunk.to_node = "n2";
+  chunk.bytes.assign(protocol::ImageChunk::kMaxBytes, 'x');
+  for (int turn = 0; turn < 300; ++turn) {
+    chunk.offset = static_cast<std::uint64_t>(turn) * chunk.bytes.size();
+    agent.send(zmq::buffer(protocol::encode(chunk)), zmq::send_flags::none);
+    cluster.coordinator.poll(20ms);
+  }
+  CHECK(cluster.coordinator.take_lost_nodes().empty());
+  CHECK(state_of(cluster.coordinator, "n1") == "alive");
+  // Silence afterwards still makes it lost.
+  REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n1") == "lost"; }));
 }
 
 TEST_CASE("an agent with the wrong secret is refused, logged, and exits 1", "[agents]") {
