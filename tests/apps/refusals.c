@@ -10,7 +10,8 @@
  * data is not named; constructor_thread: a thread the executable's
  * constructor started before main, still running; resolver: the resolver's datagram socket kept open
  * by RES_STAYOPEN after one query to a name server the program answers itself (a thread that ends
- * before the pause point) and the changed settings;
+ * before the pause point) and the changed settings; raw_syscalls: a socket, a pipe, an eventfd and a
+ * memfd made by syscall() with their numbers (glibc's wrappers bypassed);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -40,6 +41,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,7 +154,7 @@ static int resolver_socket(void) {
 
 struct Held {
   int sock, sock_dup, pipe_fds[2], fifo, shm_id;
-  int kernel_fds[4], dir;
+  int kernel_fds[4], dir, raw_fds[5];
   void* shm_at;
   void* plugin;
   FILE *popened, *temporary;
@@ -192,6 +194,22 @@ static void hold(const char* what, struct Held* h, int rank) {
     if (h->sock < 0 || h->sock_dup < 0) abort();
     expect_fd(h->sock, "a socket");
     expect_fd(h->sock_dup, "a socket");
+  }
+  if (strcmp(what, "raw_syscalls") == 0) {
+    int pair[2];
+    h->raw_fds[0] = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+    if (syscall(SYS_pipe2, pair, 0) != 0) abort();
+    h->raw_fds[1] = pair[0];
+    h->raw_fds[2] = pair[1];
+    h->raw_fds[3] = (int)syscall(SYS_eventfd2, 0, 0);
+    h->raw_fds[4] = (int)syscall(SYS_memfd_create, "raw", 0);
+    for (int i = 0; i < 5; ++i)
+      if (h->raw_fds[i] < 0) abort();
+    expect_fd(h->raw_fds[0], "a socket");
+    expect_fd(h->raw_fds[1], "a pipe");
+    expect_fd(h->raw_fds[2], "a pipe");
+    expect_fd(h->raw_fds[3], "an eventfd");
+    expect_fd(h->raw_fds[4], "a memfd");
   }
   if (all || strcmp(what, "kernel_objects") == 0) {
     h->kernel_fds[0] = eventfd(0, 0);
@@ -361,6 +379,8 @@ static void release(const char* what, struct Held* h) {
     close(h->sock);
     close(h->sock_dup);
   }
+  if (strcmp(what, "raw_syscalls") == 0)
+    for (int i = 0; i < 5; ++i) syscall(SYS_close, h->raw_fds[i]);
   if (all || strcmp(what, "kernel_objects") == 0) {
     for (int i = 0; i < 4; ++i) close(h->kernel_fds[i]);
     close(h->dir);

@@ -1,12 +1,21 @@
 // syscall() with the number of a call the fd table follows (open, openat, creat, close, dup, dup2,
-// dup3) runs the interposed function instead, so such a descriptor is carried or refused like any
-// other (checkpoint/memory/README.md, "The application's files"); every other number goes to libc's
+// dup3) or of one that makes a descriptor the layer refuses (socket, pipe, eventfd, memfd...) runs
+// the interposed function instead, so such a descriptor is carried or refused like any other
+// (checkpoint/memory/README.md, "The application's files"); every other number goes to libc's
 // syscall() unchanged. The arguments are read as six machine words, as libc's syscall() does.
 #include "checkpoint/memory/src/raw_syscalls.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <cstdarg>
@@ -57,7 +66,46 @@ YK_C_API long syscall(long number, ...) noexcept {
       return dup2(static_cast<int>(a[0]), static_cast<int>(a[1]));
     case SYS_dup3:
       return dup3(static_cast<int>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]));
+    // Descriptors that are refused at a checkpoint (uncarried_fds.hpp): noted like libc's wrappers'.
+    case SYS_socket:
+      return socket(static_cast<int>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]));
+    case SYS_socketpair:
+      return socketpair(static_cast<int>(a[0]), static_cast<int>(a[1]), static_cast<int>(a[2]),
+                        reinterpret_cast<int*>(a[3]));
+    case SYS_accept:
+      return accept(static_cast<int>(a[0]), reinterpret_cast<sockaddr*>(a[1]), reinterpret_cast<socklen_t*>(a[2]));
+    case SYS_accept4:
+      return accept4(static_cast<int>(a[0]), reinterpret_cast<sockaddr*>(a[1]), reinterpret_cast<socklen_t*>(a[2]),
+                     static_cast<int>(a[3]));
+    case SYS_pipe:
+      return pipe(reinterpret_cast<int*>(a[0]));
+    case SYS_pipe2:
+      return pipe2(reinterpret_cast<int*>(a[0]), static_cast<int>(a[1]));
+    case SYS_eventfd:
+      return eventfd(static_cast<unsigned>(a[0]), 0);
+    case SYS_eventfd2:
+      return eventfd(static_cast<unsigned>(a[0]), static_cast<int>(a[1]));
+    case SYS_epoll_create:
+      return epoll_create(static_cast<int>(a[0]));
+    case SYS_epoll_create1:
+      return epoll_create1(static_cast<int>(a[0]));
+    case SYS_timerfd_create:
+      return timerfd_create(static_cast<int>(a[0]), static_cast<int>(a[1]));
+    case SYS_inotify_init:
+      return inotify_init();
+    case SYS_inotify_init1:
+      return inotify_init1(static_cast<int>(a[0]));
+    case SYS_memfd_create:
+      return memfd_create(reinterpret_cast<const char*>(a[0]), static_cast<unsigned>(a[1]));
+    case SYS_signalfd:
+    case SYS_signalfd4:
+      // The kernel's mask is 8 bytes (what glibc's signalfd passes); any other size keeps the
+      // kernel's own answer (EINVAL).
+      if (a[2] != 8) break;
+      return signalfd(static_cast<int>(a[0]), reinterpret_cast<const sigset_t*>(a[1]),
+                      number == SYS_signalfd4 ? static_cast<int>(a[3]) : 0);
     default:
-      return yadokari::memory::real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+      break;
   }
+  return yadokari::memory::real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
