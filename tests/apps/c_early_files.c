@@ -8,7 +8,10 @@
  *   emptied.<rank>.txt created and emptied with truncate(2) before MPI_Init, then appended to by
  *                      an fopen "a" per iteration: emptied again, it would lose the lines before
  *                      the checkpoint altogether
- * Emptied again, early, raw and reopened would hold zeros where the lines before the checkpoint
+ *   wide.<rank>.txt    fopen "w,ccs=UTF-8" before MPI_Init (a wide stream with a conversion,
+ *                      which fdopen cannot set up), kept open, a line with a non-ASCII character
+ *                      per iteration (fwprintf)
+ * Emptied again, early, raw, reopened and wide would hold zeros where the lines before the checkpoint
  * were (the restore reopens them at their checkpoint offsets); the header must be what the restarted
  * process wrote, no more: it ends with $YK_APP_TAIL_PAD from /proc/self/environ (the environment
  * as the process was started: the harness gives part1 alone a long one, --part1-env), so the
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "tests/apps/pause_point.h"
 
@@ -60,6 +64,9 @@ int main(int argc, char** argv) {
   if (!early || raw < 0 || !reopened || created < 0 || truncate(name, 0) != 0) return 5;
   char emptied[64];
   snprintf(emptied, sizeof emptied, "%s", name);
+  snprintf(name, sizeof name, "wide.%s.txt", launcher_rank);
+  FILE* wide = fopen(name, "w,ccs=UTF-8");
+  if (!wide) return 9;
 
   MPI_Init(&argc, &argv);
   int rank = 0;
@@ -74,6 +81,7 @@ int main(int argc, char** argv) {
     sum += total;
     fprintf(early, "iteration %d total %ld\n", iteration, total);
     fprintf(reopened, "iteration %d sum %ld\n", iteration, sum);
+    fwprintf(wide, L"it\u00e9ration %d total %ld\n", iteration, total);
     FILE* appended = fopen(emptied, "a");
     if (!appended) MPI_Abort(MPI_COMM_WORLD, 8);
     fprintf(appended, "iteration %d mine %ld\n", iteration, mine);
@@ -84,6 +92,7 @@ int main(int argc, char** argv) {
   }
   fclose(early);
   fclose(reopened);
+  fclose(wide);
   close(raw);
   MPI_Finalize();
   return 0;

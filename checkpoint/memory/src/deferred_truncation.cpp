@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "checkpoint/memory/src/diag.hpp"
@@ -79,10 +80,9 @@ ApplicationOpens::~ApplicationOpens() {
 int real_ftruncate(int fd, off_t length) { return g_real_ftruncate(fd, length); }
 int real_truncate(const char* path, off_t length) { return g_real_truncate(path, length); }
 
-bool defers_truncation(const char* mode) {
-  // glibc's ",ccs=" modes set up a wide-character conversion that fdopen cannot: left alone.
-  return mode && mode[0] == 'w' && !std::strstr(mode, ",ccs=") && before_restore();
-}
+bool defers_truncation(const char* mode) { return mode && mode[0] == 'w' && before_restore(); }
+
+bool has_conversion(const char* mode) { return mode && std::strstr(mode, ",ccs=") != nullptr; }
 
 int stdio_open_flags(const char* mode) {
   if (!mode) return O_RDONLY;
@@ -98,7 +98,12 @@ int stdio_open_flags(const char* mode) {
 
 const char* stream_fdopen_mode(const char* mode) { return std::strchr(mode, '+') ? "w+" : "w"; }
 
-const char* stream_reopen_mode(const char* mode) { return (stdio_open_flags(mode) & O_CLOEXEC) ? "r+e" : "r+"; }
+bool stream_reopen_mode(const char* mode, char* out, std::size_t size) {
+  const char* conversion = std::strstr(mode, ",ccs=");
+  const int n = std::snprintf(out, size, "%s%s", (stdio_open_flags(mode) & O_CLOEXEC) ? "r+e" : "r+",
+                              conversion ? conversion : "");
+  return n >= 0 && static_cast<std::size_t>(n) < size;
+}
 
 void note_truncation_deferred(int fd) {
   if (fd < 0) return;

@@ -45,9 +45,13 @@ bool defers_truncation(const char* mode);
 // stream_fdopen_mode is the mode for fdopen (which never truncates) on it.
 int stdio_open_flags(const char* mode);
 const char* stream_fdopen_mode(const char* mode);
-// For freopen (which takes a path, not a descriptor): the mode that opens the file, created
-// beforehand, for writing without truncating it ("r+", with "e" kept).
-const char* stream_reopen_mode(const char* mode);
+// A ",ccs=" mode sets up a wide-character conversion, which only fopen and freopen do (not
+// fdopen): such a stream is opened by path like freopen's.
+bool has_conversion(const char* mode);
+// For freopen and ",ccs=" fopen (which take a path, not a descriptor): the mode that opens the
+// file, created beforehand, for writing without truncating it ("r+", with "e" and the ",ccs=..."
+// part kept), in `out`; false if it does not fit.
+bool stream_reopen_mode(const char* mode, char* out, std::size_t size);
 
 // `fd` was opened with its truncation left out (no effect for fd < 0).
 void note_truncation_deferred(int fd);

@@ -590,7 +590,30 @@ YK_C_API int fcntl64(int fd, int cmd, ...) {
   return r;
 }
 
+namespace {
+
+// A "w" mode before the restore, by path (freopen, or fopen with ",ccs=", which fdopen cannot set
+// up): the file created first, then opened "r+" without truncation (deferred_truncation.hpp), the
+// descriptor noted. If it cannot be created, the call runs as asked and fails as it would have.
+FILE* open_stream_untruncated(const char* path, const char* mode, FILE* stream) {
+  char reopen[128];
+  const int fd = real().open(path, stdio_open_flags(mode) & ~(O_TRUNC | O_CLOEXEC), 0666);
+  if (fd >= 0) real().close(fd);
+  if (fd < 0 || !stream_reopen_mode(mode, reopen, sizeof reopen))
+    return stream ? real().freopen(path, mode, stream) : real().fopen(path, mode);
+  FILE* f = stream ? real().freopen(path, reopen, stream) : real().fopen(path, reopen);
+  if (f) note_truncation_deferred(f->_fileno);
+  return f;
+}
+
+}  // namespace
+
 YK_C_API FILE* fopen(const char* path, const char* mode) {
+  if (defers_truncation(mode) && has_conversion(mode)) {
+    FILE* f = open_stream_untruncated(path, mode, nullptr);
+    adopt_stream(f);
+    return f;
+  }
   if (defers_truncation(mode)) {
     // What fopen does, but the descriptor opened without O_TRUNC (deferred_truncation.hpp).
     const int fd = real().open(path, stdio_open_flags(mode) & ~O_TRUNC, 0666);
@@ -617,16 +640,8 @@ YK_C_API FILE* fopen64(const char* path, const char* mode) { return fopen(path, 
 YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   int old = stream ? stream->_fileno : -1;
   if (path) truncate_deferred_before_close(old, stream);  // freopen closes it
-  // A "w" mode before the restore: the file created first, then reopened without truncation
-  // (deferred_truncation.hpp); if it cannot be created, freopen fails as it would have.
-  bool deferring = path && defers_truncation(mode);
-  if (deferring) {
-    const int fd = real().open(path, stdio_open_flags(mode) & ~(O_TRUNC | O_CLOEXEC), 0666);
-    deferring = fd >= 0;
-    if (deferring) real().close(fd);
-  }
-  FILE* f = real().freopen(path, deferring ? stream_reopen_mode(mode) : mode, stream);
-  if (f && deferring) note_truncation_deferred(f->_fileno);
+  FILE* f = path && defers_truncation(mode) ? open_stream_untruncated(path, mode, stream)
+                                            : real().freopen(path, mode, stream);
   if (f && path) journaled(f->_fileno, stdio_open_flags(mode));
   if (!f || f->_fileno != old) untrack(old);
   forget_uncarried_fd(old);
