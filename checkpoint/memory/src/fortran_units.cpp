@@ -30,6 +30,7 @@ struct Slot {
   bool used = false;
   bool newunit = false;
   bool scratch = false;
+  bool after_endfile = false;  // FortranUnitRecord::after_endfile
   std::int32_t unit = 0;
   std::uint32_t specs = 0;
   std::int32_t recl = 0;
@@ -298,6 +299,21 @@ struct Reconnect {
     std::int64_t offset = r.position;
     g_gf.fseek(&unit, &offset, &whence, &status);
     if (status != 0) return fail_unit("cannot position", r.unit, r.path);
+    return !r.after_endfile || read_to_endfile(r);
+  }
+
+  // `READ (unit, *, END=...)` with no items, at the end of the file: libgfortran then holds the
+  // unit after its endfile record, as the image's unit was.
+  bool read_to_endfile(const FortranUnitRecord& r) {
+    alignas(16) unsigned char dt[gf::kTransferParamsBytes] = {};
+    auto* common = reinterpret_cast<gf::CommonParams*>(dt);
+    common->flags = gf::kDtListFormat | gf::kHasEnd;
+    common->unit = r.unit;
+    common->filename = "yadokari restore";
+    g_gf.st_read(common);
+    g_gf.st_read_done(common);
+    if ((common->flags & gf::kLibReturnMask) != gf::kLibReturnEnd)
+      return fail_unit("cannot put back the end-of-file state of", r.unit, r.path);
     return true;
   }
 
@@ -374,7 +390,10 @@ void resolve_fortran_functions() {
   g_gf.ftell = reinterpret_cast<decltype(g_gf.ftell)>(next("_gfortran_ftell_i8_sub"));
   g_gf.fseek = reinterpret_cast<decltype(g_gf.fseek)>(next("_gfortran_fseek_sub"));
   g_gf.random_seed = reinterpret_cast<decltype(g_gf.random_seed)>(next("_gfortran_random_seed_i4"));
-  if (!g_gf.st_open || !g_gf.st_close || !g_gf.flush || !g_gf.fnum || !g_gf.ftell || !g_gf.fseek)
+  g_gf.st_read = reinterpret_cast<decltype(g_gf.st_read)>(next("_gfortran_st_read"));
+  g_gf.st_read_done = reinterpret_cast<decltype(g_gf.st_read_done)>(next("_gfortran_st_read_done"));
+  if (!g_gf.st_open || !g_gf.st_close || !g_gf.flush || !g_gf.fnum || !g_gf.ftell || !g_gf.fseek || !g_gf.st_read ||
+      !g_gf.st_read_done)
     g_gf = gf::Functions{};
 }
 
@@ -409,6 +428,7 @@ bool capture_fortran(FortranState& out) {
     r.recl = s.recl;
     r.newunit = s.newunit;
     r.regular = S_ISREG(st.st_mode);
+    r.after_endfile = s.after_endfile && r.regular;
     std::memcpy(r.spec, s.spec, sizeof r.spec);
     if (r.regular) {
       std::int32_t unit = s.unit;
@@ -475,6 +495,7 @@ bool restore_fortran(const FortranState& s, std::size_t len, char* why, std::siz
       slot.used = true;
       slot.unit = r.unit;
       slot.newunit = r.newunit;
+      slot.after_endfile = r.after_endfile;
       slot.specs = r.specs;
       slot.recl = r.recl;
       std::memcpy(slot.spec, r.spec, sizeof slot.spec);
@@ -524,15 +545,25 @@ YK_C_API void _gfortran_st_close(gf::CloseParams* p) {
   if (Slot* s = find(unit)) s->used = false;
 }
 
-// READ/WRITE: only to notice units connected without OPEN (a WRITE on an unconnected unit opens
-// fort.N implicitly), which the checkpoint then refuses instead of losing them.
+// READ/WRITE: to notice units connected without OPEN (a WRITE on an unconnected unit opens fort.N
+// implicitly), which the checkpoint then refuses instead of losing them; and, with BACKSPACE,
+// REWIND and ENDFILE, whether a unit is after its end of file (FortranUnitRecord::after_endfile).
 namespace {
-constexpr std::int32_t kDtInternalUnit = 1 << 14;
-using TransferStart = void (*)(gf::CommonParams*);
-TransferStart g_st_read, g_st_write;
+using Statement = void (*)(gf::CommonParams*);
+Statement g_st_read, g_st_read_done, g_st_write, g_st_write_done, g_st_backspace, g_st_rewind, g_st_endfile;
 
 void note(const gf::CommonParams* p) {
-  if (app_context() && !(p->flags & kDtInternalUnit)) note_transfer(p->unit);
+  if (app_context() && !(p->flags & gf::kDtInternalUnit)) note_transfer(p->unit);
+}
+
+// After a statement on `unit` that ended with `flags`: an end of file puts the unit after its
+// endfile record (`at_end`), a successful one leaves it where `ok_means` says.
+void note_endfile_state(std::int32_t unit, std::int32_t flags, bool ok_means) {
+  if (!app_context() || (flags & gf::kDtInternalUnit)) return;
+  const std::int32_t result = flags & gf::kLibReturnMask;
+  if (result != 0 && result != gf::kLibReturnEnd) return;  // an error: where it is is libgfortran's
+  Locked l;
+  if (Slot* s = find(unit)) s->after_endfile = result == gf::kLibReturnEnd || ok_means;
 }
 
 // RANDOM_NUMBER, RANDOM_SEED, RANDOM_INIT: only to know that the application uses the generator
@@ -555,8 +586,14 @@ void random_call(RandomEntry e, std::uintptr_t a, std::uintptr_t b, std::uintptr
 
 __attribute__((constructor(101))) void resolve_at_load() {
   resolve_fortran_functions();
-  g_st_read = reinterpret_cast<TransferStart>(dlsym(RTLD_NEXT, "_gfortran_st_read"));
-  g_st_write = reinterpret_cast<TransferStart>(dlsym(RTLD_NEXT, "_gfortran_st_write"));
+  const auto statement = [](const char* name) { return reinterpret_cast<Statement>(dlsym(RTLD_NEXT, name)); };
+  g_st_read = statement("_gfortran_st_read");
+  g_st_read_done = statement("_gfortran_st_read_done");
+  g_st_write = statement("_gfortran_st_write");
+  g_st_write_done = statement("_gfortran_st_write_done");
+  g_st_backspace = statement("_gfortran_st_backspace");
+  g_st_rewind = statement("_gfortran_st_rewind");
+  g_st_endfile = statement("_gfortran_st_endfile");
   for (int i = 0; i < kRandomEntries; ++i) g_random[i] = reinterpret_cast<Words>(dlsym(RTLD_NEXT, kRandomNames[i]));
 }
 }  // namespace
@@ -565,9 +602,29 @@ YK_C_API void _gfortran_st_read(gf::CommonParams* p) {
   note(p);
   g_st_read(p);
 }
+YK_C_API void _gfortran_st_read_done(gf::CommonParams* p) {
+  g_st_read_done(p);
+  note_endfile_state(p->unit, p->flags, false);
+}
 YK_C_API void _gfortran_st_write(gf::CommonParams* p) {
   note(p);
   g_st_write(p);
+}
+YK_C_API void _gfortran_st_write_done(gf::CommonParams* p) {
+  g_st_write_done(p);
+  note_endfile_state(p->unit, p->flags, false);
+}
+YK_C_API void _gfortran_st_backspace(gf::CommonParams* p) {
+  g_st_backspace(p);
+  note_endfile_state(p->unit, p->flags, false);
+}
+YK_C_API void _gfortran_st_rewind(gf::CommonParams* p) {
+  g_st_rewind(p);
+  note_endfile_state(p->unit, p->flags, false);
+}
+YK_C_API void _gfortran_st_endfile(gf::CommonParams* p) {
+  g_st_endfile(p);
+  note_endfile_state(p->unit, p->flags, true);
 }
 
 #define YK_RANDOM_ENTRY(name, entry) \

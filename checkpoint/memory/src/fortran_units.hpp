@@ -2,7 +2,8 @@
 // The application's Fortran state that lives inside libgfortran, which a restart makes fresh
 // (docs/architecture.md, pitfall 10): the units it connected with OPEN and the RANDOM_NUMBER
 // generator. OPEN/CLOSE are interposed and recorded; the capture saves, per connected unit, its
-// file, the OPEN specifiers that shape its records, and its position (FTELL), plus the generator's
+// file, the OPEN specifiers that shape its records, its position (FTELL) and whether it is after its
+// end of file, plus the generator's
 // state (RANDOM_SEED GET=) if the application used it; the restore reconnects each unit with
 // libgfortran's own OPEN (STATUS='OLD', never truncating) onto the same descriptor, seeks it, and
 // puts the generator's state back. Units that cannot be carried refuse the checkpoint.
@@ -40,13 +41,18 @@ struct FortranUnitRecord {
   std::int32_t recl;      // RECL=, 0 if not given
   std::uint32_t newunit;  // connected with NEWUNIT=
   std::uint32_t regular;  // a regular file (else a character device: reconnected, not positioned)
-  std::int64_t position;  // FTELL at the checkpoint (after the flush)
-  std::int64_t size;      // the file's size at the checkpoint
+  // A READ hit the end of file (or ENDFILE ran) and nothing repositioned the unit since: it is
+  // after its endfile record, where BACKSPACE goes back to the end of the data, not before the last
+  // record. Put back by a READ that hits the end again.
+  std::uint32_t after_endfile;
+  std::uint32_t reserved;
+  std::int64_t position;                          // FTELL at the checkpoint (after the flush)
+  std::int64_t size;                              // the file's size at the checkpoint
   char spec[kFortranSpecCount][kFortranSpecLen];  // lower case, NUL-terminated
   char path[kFdPathMax];                          // absolute
 };
 
-inline constexpr char kFortranMagic[8] = {'Y', 'K', 'F', 'O', 'R', 'T', '1', 0};
+inline constexpr char kFortranMagic[8] = {'Y', 'K', 'F', 'O', 'R', 'T', '2', 0};
 
 struct FortranState {
   char magic[8];

@@ -24,6 +24,8 @@ struct CommonParams {  // st_parameter_common
 
 // common.flags: how the statement ended, and which common fields are present.
 inline constexpr std::int32_t kLibReturnMask = 3;  // 0 = ok, 1 = error, 2 = end, 3 = eor
+inline constexpr std::int32_t kLibReturnEnd = 2;
+inline constexpr std::int32_t kHasEnd = 1 << 3;  // END= given: the end of file is not an error
 inline constexpr std::int32_t kHasIostat = 1 << 5;
 inline constexpr std::int32_t kHasIomsg = 1 << 6;
 
@@ -97,6 +99,15 @@ struct CloseParams {  // st_parameter_close
 };
 inline constexpr std::int32_t kCloseStatus = 1 << 7;
 
+// READ/WRITE (st_parameter_dt) starts with the common block; which other fields libgfortran reads is
+// said by bits in common.flags, and it reserves private space after them (about 540 bytes in all
+// in GCC 12). A statement with none of those bits (list-directed, no items) needs only the common
+// block: the rest is zeroed space of this size. BACKSPACE, REWIND and ENDFILE (st_parameter_filepos)
+// start with it too.
+inline constexpr std::size_t kTransferParamsBytes = 2048;
+inline constexpr std::int32_t kDtListFormat = 1 << 7;
+inline constexpr std::int32_t kDtInternalUnit = 1 << 14;
+
 // A rank-1 array descriptor (GCC 8 and later), as RANDOM_SEED's PUT= and GET= take it.
 struct ArrayI4 {
   std::int32_t* base_addr;
@@ -120,6 +131,8 @@ struct Functions {
   void (*ftell)(int*, std::int64_t*);              // _gfortran_ftell_i8_sub
   void (*fseek)(int*, std::int64_t*, int*, int*);  // _gfortran_fseek_sub(unit, offset, whence, status)
   void (*random_seed)(int*, ArrayI4*, ArrayI4*);   // _gfortran_random_seed_i4(size, put, get)
+  void (*st_read)(CommonParams*);                  // a READ statement: start (of st_parameter_dt)
+  void (*st_read_done)(CommonParams*);             // and end
 };
 
 }  // namespace yadokari::memory::gfortran
