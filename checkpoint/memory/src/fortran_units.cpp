@@ -557,7 +557,8 @@ void note(const gf::CommonParams* p) {
 }
 
 // After a statement on `unit` that ended with `flags`: an end of file puts the unit after its
-// endfile record (`at_end`), a successful one leaves it where `ok_means` says.
+// endfile record, a successful statement leaves it there only if `ok_means` (ENDFILE); after an
+// error the state stays as it was.
 void note_endfile_state(std::int32_t unit, std::int32_t flags, bool ok_means) {
   if (!app_context() || (flags & gf::kDtInternalUnit)) return;
   const std::int32_t result = flags & gf::kLibReturnMask;
