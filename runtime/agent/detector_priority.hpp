@@ -16,7 +16,7 @@ void raise_thread_priority();
 // Where the kernel schedules sessions as groups (autogroup, on by default on many distributions),
 // a nice value counts only inside the group, and an agent started by the front end shares the
 // front end's group with whatever else that session runs (a test suite, a build, a load
-// generator): measured under load, beats went out 0.5 s late at nice -10 there. This gives the
+// generator): measured under load, beats went out up to 1.8 s late at nice -10 there. This gives the
 // agent a session, hence a group, of its own, with the same priority. Only for agents the front
 // end starts: `yadokari join` stays in its terminal's session (Ctrl-C reaches it).
 void take_own_scheduling_group();
