@@ -10,6 +10,7 @@
 #include "checkpoint/memory/src/carried.hpp"
 #include "checkpoint/memory/src/context.hpp"
 #include "checkpoint/memory/src/cpu_clocks.hpp"
+#include "checkpoint/memory/src/gfortran_entry_points.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/exe_layout.hpp"
 #include "checkpoint/memory/src/fd_table.hpp"
@@ -52,7 +53,7 @@ bool refuse(const char* why) {
 void flush_output() {
   LibraryScope scope;
   std::fflush(nullptr);
-  if (g_real.fortran_flush) g_real.fortran_flush(nullptr);
+  if (const auto flush = gfortran::functions().flush) flush(nullptr);
   flush_fortran_units();
 }
 

@@ -13,6 +13,7 @@
 #include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/gfortran_abi.hpp"
+#include "checkpoint/memory/src/gfortran_entry_points.hpp"
 #include "checkpoint/memory/src/process.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
@@ -22,8 +23,6 @@ namespace yadokari::memory {
 namespace {
 
 namespace gf = gfortran;
-
-gf::Functions g_gf;
 
 // What this process's application connected with OPEN (in this library's .bss: library state).
 struct Slot {
@@ -98,7 +97,7 @@ constexpr SpecField kSpecFields[kFortranSpecCount] = {
 };
 
 bool file_id(std::int32_t unit, struct stat& st) {
-  int fd = g_gf.fnum(&unit);
+  int fd = gf::functions().fnum(&unit);
   return fd >= 0 && fstat(fd, &st) == 0;
 }
 
@@ -152,7 +151,7 @@ void note_transfer(std::int32_t unit) {
 }
 
 bool unit_path(std::int32_t unit, char* out, int* fd_out = nullptr) {
-  int fd = g_gf.fnum(&unit);
+  int fd = gf::functions().fnum(&unit);
   if (fd_out) *fd_out = fd;
   if (fd < 0) return false;
   char link[40];
@@ -171,7 +170,7 @@ bool deleted(const char* path) {
 
 // The refusal check: state the restore could not bring back.
 void check_fortran() {
-  if (!g_gf.fnum) return;  // libgfortran not loaded
+  if (!gf::functions().fnum) return;  // libgfortran not loaded
   char n[24], path[kFdPathMax];
   Locked l;
   if (g_slots_full) refusal_add("more than 64 Fortran units were connected with OPEN, which is not carried");
@@ -203,7 +202,7 @@ void check_fortran() {
   }
   if (g_random_used) {
     std::int32_t size = 0;
-    if (g_gf.random_seed) g_gf.random_seed(&size, nullptr, nullptr);
+    if (gf::functions().random_seed) gf::functions().random_seed(&size, nullptr, nullptr);
     if (size <= 0 || size > kSeedMax)
       refusal_add("the Fortran RANDOM_NUMBER state cannot be read (RANDOM_SEED size ",
                   format_u64(n, static_cast<unsigned long long>(size)), "), which is not carried");
@@ -276,7 +275,7 @@ struct Reconnect {
     {
       // The unit's descriptor goes exactly where the image had it (reopen_fds put a copy there).
       AdoptOpens adopt(r && r->regular && r->fd >= kFdBase ? r->fd : -1);
-      g_gf.st_open(&p);
+      gf::functions().st_open(&p);
     }
     for (int i = static_cast<int>(sizeof msg) - 2; i >= 0 && (msg[i] == ' ' || msg[i] == 0); --i) msg[i] = 0;
     return iostat == 0 && (p.common.flags & gf::kLibReturnMask) == 0;
@@ -289,7 +288,7 @@ struct Reconnect {
     c.common.unit = unit;
     c.common.filename = "yadokari restore";
     c.common.iostat = &iostat;
-    g_gf.st_close(&c);
+    gf::functions().st_close(&c);
     return iostat == 0;
   }
 
@@ -297,7 +296,7 @@ struct Reconnect {
     if (!r.regular) return true;
     std::int32_t unit = r.unit, whence = 0, status = 0;
     std::int64_t offset = r.position;
-    g_gf.fseek(&unit, &offset, &whence, &status);
+    gf::functions().fseek(&unit, &offset, &whence, &status);
     if (status != 0) return fail_unit("cannot position", r.unit, r.path);
     return !r.after_endfile || read_to_endfile(r);
   }
@@ -310,8 +309,8 @@ struct Reconnect {
     common->flags = gf::kDtListFormat | gf::kHasEnd;
     common->unit = r.unit;
     common->filename = "yadokari restore";
-    g_gf.st_read(common);
-    g_gf.st_read_done(common);
+    gf::functions().st_read(common);
+    gf::functions().st_read_done(common);
     if ((common->flags & gf::kLibReturnMask) != gf::kLibReturnEnd)
       return fail_unit("cannot put back the end-of-file state of", r.unit, r.path);
     return true;
@@ -381,28 +380,12 @@ bool connect_newunits(Reconnect& rc, const FortranState& s) {
 
 }  // namespace
 
-void resolve_fortran_functions() {
-  auto next = [](const char* name) { return dlsym(RTLD_NEXT, name); };
-  g_gf.st_open = reinterpret_cast<decltype(g_gf.st_open)>(next("_gfortran_st_open"));
-  g_gf.st_close = reinterpret_cast<decltype(g_gf.st_close)>(next("_gfortran_st_close"));
-  g_gf.flush = reinterpret_cast<decltype(g_gf.flush)>(next("_gfortran_flush_i4"));
-  g_gf.fnum = reinterpret_cast<decltype(g_gf.fnum)>(next("_gfortran_fnum_i4"));
-  g_gf.ftell = reinterpret_cast<decltype(g_gf.ftell)>(next("_gfortran_ftell_i8_sub"));
-  g_gf.fseek = reinterpret_cast<decltype(g_gf.fseek)>(next("_gfortran_fseek_sub"));
-  g_gf.random_seed = reinterpret_cast<decltype(g_gf.random_seed)>(next("_gfortran_random_seed_i4"));
-  g_gf.st_read = reinterpret_cast<decltype(g_gf.st_read)>(next("_gfortran_st_read"));
-  g_gf.st_read_done = reinterpret_cast<decltype(g_gf.st_read_done)>(next("_gfortran_st_read_done"));
-  if (!g_gf.st_open || !g_gf.st_close || !g_gf.flush || !g_gf.fnum || !g_gf.ftell || !g_gf.fseek || !g_gf.st_read ||
-      !g_gf.st_read_done)
-    g_gf = gf::Functions{};
-}
-
 void flush_fortran_units() {
-  if (!g_gf.flush) return;
+  if (!gf::functions().flush) return;
   Locked l;
   for (Slot& s : g_slots) {
     std::int32_t unit = s.unit;
-    if (s.used && s.unit < 0) g_gf.flush(&unit);
+    if (s.used && s.unit < 0) gf::functions().flush(&unit);
   }
 }
 
@@ -410,7 +393,7 @@ bool capture_fortran(FortranState& out) {
   std::memset(&out, 0, offsetof(FortranState, units));
   std::memcpy(out.magic, kFortranMagic, sizeof out.magic);
   out.size = sizeof out;
-  if (!g_gf.fnum) return false;
+  if (!gf::functions().fnum) return false;
   Locked l;
   for (Slot& s : g_slots) {
     if (!s.used) continue;
@@ -433,17 +416,17 @@ bool capture_fortran(FortranState& out) {
     if (r.regular) {
       std::int32_t unit = s.unit;
       std::int64_t pos = 0;
-      g_gf.ftell(&unit, &pos);
+      gf::functions().ftell(&unit, &pos);
       r.position = pos;
       r.size = st.st_size;
     }
     ++out.unit_count;
   }
   out.random_used = g_random_used;
-  if (g_random_used && g_gf.random_seed) {
-    g_gf.random_seed(&out.seed_size, nullptr, nullptr);
+  if (g_random_used && gf::functions().random_seed) {
+    gf::functions().random_seed(&out.seed_size, nullptr, nullptr);
     gf::ArrayI4 get = seed_array(out.seed, out.seed_size);
-    g_gf.random_seed(nullptr, nullptr, &get);
+    gf::functions().random_seed(nullptr, nullptr, &get);
   }
   return out.unit_count > 0 || out.random_used;
 }
@@ -453,7 +436,7 @@ bool restore_fortran(const FortranState& s, std::size_t len, char* why, std::siz
       s.size != sizeof s || s.unit_count > kMaxFortranUnits || len != fortran_state_bytes(s) || s.seed_size < 0 ||
       s.seed_size > kSeedMax)
     return std::snprintf(why, why_len, "the image's Fortran unit table is malformed"), false;
-  if ((s.unit_count > 0 || s.random_used) && (!g_gf.st_open || !g_gf.random_seed))
+  if ((s.unit_count > 0 || s.random_used) && (!gf::functions().st_open || !gf::functions().random_seed))
     return std::snprintf(why, why_len, "the image has Fortran state but libgfortran is not loaded"), false;
   // First check everything (nothing of this process changes), then reconnect.
   for (std::uint32_t i = 0; i < s.unit_count; ++i) {
@@ -470,7 +453,7 @@ bool restore_fortran(const FortranState& s, std::size_t len, char* why, std::siz
                            r.unit, r.path),
              false;
   }
-  if (!g_gf.st_open) return true;
+  if (!gf::functions().st_open) return true;
   Reconnect rc{why, why_len, {}};
   {
     // Units the fresh process connected itself (its code before the restore point ran again):
@@ -507,7 +490,7 @@ bool restore_fortran(const FortranState& s, std::size_t len, char* why, std::siz
     std::int32_t seed[kSeedMax];
     std::memcpy(seed, s.seed, sizeof seed);
     gf::ArrayI4 put = seed_array(seed, s.seed_size);
-    g_gf.random_seed(nullptr, &put, nullptr);
+    gf::functions().random_seed(nullptr, &put, nullptr);
     g_random_used = true;
   }
   return true;
@@ -521,7 +504,8 @@ namespace gf = yadokari::memory::gfortran;
 // ---- the interposed libgfortran entry points --------------------------------------------------
 
 YK_C_API void _gfortran_st_open(gf::OpenParams* p) {
-  if (!app_context()) return g_gf.st_open(p);
+  const auto st_open = reinterpret_cast<void (*)(gf::OpenParams*)>(gf::real(gf::Entry::st_open));
+  if (!app_context()) return st_open(p);
   {
     ApplicationOpens opens;  // STATUS='REPLACE' before a restore must not empty the file again
     // The unit libgfortran builds is library state (reconnected at a restart, never restored
@@ -529,9 +513,9 @@ YK_C_API void _gfortran_st_open(gf::OpenParams* p) {
     LibraryScope scope;
     if (g_arena_on.load(std::memory_order_relaxed)) {
       AdoptOpens adopt;
-      g_gf.st_open(p);
+      st_open(p);
     } else {
-      g_gf.st_open(p);  // before a restore: the fd table leaves such files alone
+      st_open(p);  // before a restore: the fd table leaves such files alone
     }
   }
   if ((p->common.flags & gf::kLibReturnMask) == 0) record_open(*p);
@@ -539,7 +523,7 @@ YK_C_API void _gfortran_st_open(gf::OpenParams* p) {
 
 YK_C_API void _gfortran_st_close(gf::CloseParams* p) {
   std::int32_t unit = p->common.unit;
-  g_gf.st_close(p);
+  reinterpret_cast<void (*)(gf::CloseParams*)>(gf::real(gf::Entry::st_close))(p);
   if (!app_context() || (p->common.flags & gf::kLibReturnMask) != 0) return;
   Locked l;
   if (Slot* s = find(unit)) s->used = false;
@@ -549,8 +533,6 @@ YK_C_API void _gfortran_st_close(gf::CloseParams* p) {
 // implicitly), which the checkpoint then refuses instead of losing them; and, with BACKSPACE,
 // REWIND and ENDFILE, whether a unit is after its end of file (FortranUnitRecord::after_endfile).
 namespace {
-using Statement = void (*)(gf::CommonParams*);
-Statement g_st_read, g_st_read_done, g_st_write, g_st_write_done, g_st_backspace, g_st_rewind, g_st_endfile;
 
 void note(const gf::CommonParams* p) {
   if (app_context() && !(p->flags & gf::kDtInternalUnit)) note_transfer(p->unit);
@@ -571,73 +553,57 @@ void note_endfile_state(std::int32_t unit, std::int32_t flags, bool ok_means) {
 // (its state is saved only then: a GET would initialise a generator nobody used). Every argument
 // is a pointer or an int, passed on unchanged as machine words.
 using Words = void (*)(std::uintptr_t, std::uintptr_t, std::uintptr_t);
-enum RandomEntry { kR4, kR8, kR10, kR16, kAR4, kAR8, kAR10, kAR16, kSeedI4, kSeedI8, kInit, kRandomEntries };
-constexpr const char* kRandomNames[kRandomEntries] = {
-    "_gfortran_random_r4",      "_gfortran_random_r8",      "_gfortran_random_r10",  "_gfortran_random_r16",
-    "_gfortran_arandom_r4",     "_gfortran_arandom_r8",     "_gfortran_arandom_r10", "_gfortran_arandom_r16",
-    "_gfortran_random_seed_i4", "_gfortran_random_seed_i8", "_gfortran_random_init"};
-Words g_random[kRandomEntries];
 
-void random_call(RandomEntry e, std::uintptr_t a, std::uintptr_t b, std::uintptr_t c) {
+void random_call(gf::Entry e, std::uintptr_t a, std::uintptr_t b, std::uintptr_t c) {
   // RANDOM_SEED(SIZE=) alone reads no state.
-  bool size_only = (e == kSeedI4 || e == kSeedI8) && a != 0 && b == 0 && c == 0;
+  bool size_only = (e == gf::Entry::random_seed_i4 || e == gf::Entry::random_seed_i8) && a != 0 && b == 0 && c == 0;
   if (app_context() && !size_only) g_random_used = true;
-  g_random[e](a, b, c);
+  reinterpret_cast<Words>(gf::real(e))(a, b, c);
 }
 
-__attribute__((constructor(101))) void resolve_at_load() {
-  resolve_fortran_functions();
-  const auto statement = [](const char* name) { return reinterpret_cast<Statement>(dlsym(RTLD_NEXT, name)); };
-  g_st_read = statement("_gfortran_st_read");
-  g_st_read_done = statement("_gfortran_st_read_done");
-  g_st_write = statement("_gfortran_st_write");
-  g_st_write_done = statement("_gfortran_st_write_done");
-  g_st_backspace = statement("_gfortran_st_backspace");
-  g_st_rewind = statement("_gfortran_st_rewind");
-  g_st_endfile = statement("_gfortran_st_endfile");
-  for (int i = 0; i < kRandomEntries; ++i) g_random[i] = reinterpret_cast<Words>(dlsym(RTLD_NEXT, kRandomNames[i]));
-}
+// The statement `e`'s own function in libgfortran.
+void forward(gf::Entry e, gf::CommonParams* p) { reinterpret_cast<void (*)(gf::CommonParams*)>(gf::real(e))(p); }
 }  // namespace
 
 YK_C_API void _gfortran_st_read(gf::CommonParams* p) {
   note(p);
-  g_st_read(p);
+  forward(gf::Entry::st_read, p);
 }
 YK_C_API void _gfortran_st_read_done(gf::CommonParams* p) {
-  g_st_read_done(p);
+  forward(gf::Entry::st_read_done, p);
   note_endfile_state(p->unit, p->flags, false);
 }
 YK_C_API void _gfortran_st_write(gf::CommonParams* p) {
   note(p);
-  g_st_write(p);
+  forward(gf::Entry::st_write, p);
 }
 YK_C_API void _gfortran_st_write_done(gf::CommonParams* p) {
-  g_st_write_done(p);
+  forward(gf::Entry::st_write_done, p);
   note_endfile_state(p->unit, p->flags, false);
 }
 YK_C_API void _gfortran_st_backspace(gf::CommonParams* p) {
-  g_st_backspace(p);
+  forward(gf::Entry::st_backspace, p);
   note_endfile_state(p->unit, p->flags, false);
 }
 YK_C_API void _gfortran_st_rewind(gf::CommonParams* p) {
-  g_st_rewind(p);
+  forward(gf::Entry::st_rewind, p);
   note_endfile_state(p->unit, p->flags, false);
 }
 YK_C_API void _gfortran_st_endfile(gf::CommonParams* p) {
-  g_st_endfile(p);
+  forward(gf::Entry::st_endfile, p);
   note_endfile_state(p->unit, p->flags, true);
 }
 
 #define YK_RANDOM_ENTRY(name, entry) \
   YK_C_API void name(std::uintptr_t a, std::uintptr_t b, std::uintptr_t c) { random_call(entry, a, b, c); }
-YK_RANDOM_ENTRY(_gfortran_random_r4, kR4)
-YK_RANDOM_ENTRY(_gfortran_random_r8, kR8)
-YK_RANDOM_ENTRY(_gfortran_random_r10, kR10)
-YK_RANDOM_ENTRY(_gfortran_random_r16, kR16)
-YK_RANDOM_ENTRY(_gfortran_arandom_r4, kAR4)
-YK_RANDOM_ENTRY(_gfortran_arandom_r8, kAR8)
-YK_RANDOM_ENTRY(_gfortran_arandom_r10, kAR10)
-YK_RANDOM_ENTRY(_gfortran_arandom_r16, kAR16)
-YK_RANDOM_ENTRY(_gfortran_random_seed_i4, kSeedI4)
-YK_RANDOM_ENTRY(_gfortran_random_seed_i8, kSeedI8)
-YK_RANDOM_ENTRY(_gfortran_random_init, kInit)
+YK_RANDOM_ENTRY(_gfortran_random_r4, gf::Entry::random_r4)
+YK_RANDOM_ENTRY(_gfortran_random_r8, gf::Entry::random_r8)
+YK_RANDOM_ENTRY(_gfortran_random_r10, gf::Entry::random_r10)
+YK_RANDOM_ENTRY(_gfortran_random_r16, gf::Entry::random_r16)
+YK_RANDOM_ENTRY(_gfortran_arandom_r4, gf::Entry::arandom_r4)
+YK_RANDOM_ENTRY(_gfortran_arandom_r8, gf::Entry::arandom_r8)
+YK_RANDOM_ENTRY(_gfortran_arandom_r10, gf::Entry::arandom_r10)
+YK_RANDOM_ENTRY(_gfortran_arandom_r16, gf::Entry::arandom_r16)
+YK_RANDOM_ENTRY(_gfortran_random_seed_i4, gf::Entry::random_seed_i4)
+YK_RANDOM_ENTRY(_gfortran_random_seed_i8, gf::Entry::random_seed_i8)
+YK_RANDOM_ENTRY(_gfortran_random_init, gf::Entry::random_init)

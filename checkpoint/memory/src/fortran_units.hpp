@@ -69,9 +69,6 @@ inline std::size_t fortran_state_bytes(const FortranState& s) {
   return offsetof(FortranState, units) + sizeof(FortranUnitRecord) * s.unit_count;
 }
 
-// Resolves libgfortran's entry points if it is loaded (load time).
-void resolve_fortran_functions();
-
 // libgfortran's FLUSH of all units skips NEWUNIT (negative) numbers: those are flushed here, one
 // by one, when the capture flushes all output.
 void flush_fortran_units();

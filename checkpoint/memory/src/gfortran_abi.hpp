@@ -122,7 +122,7 @@ struct ArrayI4 {
 };
 inline constexpr signed char kTypeInteger = 1;
 
-// Entry points, resolved at load time (docs/architecture.md, pitfall 8).
+// libgfortran's functions the unit table calls (gfortran_entry_points.hpp resolves them).
 struct Functions {
   void (*st_open)(OpenParams*);
   void (*st_close)(CloseParams*);

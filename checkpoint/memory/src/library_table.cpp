@@ -261,12 +261,24 @@ bool capture_library_table(AreaSink& sink) {
   return sink.area(AreaKind::libraries, 0, sizeof g_table, 0, "libraries loaded after start", &g_table);
 }
 
+namespace {
+// libgfortran's data is library state wherever libgfortran came from (a dlopen'ed Fortran library
+// brings it after start): its unit table points into blocks of the old process's heap, so a
+// restart places the library back with its fresh data, and fortran_units.cpp reconnects the units
+// and re-seeds the generator there, as when libgfortran came with the program.
+bool data_is_library_state(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return std::strncmp(slash ? slash + 1 : path, "libgfortran.so", 14) == 0;
+}
+}  // namespace
+
 bool capture_library_contents(AreaSink& sink) {
   for (std::uint32_t i = 0; i < g_table.count; ++i) {
     const LibRecord& r = g_table.libs[i];
     ExeLayout layout;
     std::string error;
     if (!read_object_layout(r.path, r.base, layout, error)) return false;
+    if (data_is_library_state(r.path)) continue;
     for (const Range& piece : subtract(layout.writable, layout.excluded))
       if (!sink.area(AreaKind::libraries, piece.lo, piece.hi - piece.lo, kRW, "library data",
                      reinterpret_cast<const void*>(piece.lo)))

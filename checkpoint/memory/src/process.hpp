@@ -27,7 +27,6 @@ struct RealFunctions {
   int (*unsetenv)(const char*);
   int (*putenv)(char*);
   int (*clearenv)();
-  void (*fortran_flush)(int*);  // libgfortran's FLUSH for all units, if loaded
 };
 extern RealFunctions g_real;
 void resolve_real_functions();

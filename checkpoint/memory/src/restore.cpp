@@ -198,14 +198,15 @@ int restore(AreaSource& src, const char* what) {
   forget_written_files();
   forget_deferred_truncations();  // the files still open keep what they hold
   if (nfds > 0 && !reopen_fds(g_fds, nfds, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
-  // The Fortran units, reconnected with libgfortran's OPEN now, while a failure can still be a
-  // refusal: libgfortran's unit table is library state, which the overwrite below does not touch.
-  // Without the area (nothing was connected at the checkpoint) this still closes the units that
-  // the fresh process's code before the restore point connected.
-  if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
   // The libraries the application loaded after start, at their addresses (their constructors run
   // again here, inside this library scope); a library that cannot be placed back is a refusal.
   if (!place_restored_libraries(why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
+  // The Fortran units, reconnected with libgfortran's OPEN now (after the libraries: one of them
+  // may have brought libgfortran), while a failure can still be a refusal: libgfortran's unit
+  // table is library state, which the overwrite below does not touch (library_table.cpp).
+  // Without the area (nothing was connected at the checkpoint) this still closes the units that
+  // the fresh process's code before the restore point connected.
+  if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
 
   // Point of no return: from here on, memory of this process is overwritten.
   apply_mappings();

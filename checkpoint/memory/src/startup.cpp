@@ -112,7 +112,6 @@ void resolve_real_functions() {
   g_real.unsetenv = reinterpret_cast<decltype(g_real.unsetenv)>(next("unsetenv"));
   g_real.putenv = reinterpret_cast<decltype(g_real.putenv)>(next("putenv"));
   g_real.clearenv = reinterpret_cast<decltype(g_real.clearenv)>(next("clearenv"));
-  g_real.fortran_flush = reinterpret_cast<decltype(g_real.fortran_flush)>(dlsym(RTLD_DEFAULT, "_gfortran_flush_i4"));
   resolve_fd_functions();
 }
 

@@ -1,0 +1,37 @@
+/* A Fortran library (fortran_plugin.f90) loaded with dlopen after MPI_Init by a C program and used
+ * before and after the pause point (tests/apps/README.md): its unit, written every iteration, and
+ * its RANDOM_NUMBER generator must be carried. On Open MPI libgfortran comes only with that library.
+ * Rank 0 prints the sums; every rank's library writes its own file. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+
+#include "tests/apps/pause_point.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* A bare name, found through the executable's RUNPATH. */
+  void* plugin = dlopen("libyk_fortran_plugin.so", RTLD_NOW);
+  if (!plugin) {
+    fprintf(stderr, "c_fortran_plugin: dlopen: %s\n", dlerror());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  void (*open_unit)(int) = (void (*)(int))dlsym(plugin, "yk_fplugin_open");
+  long (*step)(int, long) = (long (*)(int, long))dlsym(plugin, "yk_fplugin_step");
+  void (*close_unit)(void) = (void (*)(void))dlsym(plugin, "yk_fplugin_close");
+  if (!open_unit || !step || !close_unit) MPI_Abort(MPI_COMM_WORLD, 1);
+  open_unit(rank);
+  long value = rank + 1;
+  for (int iteration = 0; iteration < 20; ++iteration) {
+    if (iteration == 10) yk_app_pause_point(MPI_COMM_WORLD);
+    long mine = step(iteration, value), sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    value = sum % 100003;
+    if (rank == 0) printf("iteration %d: sum %ld\n", iteration, sum);
+  }
+  close_unit();
+  MPI_Finalize();
+  return 0;
+}
