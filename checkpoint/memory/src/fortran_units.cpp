@@ -2,7 +2,6 @@
 #include "checkpoint/memory/src/fortran_units.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -43,24 +43,32 @@ void find(F& slot, const char* name) {
   slot = reinterpret_cast<F>(symbol(name));
 }
 
-// Until every pointer is found; cheap once done. No pointer is published half resolved.
+template <typename F>
+void take(F& slot, void* const (&entries)[static_cast<int>(Entry::count)], Entry e) {
+  slot = reinterpret_cast<F>(entries[static_cast<int>(e)]);
+}
+
+// Until libgfortran is found; cheap once done. No pointer is published half resolved.
 void resolve() {
   if (g_resolved.load(std::memory_order_acquire)) return;
   SpinGuard guard(g_lock);
   if (g_resolved.load(std::memory_order_relaxed)) return;
+  void* entries[static_cast<int>(Entry::count)];
+  for (int i = 0; i < static_cast<int>(Entry::count); ++i) entries[i] = symbol(kEntryNames[i]);
+  // The unit table's functions: those that are also interposed come from the same lookup.
   Functions f{};
-  find(f.st_open, "_gfortran_st_open");
-  find(f.st_close, "_gfortran_st_close");
+  take(f.st_open, entries, Entry::st_open);
+  take(f.st_close, entries, Entry::st_close);
+  take(f.st_read, entries, Entry::st_read);
+  take(f.st_read_done, entries, Entry::st_read_done);
+  take(f.random_seed, entries, Entry::random_seed_i4);
   find(f.flush, "_gfortran_flush_i4");
   find(f.fnum, "_gfortran_fnum_i4");
   find(f.ftell, "_gfortran_ftell_i8_sub");
   find(f.fseek, "_gfortran_fseek_sub");
-  find(f.random_seed, "_gfortran_random_seed_i4");
-  find(f.st_read, "_gfortran_st_read");
-  find(f.st_read_done, "_gfortran_st_read_done");
   if (!f.st_open || !f.st_close || !f.flush || !f.fnum || !f.ftell || !f.fseek || !f.st_read || !f.st_read_done)
     return;  // not loaded (yet)
-  for (int i = 0; i < static_cast<int>(Entry::count); ++i) g_entries[i] = symbol(kEntryNames[i]);
+  std::memcpy(g_entries, entries, sizeof g_entries);
   g_functions = f;
   g_resolved.store(true, std::memory_order_release);
 }
