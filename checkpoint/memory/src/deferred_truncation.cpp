@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/overwrite_journal_note.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
 #include "common/export.hpp"
@@ -141,6 +142,8 @@ YK_C_API int ftruncate(int fd, off_t length) {
       return 0;
     }
   }
+  // After a checkpoint, what a shrinking cut takes away is kept first (overwrite_journal.hpp).
+  if (length >= 0) before_write_at(fd, length, UINT64_MAX);
   return real_ftruncate(fd, length);
 }
 

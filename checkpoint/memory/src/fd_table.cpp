@@ -20,6 +20,7 @@
 #include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/open_journal_note.hpp"
+#include "checkpoint/memory/src/overwrite_journal_note.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/standard_fds.hpp"
@@ -118,6 +119,7 @@ bool tracked(int fd) {
 }
 
 void untrack(int fd) {
+  forget_watched_fd(fd);
   Locked l;
   clear_dropped(fd);
   if (fd < kFdBase) return;
@@ -312,6 +314,16 @@ AdoptOpens::AdoptOpens(int target) {
 AdoptOpens::~AdoptOpens() {
   t_adopt_forced = false;
   t_adopt_target = -1;
+}
+
+bool is_app_file(int fd) { return tracked(fd); }
+
+int app_streams(FILE** out, int max) {
+  Locked l;
+  int n = 0;
+  for (const Slot& s : g_slots)
+    if (s.fd >= 0 && s.stream && s.stream->_fileno == s.fd && n < max) out[n++] = s.stream;
+  return n;
 }
 
 void resolve_fd_functions() {
@@ -632,6 +644,7 @@ YK_C_API FILE* fopen(const char* path, const char* mode) {
   FILE* f = real().fopen(path, mode);
   if (f) journaled(f->_fileno, stdio_open_flags(mode));
   adopt_stream(f);
+  note_stream_opened(f, mode);
   return f;
 }
 
@@ -646,6 +659,7 @@ YK_C_API FILE* freopen(const char* path, const char* mode, FILE* stream) {
   if (!f || f->_fileno != old) untrack(old);
   forget_uncarried_fd(old);
   adopt_stream(f);
+  if (path) note_stream_opened(f, mode);
   return f;
 }
 

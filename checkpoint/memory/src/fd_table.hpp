@@ -10,6 +10,7 @@
 // (uncarried_fds.hpp, standard_fds.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 
 namespace yadokari::memory {
 
@@ -29,6 +30,11 @@ struct FdRecord {
 
 // Resolves the real functions (load time; also called lazily before that).
 void resolve_fd_functions();
+
+// Whether `fd` is one of the application's files the table carries.
+bool is_app_file(int fd);
+// The application's carried stdio streams (at most `max`); returns how many.
+int app_streams(FILE** out, int max);
 
 // Capture: fills `out` (kMaxAppFds entries) with the open carried descriptors; returns how many.
 int capture_fds(FdRecord* out);

@@ -9,6 +9,7 @@
 
 #include "checkpoint/memory/memory.h"
 #include "checkpoint/memory/open_journal.hpp"
+#include "checkpoint/memory/overwrite_journal.hpp"
 #include "checkpoint/memory/written_files.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 
@@ -174,6 +175,8 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
     // One process, nobody to agree with: the files are cut back here (the shim does it for all
     // ranks together, written_files.hpp), those open at the checkpoint to their size then, the
     // others journaled since to their size at the first open.
+    // Bytes overwritten inside the files first (overwrite_journal.hpp), then the cuts.
+    if (!undo_overwrites(journal.c_str(), 0, why)) fatal(why.c_str());
     const std::vector<WrittenFile> files = files_written_at_checkpoint();
     for (const WrittenFile& f : files)
       if (!cut_back(f.path, f.size, why)) fatal(why.c_str());
@@ -185,7 +188,10 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
       if (!open_at_checkpoint && !cut_back_if_present(j.path.c_str(), j.size, why)) fatal(why.c_str());
     }
     remove_open_journal(journal.c_str(), 0, kAllGenerations);
-    if (!start_open_journal(journal.c_str(), 1, why)) say("cannot journal the files opened from now on: ", why.c_str());
+    if (start_open_journal(journal.c_str(), 1, why))
+      keep_ahead_of_positioned_streams();
+    else
+      say("cannot journal the files opened from now on: ", why.c_str());
     errno = saved_errno;
     return r;
   }
@@ -199,7 +205,10 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
       say("checkpoint failed: cannot write ", path, ": ", std::strerror(errno));
       return YK_MEM_ERROR;
     }
-    if (!start_open_journal(journal.c_str(), 1, why)) say("cannot journal the files opened from now on: ", why.c_str());
+    if (start_open_journal(journal.c_str(), 1, why))
+      keep_ahead_of_positioned_streams();
+    else
+      say("cannot journal the files opened from now on: ", why.c_str());
   }
   errno = saved_errno;
   return r;

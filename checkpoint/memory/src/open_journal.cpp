@@ -20,7 +20,9 @@
 #include <xxhash.h>
 
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/journal_io.hpp"
 #include "checkpoint/memory/src/open_journal_note.hpp"
+#include "checkpoint/memory/src/overwrite_journal_note.hpp"
 #include "checkpoint/memory/src/raw_syscalls.hpp"
 
 namespace yadokari::memory {
@@ -29,8 +31,7 @@ namespace {
 constexpr std::uint32_t kMagic = 0x4a4f4b59;  // "YKOJ"
 
 // The process's journal. The open path runs in application context, maybe in several threads:
-// everything below is guarded by g_lock, which is held across the write and the sync (a thread
-// opening a file meanwhile yields until it is done).
+// everything below is guarded by g_lock_flag (a JournalLock), held across the write and the sync.
 std::atomic<bool> g_lock_flag{false};
 std::atomic<bool> g_on{false};
 char g_dir[4096];
@@ -42,43 +43,6 @@ int g_seen_count;
 bool g_said_full, g_said_failed;
 char g_path[kJournalPathMax + 1];
 char g_record[kJournalHead + kJournalPathMax];
-
-// Signals are blocked while the lock is held: open() is async-signal-safe, so a handler may open
-// a file for appending, and one that interrupted this thread inside the lock would spin on it for
-// ever. The raw syscall: the layer's own sigprocmask/pthread_sigmask track the application's masks.
-struct Locked {
-  unsigned long old_mask = 0;
-  Locked() {
-    const unsigned long all = ~0UL;
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old_mask, sizeof all);
-    while (g_lock_flag.exchange(true, std::memory_order_acquire)) sched_yield();
-  }
-  ~Locked() {
-    g_lock_flag.store(false, std::memory_order_release);
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask, nullptr, sizeof old_mask);
-  }
-};
-
-// The interposed open/close (and syscall) are this library's own exported symbols: the journal's
-// descriptors go around them.
-int raw_openat(int dir, const char* path, int flags, mode_t mode) {
-  return static_cast<int>(
-      real_syscall(SYS_openat, dir, reinterpret_cast<long>(path), flags | O_CLOEXEC, static_cast<long>(mode)));
-}
-void raw_close(int fd) {
-  if (fd >= 0) real_syscall(SYS_close, fd);
-}
-
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
 
 std::uint64_t check_of(const char* head, const char* path, std::size_t length) {
   return XXH64(path, length, XXH64(head, kJournalHead - 8, 0));
@@ -184,7 +148,7 @@ std::vector<JournalRecord> decode_journal_records(const char* data, std::size_t 
 
 bool start_open_journal(const char* dir, std::uint64_t generation, std::string& why) {
   if (!make_directories(dir, why)) return false;
-  Locked l;
+  JournalLock l(g_lock_flag);
   if (g_dir_fd < 0 || std::strcmp(dir, g_dir) != 0) {
     raw_close(g_dir_fd);
     raw_close(g_file_fd);
@@ -207,11 +171,13 @@ bool start_open_journal(const char* dir, std::uint64_t generation, std::string& 
   }
   g_generation = generation;
   g_on.store(true, std::memory_order_release);
+  start_overwrite_journal(g_dir_fd, generation);
   return true;
 }
 
 void stop_open_journal() {
-  Locked l;
+  stop_overwrite_journal();
+  JournalLock l(g_lock_flag);
   g_on.store(false);
   raw_close(g_file_fd);
   raw_close(g_dir_fd);
@@ -225,7 +191,7 @@ void journal_open(int fd, int flags) {
   struct stat st {};
   char link[40];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  Locked l;
+  JournalLock l(g_lock_flag);
   const ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? readlink(link, g_path, kJournalPathMax) : -1;
   if (n > 0 && g_path[0] == '/' && g_on.load(std::memory_order_relaxed)) {
     g_path[n] = '\0';
@@ -238,7 +204,7 @@ void journal_open(int fd, int flags) {
       }
       const std::size_t length = encode_journal_record(g_generation, static_cast<std::uint64_t>(st.st_size), g_path,
                                                        g_record, sizeof g_record);
-      ok = ok && length && write_all(g_file_fd, g_record, length) && fdatasync(g_file_fd) == 0;
+      ok = ok && length && raw_write_all(g_file_fd, g_record, length) && fdatasync(g_file_fd) == 0;
       if (!ok && !g_said_failed) {
         char e[24];
         say("cannot journal the open of ", g_path,
@@ -299,7 +265,11 @@ void remove_open_journal(const char* dir, std::uint64_t from, std::uint64_t to) 
   const int dir_fd = dirfd(d);
   while (const dirent* e = readdir(d)) {
     std::uint64_t generation = 0;
-    if (generation_of(e->d_name, generation) && generation >= from && generation < to) unlinkat(dir_fd, e->d_name, 0);
+    // The overwrite journal's records of a generation (overwrite_journal.hpp) go with it.
+    std::string name(e->d_name);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".pre") == 0) name.resize(name.size() - 4);
+    if (generation_of(name.c_str(), generation) && generation >= from && generation < to)
+      unlinkat(dir_fd, e->d_name, 0);
   }
   closedir(d);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "checkpoint/memory/open_journal.hpp"
+#include "checkpoint/memory/overwrite_journal.hpp"
 #include "checkpoint/storage/epoch_store.hpp"
 #include "common/parameters.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
@@ -21,6 +22,7 @@ void begin(const std::string& dir, std::uint64_t epoch) {
                static_cast<unsigned long long>(epoch), why.c_str());
     return;
   }
+  memory::keep_ahead_of_positioned_streams();
   // Generations older than the oldest committed epoch can no longer be restarted from. A prune
   // racing with this can only make the list older than the truth, which keeps more.
   const std::vector<std::uint64_t> committed =

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "checkpoint/memory/open_journal.hpp"
+#include "checkpoint/memory/overwrite_journal.hpp"
 #include "checkpoint/memory/written_files.hpp"
 #include "pmpi-layer/src/cut/open_journal_steps.hpp"
 
@@ -34,6 +35,10 @@ bool cut_back_written_files(std::uint64_t epoch, std::string& why) {
   std::vector<memory::JournalRecord> journaled;
   // Unreadable: this rank cuts nothing but still takes part in the collectives below.
   bool ok = journal_dir.empty() || memory::read_open_journal(journal_dir.c_str(), epoch, journaled, why);
+  // Bytes the failed run overwrote inside what the files held are put back first, each rank its
+  // own, before any rank cuts (after the gather below): a copy reaching past a later cut would
+  // lengthen the file again.
+  if (ok && !journal_dir.empty()) ok = memory::undo_overwrites(journal_dir.c_str(), epoch, why);
   // Pairs (key of the path, size), every rank's, in rank order.
   std::vector<std::uint64_t> mine;
   for (const memory::WrittenFile& f : files) {

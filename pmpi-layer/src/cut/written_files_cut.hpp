@@ -17,7 +17,9 @@ namespace yadokari::shim::cut {
 // epoch, in the run that failed) and that it did not have open at the checkpoint are cut back as
 // well, each to the smallest size this rank found at such an open, or to the size at the
 // checkpoint another rank had it open with, whichever is larger (checkpoint/memory/open_journal.hpp);
-// then those journal records are removed.
+// Before anything is cut, every rank puts back the bytes it journaled as overwritten inside its
+// files since that cut (checkpoint/memory/overwrite_journal.hpp); a range too long to have been
+// copied whose bytes differ fails with the reason. Then those journal records are removed.
 bool cut_back_written_files(std::uint64_t epoch, std::string& why);
 
 }  // namespace yadokari::shim::cut

@@ -1,0 +1,27 @@
+#pragma once
+// The interposed calls' side of overwrite_journal.hpp.
+#include <cstdint>
+#include <cstdio>
+
+namespace yadokari::memory {
+
+// Called by start_open_journal / stop_open_journal with the journal's directory (the descriptor is
+// duplicated) and generation.
+void start_overwrite_journal(int dir_fd, std::uint64_t generation);
+void stop_overwrite_journal();
+
+// True while a generation is being journaled; cheap (an atomic load).
+bool overwrite_journal_on();
+// Changes at every start: what the interposed calls know about descriptors is per generation.
+std::uint64_t overwrite_generation_serial();
+
+// The interposed calls (overwrite_watch.cpp) tell the watch: before `length` bytes are written at
+// `offset` of descriptor `fd` (offset -1: its current offset; length UINT64_MAX: to the end of
+// what the file held), application context. Keeps errno.
+void before_write_at(int fd, std::int64_t offset, std::uint64_t length);
+// A descriptor closed or replaced: what the watch knew of it is forgotten.
+void forget_watched_fd(int fd);
+// A stream the application just opened with `mode`: an "r+" one writes over the file from its start.
+void note_stream_opened(FILE* f, const char* mode);
+
+}  // namespace yadokari::memory

@@ -1,0 +1,101 @@
+/* Files updated in place by a run that then failed (tests/apps/README.md): the run that goes on
+ * past the checkpoint changes bytes *inside* what each file held at the checkpoint, and the
+ * restarted run reads them back. Unless the restart puts those bytes back as they were at the
+ * checkpoint (checkpoint/memory/README.md, "Files overwritten after the checkpoint"), it adds its
+ * iterations to the failed run's and every total below comes out larger, with exit 0.
+ * Per rank, all kept open across the pause point:
+ *   counters.<rank>.bin  8 counters updated with pread + pwrite (read, add, write back)
+ *   header.<rank>.bin    a count at the file's start read and rewritten with lseek + read/write,
+ *                        and a line appended after it with lseek(SEEK_END) + write
+ *   status.<rank>.txt    stdio "w+": rewind, fscanf the running total, rewind, fprintf the new one
+ *   shrink.<rank>.txt    the last line read back, then write(2) appends a line; every 4th
+ *                        iteration ftruncate cuts the last 2 lines, which the restarted run reads
+ */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/apps/pause_point.h"
+
+static void must(int ok, int code) {
+  if (!ok) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+static int open_rank_file(const char* stem, int rank) {
+  char name[64];
+  snprintf(name, sizeof name, "%s.%d.bin", stem, rank);
+  return open(name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int counters = open_rank_file("counters", rank);
+  const int header = open_rank_file("header", rank);
+  char name[64];
+  snprintf(name, sizeof name, "status.%d.txt", rank);
+  FILE* status = fopen(name, "w+");
+  snprintf(name, sizeof name, "shrink.%d.txt", rank);
+  const int shrink = open(name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  must(counters >= 0 && header >= 0 && status && shrink >= 0, 1);
+  int64_t zero[8] = {0};
+  must(pwrite(counters, zero, sizeof zero, 0) == sizeof zero, 2);
+  must(write(header, "count=00000000\n", 15) == 15, 2);
+  fprintf(status, "total 0\n");
+  fflush(status);
+  long lines = 0;
+  for (int iteration = 0; iteration < 30; ++iteration) {
+    if (iteration == 15) yk_app_pause_point(MPI_COMM_WORLD);
+    /* read, add, write back */
+    int64_t value = 0;
+    const off_t at = (off_t)(iteration % 8) * 8;
+    must(pread(counters, &value, 8, at) == 8, 3);
+    value += (int64_t)(iteration + 1) * (rank + 1);
+    must(pwrite(counters, &value, 8, at) == 8, 3);
+    /* the count at the start of the file, then a line at its end */
+    char text[64];
+    must(lseek(header, 6, SEEK_SET) == 6 && read(header, text, 8) == 8, 4);
+    text[8] = '\0';
+    long count = 0;
+    must(sscanf(text, "%ld", &count) == 1, 4);
+    snprintf(text, sizeof text, "%08ld", count + iteration + 1);
+    must(lseek(header, 6, SEEK_SET) == 6 && write(header, text, 8) == 8, 4);
+    snprintf(text, sizeof text, "line %d count %ld\n", iteration, count + iteration + 1);
+    must(lseek(header, 0, SEEK_END) > 0 && write(header, text, strlen(text)) == (ssize_t)strlen(text), 4);
+    /* a running total in a stdio file rewritten in place */
+    long total = 0;
+    rewind(status);
+    must(fscanf(status, "total %ld", &total) == 1, 5);
+    total += (long)(iteration + 1) * (rank + 2);
+    rewind(status);
+    fprintf(status, "total %ld\n", total);
+    fflush(status);
+    /* appended lines, some cut off again; the last one read back first */
+    int last = -1;
+    if (lines > 0) {
+      must(pread(shrink, text, 13, (off_t)(lines - 1) * 13) == 13 && sscanf(text, "iteration %d", &last) == 1, 6);
+    }
+    snprintf(text, sizeof text, "iteration %02d\n", iteration);
+    must(write(shrink, text, strlen(text)) == (ssize_t)strlen(text), 6);
+    ++lines;
+    if (iteration % 4 == 3) {
+      lines -= 2;
+      must(ftruncate(shrink, (off_t)(lines * 13)) == 0 && lseek(shrink, 0, SEEK_END) == lines * 13, 6);
+    }
+    long all = 0;
+    MPI_Allreduce(&total, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("iteration %d counter %lld count %ld total %ld all %ld last line %d\n", iteration, (long long)value,
+             count + iteration + 1, total, all, last);
+  }
+  fclose(status);
+  close(counters);
+  close(header);
+  close(shrink);
+  MPI_Finalize();
+  return 0;
+}
