@@ -95,21 +95,35 @@ __attribute__((constructor(101))) void resolve_at_load() { real(); }
 inline bool watching(int fd) { return fd >= kFdBase && t_app && overwrite_journal_on(); }
 
 // What the write path may read without the lock, per descriptor number above 900: the generation
-// it was judged in, and the end its file had then (kUnwatched: not an application file). Written
-// under the lock; the serial is stored last.
+// it was judged in, the end its file had then (kUnwatched: not an application file), and one range
+// already kept. Written under the lock. The serial is stored last when a descriptor is judged; the
+// range only ever grows while it is published (a new one replaces it only if it holds it), so its
+// two ends read at different moments still name bytes that are kept. Empty: from > to.
 constexpr std::uint64_t kUnwatched = std::numeric_limits<std::uint64_t>::max();
 struct Quick {
   std::atomic<std::uint64_t> serial{0};
   std::atomic<std::uint64_t> end{0};
+  std::atomic<std::uint64_t> kept_from{kUnwatched}, kept_to{0};
 };
 constexpr int kQuick = 4096;
 Quick g_quick[kQuick];
 
 Quick* quick_of(int fd) { return fd - kFdBase < kQuick ? &g_quick[fd - kFdBase] : nullptr; }
 
-void publish(Quick& q, const Watch& w) {
+void publish_judgement(Quick& q, const Watch& w) {
+  if (q.serial.load(std::memory_order_relaxed) == w.serial) return;
   q.end.store(w.watched ? w.end : kUnwatched, std::memory_order_relaxed);
+  q.kept_from.store(kUnwatched, std::memory_order_relaxed);
+  q.kept_to.store(0, std::memory_order_relaxed);
   q.serial.store(w.serial, std::memory_order_release);
+}
+
+void publish_kept(Quick& q, const Range& r) {
+  const std::uint64_t from = q.kept_from.load(std::memory_order_relaxed),
+                      to = q.kept_to.load(std::memory_order_relaxed);
+  if (from <= to && !(r.from <= from && to <= r.to)) return;
+  q.kept_from.store(r.from, std::memory_order_release);
+  q.kept_to.store(r.to, std::memory_order_release);
 }
 
 Watch* watch_of(int fd, std::uint64_t serial, Watch& spare) {
@@ -159,6 +173,13 @@ void remember(Watch& w, std::uint64_t from, std::uint64_t to) {
   if (w.ranges < kRanges) w.kept[w.ranges++] = Range{from, to};
 }
 
+// The kept range that holds `at` (covered() said there is one).
+Range range_holding(const Watch& w, std::uint64_t at) {
+  for (int i = 0; i < w.ranges; ++i)
+    if (w.kept[i].from <= at && at < w.kept[i].to) return w.kept[i];
+  return Range{kUnwatched, 0};
+}
+
 // Keeps what is not kept yet of [from, to) of the file on `fd`.
 bool keep_gaps(Watch& w, int fd, std::uint64_t from, std::uint64_t to) {
   char link[40];
@@ -196,13 +217,18 @@ void before_write_at(int fd, std::int64_t offset, std::uint64_t length) {
   const int saved = errno;
   const std::uint64_t serial = overwrite_generation_serial();
   std::int64_t from = offset;
-  // Nearly every write is to a descriptor already judged in this generation, and at or past the
-  // end its file had (a log, an output file written in order): answered without the lock.
+  // Nearly every write is to a descriptor already judged in this generation, at or past the end
+  // its file had (a log, an output file written in order) or into bytes already kept (a record
+  // updated again): answered without the lock.
   Quick* q = quick_of(fd);
   if (q && q->serial.load(std::memory_order_acquire) == serial) {
     const std::uint64_t end = q->end.load(std::memory_order_relaxed);
-    if (end != kUnwatched && from < 0) from = real_syscall(SYS_lseek, fd, 0, SEEK_CUR);
-    if (end == kUnwatched || from < 0 || static_cast<std::uint64_t>(from) >= end) {
+    if (end != kUnwatched && end != 0 && from < 0) from = real_syscall(SYS_lseek, fd, 0, SEEK_CUR);
+    const std::uint64_t at = static_cast<std::uint64_t>(from);
+    const std::uint64_t kept_from = q->kept_from.load(std::memory_order_acquire);
+    const std::uint64_t kept_to = q->kept_to.load(std::memory_order_acquire);
+    if (end == kUnwatched || end == 0 || from < 0 || at >= end ||
+        (at >= kept_from && at <= kept_to && std::min(length, end - at) <= kept_to - at)) {
       errno = saved;
       return;
     }
@@ -211,12 +237,15 @@ void before_write_at(int fd, std::int64_t offset, std::uint64_t length) {
     JournalLock l(g_lock_flag);
     Watch spare;
     Watch& w = *watch_of(fd, serial, spare);
-    if (q) publish(*q, w);
+    if (q) publish_judgement(*q, w);
     if (from < 0) from = real_syscall(SYS_lseek, fd, 0, SEEK_CUR);
     if (w.watched && from >= 0 && static_cast<std::uint64_t>(from) < w.end) {
       const std::uint64_t start = static_cast<std::uint64_t>(from);
       const std::uint64_t to = length >= w.end - start ? w.end : start + length;
-      if (keep_gaps(w, fd, start, to)) remember(w, start, to);
+      std::uint64_t kept_to = 0;  // kept ranges are merged: one holding `start` up to `to` holds it all
+      const bool all_kept = covered(w, start, kept_to) && kept_to >= to;
+      if (!all_kept && keep_gaps(w, fd, start, to)) remember(w, start, to);
+      if (q && covered(w, start, kept_to) && kept_to >= to) publish_kept(*q, range_holding(w, start));
     }
   }
   errno = saved;
