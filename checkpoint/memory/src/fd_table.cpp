@@ -220,6 +220,9 @@ int adopt(int fd, FILE* stream) {
     target = moved;
   }
   record(target, st, stream);
+  // The number may have been judged before (another file, closed where no interposed close saw
+  // it): the overwrite watch judges it afresh. Outside the table's lock (the watch takes it).
+  forget_watched_fd(target);
   errno = saved_errno;
   return target;
 }
