@@ -20,30 +20,13 @@
 
 #include "checkpoint/memory/open_journal.hpp"
 #include "checkpoint/memory/src/open_journal_note.hpp"
+#include "checkpoint/memory/tests/unit/journal_test_files.hpp"
 
 using namespace yadokari::memory;
+using namespace yadokari::memory::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char name[] = "/tmp/yk-open-journal.XXXXXX";
-    REQUIRE(mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    stop_open_journal();
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 // Opens `p` with `flags` as the application would, hands the descriptor to the journal, closes it.
 void app_open(const fs::path& p, int flags) {
@@ -59,11 +42,6 @@ std::vector<JournalRecord> read_all(const fs::path& dir, std::uint64_t from) {
   REQUIRE(read_open_journal(dir.c_str(), from, records, why));
   CHECK(why.empty());
   return records;
-}
-
-std::string file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -95,7 +73,7 @@ TEST_CASE("a record encodes and decodes, and a record cut short ends the readabl
 }
 
 TEST_CASE("the first open for writing without truncation of each path is journaled once per generation") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path dir = t.path / "journal" / "rank-0";
   const fs::path log = t.path / "log.txt", input = t.path / "input.txt", out = t.path / "out.txt";
   write_file(log, "line 1\n");  // 7 bytes before the "cut"
@@ -146,7 +124,7 @@ TEST_CASE("the first open for writing without truncation of each path is journal
 }
 
 TEST_CASE("a missing journal directory has no records; an unreadable journal file is an error") {
-  TempDir t;
+  JournalTempDir t;
   CHECK(read_all(t.path / "nothing-here", 0).empty());
   const fs::path dir = t.path / "journal";
   fs::create_directories(dir / "4");  // a directory where generation 4's file should be
@@ -184,7 +162,7 @@ void append_from_handler(int) {
 }  // namespace
 
 TEST_CASE("a signal handler that opens a file while this thread journals one does not deadlock") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path dir = t.path / "journal";
   const std::string handler_file = (t.path / "from-handler.txt").string();
   g_handler_file = handler_file.c_str();

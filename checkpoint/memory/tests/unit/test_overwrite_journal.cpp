@@ -14,35 +14,13 @@
 
 #include "checkpoint/memory/open_journal.hpp"
 #include "checkpoint/memory/overwrite_journal.hpp"
+#include "checkpoint/memory/tests/unit/journal_test_files.hpp"
 
 using namespace yadokari::memory;
+using namespace yadokari::memory::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char name[] = "/tmp/yk-overwrite-journal.XXXXXX";
-    REQUIRE(mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    stop_open_journal();
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-std::string file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // What the watch does before an application write: keep the bytes, then let the write happen.
 void overwrite(const fs::path& p, std::uint64_t offset, const std::string& text) {
@@ -58,7 +36,7 @@ bool undo(const fs::path& dir, std::uint64_t from, std::string& why) { return un
 }  // namespace
 
 TEST_CASE("overwritten bytes are put back; overlapping copies: the oldest wins") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path dir = t.path / "journal", data = t.path / "data.bin";
   write_file(data, "ABCDEFGHIJ");
   std::string why;
@@ -81,7 +59,7 @@ TEST_CASE("overwritten bytes are put back; overlapping copies: the oldest wins")
 }
 
 TEST_CASE("a restart undoes every generation from its epoch on, newest first, and no older one") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path dir = t.path / "journal", data = t.path / "data.bin";
   write_file(data, "0123456789");
   std::string why;
@@ -102,7 +80,7 @@ TEST_CASE("a restart undoes every generation from its epoch on, newest first, an
 }
 
 TEST_CASE("a record cut short ends the readable ones; a file that is gone stays gone") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path dir = t.path / "journal", data = t.path / "data.bin", gone = t.path / "gone.bin";
   write_file(data, "0123456789");
   write_file(gone, "abcdef");
@@ -121,7 +99,7 @@ TEST_CASE("a record cut short ends the readable ones; a file that is gone stays 
 }
 
 TEST_CASE("a range too long to copy is verified by its checksum, and a changed one refuses the restart") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path dir = t.path / "journal", big = t.path / "big.bin";
   const std::uint64_t length = kOverwriteKeepMax + 4096;
   { std::ofstream out(big, std::ios::binary); }
@@ -153,7 +131,7 @@ TEST_CASE("a range too long to copy is verified by its checksum, and a changed o
 }
 
 TEST_CASE("nothing is kept while no journal runs, and a missing journal undoes nothing") {
-  TempDir t;
+  JournalTempDir t;
   const fs::path data = t.path / "data.bin";
   write_file(data, "abc");
   const int fd = ::open(data.c_str(), O_RDWR);
