@@ -156,6 +156,8 @@ YK_C_API int truncate(const char* path, off_t length) {
     struct stat st {};
     if (stat(path, &st) == 0 && would_shrink(st, length)) return 0;
   }
+  // After a checkpoint, what it cuts off is kept first (overwrite_journal.hpp).
+  if (length >= 0) before_truncate_path(path, static_cast<std::uint64_t>(length));
   return real_truncate(path, length);
 }
 

@@ -19,6 +19,8 @@ std::uint64_t overwrite_generation_serial();
 // `offset` of descriptor `fd` (offset -1: its current offset; length UINT64_MAX: to the end of
 // what the file held), application context. Keeps errno.
 void before_write_at(int fd, std::int64_t offset, std::uint64_t length);
+// truncate(2) by path: the bytes from `length` on are kept (the application's file, by its path).
+void before_truncate_path(const char* path, std::uint64_t length);
 // A descriptor closed or replaced: what the watch knew of it is forgotten.
 void forget_watched_fd(int fd);
 // A stream the application just opened with `mode`: an "r+" one writes over the file from its start.

@@ -1,6 +1,7 @@
 // The calls that can overwrite what an application file held at the checkpoint, interposed to keep
-// the bytes first (overwrite_journal.hpp). write/pwrite/writev/pwritev on a descriptor say where
-// they write; glibc's stdio writes through its internal write, which nothing can interpose, so a
+// the bytes first (overwrite_journal.hpp). write/pwrite/writev/pwritev, fallocate's holes and
+// zeroed ranges, copy_file_range/sendfile/splice into a file say where they write (ftruncate and
+// truncate(2), in deferred_truncation.cpp, what they cut off); glibc's stdio writes through its internal write, which nothing can interpose, so a
 // stream is watched where it is positioned instead: an fseek/fsetpos/rewind, an "r+" fopen, and
 // (keep_ahead_of_positioned_streams) its position when a generation starts. From such a position
 // on everything up to the end the file had is kept at once: the stream may write any of it next.
@@ -9,6 +10,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -60,6 +62,10 @@ struct Real {
   ssize_t (*writev)(int, const struct iovec*, int);
   ssize_t (*pwritev)(int, const struct iovec*, int, off_t);
   ssize_t (*pwritev2)(int, const struct iovec*, int, off_t, int);
+  int (*fallocate)(int, int, off_t, off_t);
+  ssize_t (*copy_file_range)(int, off_t*, int, off_t*, size_t, unsigned);
+  ssize_t (*sendfile)(int, int, off_t*, size_t);
+  ssize_t (*splice)(int, loff_t*, int, loff_t*, size_t, unsigned);
   int (*fseek)(FILE*, long, int);
   int (*fseeko)(FILE*, off_t, int);
   int (*fsetpos)(FILE*, const fpos_t*);
@@ -77,13 +83,19 @@ const Real& real() {
     r.writev = reinterpret_cast<decltype(r.writev)>(next("writev"));
     r.pwritev = reinterpret_cast<decltype(r.pwritev)>(next("pwritev"));
     r.pwritev2 = reinterpret_cast<decltype(r.pwritev2)>(next("pwritev2"));
+    r.fallocate = reinterpret_cast<decltype(r.fallocate)>(next("fallocate"));
+    r.copy_file_range = reinterpret_cast<decltype(r.copy_file_range)>(next("copy_file_range"));
+    r.sendfile = reinterpret_cast<decltype(r.sendfile)>(next("sendfile"));
+    r.splice = reinterpret_cast<decltype(r.splice)>(next("splice"));
     r.fseek = reinterpret_cast<decltype(r.fseek)>(next("fseek"));
     r.fseeko = reinterpret_cast<decltype(r.fseeko)>(next("fseeko"));
     r.fsetpos = reinterpret_cast<decltype(r.fsetpos)>(next("fsetpos"));
     r.rewind = reinterpret_cast<decltype(r.rewind)>(next("rewind"));
-    if (!r.write || !r.pwrite || !r.writev || !r.pwritev || !r.pwritev2 || !r.fseek || !r.fseeko || !r.fsetpos ||
-        !r.rewind)
-      fatal("cannot resolve libc's write/pwrite/writev/pwritev/fseek/fsetpos/rewind");
+    if (!r.write || !r.pwrite || !r.writev || !r.pwritev || !r.pwritev2 || !r.fallocate || !r.copy_file_range ||
+        !r.sendfile || !r.splice || !r.fseek || !r.fseeko || !r.fsetpos || !r.rewind)
+      fatal(
+          "cannot resolve libc's write/pwrite/writev/pwritev/fallocate/copy_file_range/sendfile/splice/fseek/"
+          "fsetpos/rewind");
     g_real = r;
   }
   return g_real;
@@ -251,6 +263,26 @@ void before_write_at(int fd, std::int64_t offset, std::uint64_t length) {
   errno = saved;
 }
 
+void before_truncate_path(const char* path, std::uint64_t length) {
+  if (!t_app || !overwrite_journal_on()) return;
+  const int saved = errno;
+  const int reader = raw_openat(AT_FDCWD, path, O_RDONLY);
+  struct stat st {};
+  char link[40];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", reader);
+  if (reader >= 0 && fstat(reader, &st) == 0 && S_ISREG(st.st_mode) &&
+      length < static_cast<std::uint64_t>(st.st_size)) {
+    JournalLock l(g_lock_flag);
+    const ssize_t n = readlink(link, g_path, sizeof g_path - 1);
+    if (n > 0 && g_path[0] == '/') {
+      g_path[n] = '\0';
+      keep_before_overwrite(reader, g_path, length, static_cast<std::uint64_t>(st.st_size) - length);
+    }
+  }
+  raw_close(reader);
+  errno = saved;
+}
+
 void forget_watched_fd(int fd) {
   if (fd < kFdBase || !overwrite_journal_on()) return;
   JournalLock l(g_lock_flag);
@@ -333,6 +365,40 @@ YK_C_API ssize_t pwritev2(int fd, const struct iovec* iov, int count, off_t offs
 
 YK_C_API ssize_t pwritev64v2(int fd, const struct iovec* iov, int count, off_t offset, int flags) {
   return pwritev2(fd, iov, count, offset, flags);
+}
+
+// Holes punched, ranges zeroed, collapsed or shifted change bytes the file held; plain allocation
+// does not.
+YK_C_API int fallocate(int fd, int mode, off_t offset, off_t length) {
+  if (watching(fd) && offset >= 0 && length > 0) {
+    if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))
+      before_write_at(fd, offset, kToTheEnd);
+    else if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+      before_write_at(fd, offset, static_cast<std::uint64_t>(length));
+  }
+  return real().fallocate(fd, mode, offset, length);
+}
+
+YK_C_API int fallocate64(int fd, int mode, off_t offset, off_t length) { return fallocate(fd, mode, offset, length); }
+
+// Copies into a file write there as write(2) would.
+YK_C_API ssize_t copy_file_range(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t length, unsigned flags) {
+  if (watching(fd_out)) before_write_at(fd_out, off_out ? *off_out : -1, length);
+  return real().copy_file_range(fd_in, off_in, fd_out, off_out, length, flags);
+}
+
+YK_C_API ssize_t sendfile(int out_fd, int in_fd, off_t* offset, size_t count) {
+  if (watching(out_fd)) before_write_at(out_fd, -1, count);
+  return real().sendfile(out_fd, in_fd, offset, count);
+}
+
+YK_C_API ssize_t sendfile64(int out_fd, int in_fd, off_t* offset, size_t count) {
+  return sendfile(out_fd, in_fd, offset, count);
+}
+
+YK_C_API ssize_t splice(int fd_in, loff_t* off_in, int fd_out, loff_t* off_out, size_t length, unsigned flags) {
+  if (watching(fd_out)) before_write_at(fd_out, off_out ? *off_out : -1, length);
+  return real().splice(fd_in, off_in, fd_out, off_out, length, flags);
 }
 
 YK_C_API int fseek(FILE* f, long offset, int whence) {
