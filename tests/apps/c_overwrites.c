@@ -4,7 +4,8 @@
  * checkpoint (checkpoint/memory/README.md, "Files overwritten after the checkpoint"), it adds its
  * iterations to the failed run's and every total below comes out larger, with exit 0.
  * Per rank, all kept open across the pause point:
- *   counters.<rank>.bin  8 counters updated with pread + pwrite (read, add, write back)
+ *   counters.<rank>.bin  8 counters updated with pread + pwrite (read, add, write back), every
+ *                        other one with syscall(SYS_pwrite64)
  *   header.<rank>.bin    a count at the file's start read and rewritten with lseek + read/write,
  *                        and a line appended after it with lseek(SEEK_END) + write
  *   status.<rank>.txt    stdio "w+": rewind, fscanf the running total, rewind, fprintf the new one
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tests/apps/pause_point.h"
@@ -68,12 +70,15 @@ int main(int argc, char** argv) {
   long lines = 0, cut_lines = 0;
   for (int iteration = 0; iteration < 30; ++iteration) {
     if (iteration == 15) yk_app_pause_point(MPI_COMM_WORLD);
-    /* read, add, write back */
+    /* read, add, write back; the odd counters with syscall(SYS_pwrite64) */
     int64_t value = 0;
     const off_t at = (off_t)(iteration % 8) * 8;
     must(pread(counters, &value, 8, at) == 8, 3);
     value += (int64_t)(iteration + 1) * (rank + 1);
-    must(pwrite(counters, &value, 8, at) == 8, 3);
+    if (iteration % 2)
+      must(syscall(SYS_pwrite64, counters, &value, 8, at) == 8, 3);
+    else
+      must(pwrite(counters, &value, 8, at) == 8, 3);
     /* the count at the start of the file, then a line at its end */
     char text[64];
     must(lseek(header, 6, SEEK_SET) == 6 && read(header, text, 8) == 8, 4);

@@ -1,8 +1,11 @@
 // syscall() with the number of a call the fd table follows (open, openat, creat, close, dup, dup2,
-// dup3) or of one that makes a descriptor the layer refuses (socket, pipe, eventfd, memfd...) runs
-// the interposed function instead, so such a descriptor is carried or refused like any other
-// (checkpoint/memory/README.md, "The application's files"); every other number goes to libc's
-// syscall() unchanged. The arguments are read as six machine words, as libc's syscall() does.
+// dup3), of one that makes a descriptor the layer refuses (socket, pipe, eventfd, memfd...) or of
+// one the overwrite watch follows (write, pwrite64, writev, pwritev(2), ftruncate, truncate,
+// fallocate, copy_file_range, sendfile, splice) runs the interposed function instead, so such a
+// descriptor is carried or refused and such a write watched like any other (checkpoint/memory/
+// README.md, "The application's files", "Files overwritten after the checkpoint"); every other
+// number goes to libc's syscall() unchanged. The arguments are read as six machine words, as
+// libc's syscall() does.
 #include "checkpoint/memory/src/raw_syscalls.hpp"
 
 #include <dlfcn.h>
@@ -12,10 +15,12 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdarg>
@@ -97,6 +102,34 @@ YK_C_API long syscall(long number, ...) noexcept {
       return inotify_init1(static_cast<int>(a[0]));
     case SYS_memfd_create:
       return memfd_create(reinterpret_cast<const char*>(a[0]), static_cast<unsigned>(a[1]));
+    // Calls that can overwrite bytes a file held at the checkpoint: watched like libc's wrappers'
+    // (overwrite_journal.hpp).
+    case SYS_write:
+      return write(static_cast<int>(a[0]), reinterpret_cast<const void*>(a[1]), static_cast<size_t>(a[2]));
+    case SYS_pwrite64:
+      return pwrite(static_cast<int>(a[0]), reinterpret_cast<const void*>(a[1]), static_cast<size_t>(a[2]), a[3]);
+    case SYS_writev:
+      return writev(static_cast<int>(a[0]), reinterpret_cast<const iovec*>(a[1]), static_cast<int>(a[2]));
+    case SYS_pwritev:  // the offset's low word is the whole offset on x86-64
+      return pwritev(static_cast<int>(a[0]), reinterpret_cast<const iovec*>(a[1]), static_cast<int>(a[2]), a[3]);
+    case SYS_pwritev2:
+      return pwritev2(static_cast<int>(a[0]), reinterpret_cast<const iovec*>(a[1]), static_cast<int>(a[2]), a[3],
+                      static_cast<int>(a[5]));
+    case SYS_ftruncate:
+      return ftruncate(static_cast<int>(a[0]), a[1]);
+    case SYS_truncate:
+      return truncate(reinterpret_cast<const char*>(a[0]), a[1]);
+    case SYS_fallocate:
+      return fallocate(static_cast<int>(a[0]), static_cast<int>(a[1]), a[2], a[3]);
+    case SYS_copy_file_range:
+      return copy_file_range(static_cast<int>(a[0]), reinterpret_cast<off_t*>(a[1]), static_cast<int>(a[2]),
+                             reinterpret_cast<off_t*>(a[3]), static_cast<size_t>(a[4]), static_cast<unsigned>(a[5]));
+    case SYS_sendfile:
+      return sendfile(static_cast<int>(a[0]), static_cast<int>(a[1]), reinterpret_cast<off_t*>(a[2]),
+                      static_cast<size_t>(a[3]));
+    case SYS_splice:
+      return splice(static_cast<int>(a[0]), reinterpret_cast<loff_t*>(a[1]), static_cast<int>(a[2]),
+                    reinterpret_cast<loff_t*>(a[3]), static_cast<size_t>(a[4]), static_cast<unsigned>(a[5]));
     case SYS_signalfd:
     case SYS_signalfd4:
       // The kernel's mask is 8 bytes (what glibc's signalfd passes); any other size keeps the
