@@ -23,6 +23,8 @@
 namespace yadokari::memory {
 
 inline constexpr std::uint64_t kOverwriteKeepMax = std::uint64_t{64} << 20;
+// `<dir>/<generation>` is the open journal's file of a generation, this one's is that name + it.
+inline constexpr char kOverwriteJournalSuffix[] = ".pre";
 
 struct OverwriteRecord {
   enum Kind : std::uint32_t { kBytes = 1, kChecksum = 2 };

@@ -126,16 +126,6 @@ void untrack(int fd) {
   if (Slot* s = find(fd)) s->fd = -1;
 }
 
-// /proc/self/fd/N: the absolute path of what is open on N.
-bool fd_path(int fd, char* out) {
-  char link[40];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(link, out, kFdPathMax - 1);
-  if (n <= 0) return false;
-  out[n] = '\0';
-  return out[0] == '/';
-}
-
 void record(int fd, const struct stat& st, FILE* stream) {
   Locked l;
   Slot* s = find(fd);
@@ -317,6 +307,15 @@ AdoptOpens::AdoptOpens(int target) {
 AdoptOpens::~AdoptOpens() {
   t_adopt_forced = false;
   t_adopt_target = -1;
+}
+
+bool fd_path(int fd, char* out) {
+  char link[40];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, out, kFdPathMax - 1);
+  if (n <= 0) return false;
+  out[n] = '\0';
+  return out[0] == '/';
 }
 
 bool is_app_file(int fd) { return tracked(fd); }

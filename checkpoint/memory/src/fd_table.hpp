@@ -31,6 +31,8 @@ struct FdRecord {
 // Resolves the real functions (load time; also called lazily before that).
 void resolve_fd_functions();
 
+// /proc/self/fd/N: the absolute path of what is open on `fd`, into `out` (kFdPathMax bytes).
+bool fd_path(int fd, char* out);
 // Whether `fd` is one of the application's files the table carries.
 bool is_app_file(int fd);
 // The application's carried stdio streams (at most `max`); returns how many.

@@ -155,6 +155,16 @@ using namespace yadokari::memory;
 namespace {
 // The image yk_mem_restore_file restores from: in this library's own data, which the restore leaves alone.
 char g_restored_image[4096];
+
+// From now on the files this process opens and overwrites are journaled as generation 1 of the
+// image's journal (one image, one generation).
+void journal_from_now_on(const std::string& journal) {
+  std::string why;
+  if (start_open_journal(journal.c_str(), 1, why))
+    keep_ahead_of_positioned_streams();
+  else
+    say("cannot journal the files opened from now on: ", why.c_str());
+}
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(const char* path) {
@@ -188,10 +198,7 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
       if (!open_at_checkpoint && !cut_back_if_present(j.path.c_str(), j.size, why)) fatal(why.c_str());
     }
     remove_open_journal(journal.c_str(), 0, kAllGenerations);
-    if (start_open_journal(journal.c_str(), 1, why))
-      keep_ahead_of_positioned_streams();
-    else
-      say("cannot journal the files opened from now on: ", why.c_str());
+    journal_from_now_on(journal);
     errno = saved_errno;
     return r;
   }
@@ -205,10 +212,7 @@ extern "C" __attribute__((visibility("default"))) int yk_mem_checkpoint_file(con
       say("checkpoint failed: cannot write ", path, ": ", std::strerror(errno));
       return YK_MEM_ERROR;
     }
-    if (start_open_journal(journal.c_str(), 1, why))
-      keep_ahead_of_positioned_streams();
-    else
-      say("cannot journal the files opened from now on: ", why.c_str());
+    journal_from_now_on(journal);
   }
   errno = saved_errno;
   return r;

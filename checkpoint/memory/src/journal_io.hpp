@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "checkpoint/memory/src/raw_syscalls.hpp"
 
@@ -87,6 +89,38 @@ inline long raw_pread_full(int fd, char* p, std::size_t n, std::uint64_t offset)
     done += static_cast<std::size_t>(r);
   }
   return static_cast<long>(done);
+}
+
+// A journal file's name: the generation in canonical decimal, then `suffix` ("" for the open
+// journal's files, ".pre" for the overwrite journal's). False for any other name.
+inline bool generation_file_name(const char* name, const char* suffix, std::uint64_t& generation) {
+  const std::size_t length = std::strlen(name), suffix_length = std::strlen(suffix);
+  if (length <= suffix_length || length - suffix_length > 19 || std::strcmp(name + length - suffix_length, suffix) != 0)
+    return false;
+  generation = 0;
+  for (std::size_t i = 0; i < length - suffix_length; ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    generation = generation * 10 + static_cast<std::uint64_t>(name[i] - '0');
+  }
+  return true;
+}
+
+// A journal file read whole (library context: it allocates). False with errno set when it cannot be
+// opened or read.
+inline bool read_journal_file(const std::string& path, std::string& bytes) {
+  const int fd = raw_openat(AT_FDCWD, path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  char buffer[65536];
+  std::uint64_t at = 0;
+  long got = 0;
+  while ((got = raw_pread_full(fd, buffer, sizeof buffer, at)) > 0) {
+    bytes.append(buffer, static_cast<std::size_t>(got));
+    at += static_cast<std::uint64_t>(got);
+  }
+  const int saved = errno;
+  raw_close(fd);
+  errno = saved;
+  return got == 0;
 }
 
 }  // namespace yadokari::memory

@@ -1,5 +1,6 @@
 // Files opened for writing after a checkpoint: see open_journal.hpp.
 #include "checkpoint/memory/open_journal.hpp"
+#include "checkpoint/memory/overwrite_journal.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -71,17 +72,6 @@ bool seen_or_insert(std::uint64_t key) {
   }
   g_said_full = true;
   return false;
-}
-
-// A decimal file name, as the journal names its generations.
-bool generation_of(const char* name, std::uint64_t& generation) {
-  if (!*name || std::strlen(name) > 19) return false;
-  generation = 0;
-  for (const char* c = name; *c; ++c) {
-    if (*c < '0' || *c > '9') return false;
-    generation = generation * 10 + static_cast<std::uint64_t>(*c - '0');
-  }
-  return true;
 }
 
 // mkdir -p, each directory it makes synced into its parent.
@@ -230,23 +220,14 @@ bool read_open_journal(const char* dir, std::uint64_t from, std::vector<JournalR
   bool ok = true;
   while (const dirent* e = readdir(d)) {
     std::uint64_t generation = 0;
-    if (!generation_of(e->d_name, generation) || generation < from) continue;
+    if (!generation_file_name(e->d_name, "", generation) || generation < from) continue;
     const std::string path = std::string(dir) + "/" + e->d_name;
-    const int fd = raw_openat(AT_FDCWD, path.c_str(), O_RDONLY, 0);
     std::string bytes;
-    char buffer[65536];
-    ssize_t got = 0;
-    while (fd >= 0 && (got = ::read(fd, buffer, sizeof buffer)) != 0) {
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) break;
-      bytes.append(buffer, static_cast<std::size_t>(got));
-    }
-    if (fd < 0 || got < 0) {
+    if (!read_journal_file(path, bytes)) {
       why = "cannot read the open journal " + path + ": " + std::strerror(errno);
       ok = false;
+      break;
     }
-    raw_close(fd);
-    if (!ok) break;
     for (JournalRecord& r : decode_journal_records(bytes.data(), bytes.size())) {
       if (r.generation < from) continue;
       auto [it, fresh] = smallest.try_emplace(r.path, r);
@@ -266,10 +247,9 @@ void remove_open_journal(const char* dir, std::uint64_t from, std::uint64_t to) 
   while (const dirent* e = readdir(d)) {
     std::uint64_t generation = 0;
     // The overwrite journal's records of a generation (overwrite_journal.hpp) go with it.
-    std::string name(e->d_name);
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".pre") == 0) name.resize(name.size() - 4);
-    if (generation_of(name.c_str(), generation) && generation >= from && generation < to)
-      unlinkat(dir_fd, e->d_name, 0);
+    const bool journal_file = generation_file_name(e->d_name, "", generation) ||
+                              generation_file_name(e->d_name, kOverwriteJournalSuffix, generation);
+    if (journal_file && generation >= from && generation < to) unlinkat(dir_fd, e->d_name, 0);
   }
   closedir(d);
 }

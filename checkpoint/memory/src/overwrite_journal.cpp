@@ -22,7 +22,6 @@ namespace {
 constexpr std::uint32_t kMagic = 0x574f4b59;  // "YKOW"
 constexpr std::size_t kHead = 48;
 constexpr std::size_t kPathMax = 4095;
-constexpr char kSuffix[] = ".pre";
 
 // The writer's state, guarded by g_lock_flag (a JournalLock) across a record's write and sync.
 std::atomic<bool> g_lock_flag{false};
@@ -104,7 +103,7 @@ bool append_record(int fd, const char* path, std::uint64_t offset, std::uint64_t
   if (g_file_fd < 0) {
     char name[32];
     format_u64(name, g_generation);
-    std::strcat(name, kSuffix);
+    std::strcat(name, kOverwriteJournalSuffix);
     g_file_fd = raw_openat(g_dir_fd, name, O_WRONLY | O_APPEND | O_CREAT, 0644);
     if (g_file_fd < 0 || fsync(g_dir_fd) != 0) return false;  // the name as durable as its records
   }
@@ -114,33 +113,6 @@ bool append_record(int fd, const char* path, std::uint64_t offset, std::uint64_t
   const bool ok = start >= 0 && append_payload(fd, path, path_length, offset, length);
   if (!ok && start >= 0) real_syscall(SYS_ftruncate, g_file_fd, start);
   return ok;
-}
-
-bool generation_of_file(const char* name, std::uint64_t& generation) {
-  const std::size_t length = std::strlen(name), suffix = sizeof kSuffix - 1;
-  if (length <= suffix || length - suffix > 19 || std::strcmp(name + length - suffix, kSuffix) != 0) return false;
-  generation = 0;
-  for (std::size_t i = 0; i < length - suffix; ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    generation = generation * 10 + static_cast<std::uint64_t>(name[i] - '0');
-  }
-  return true;
-}
-
-bool read_whole(const std::string& path, std::string& bytes) {
-  const int fd = raw_openat(AT_FDCWD, path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  char buffer[65536];
-  std::uint64_t at = 0;
-  long got = 0;
-  while ((got = raw_pread_full(fd, buffer, sizeof buffer, at)) > 0) {
-    bytes.append(buffer, static_cast<std::size_t>(got));
-    at += static_cast<std::uint64_t>(got);
-  }
-  const int saved = errno;
-  raw_close(fd);
-  errno = saved;
-  return got == 0;
 }
 
 std::string range_text(const OverwriteRecord& r) {
@@ -265,14 +237,15 @@ bool undo_overwrites(const char* dir, std::uint64_t from, std::string& why) {
   std::vector<std::uint64_t> generations;
   while (const dirent* e = readdir(d)) {
     std::uint64_t generation = 0;
-    if (generation_of_file(e->d_name, generation) && generation >= from) generations.push_back(generation);
+    if (generation_file_name(e->d_name, kOverwriteJournalSuffix, generation) && generation >= from)
+      generations.push_back(generation);
   }
   closedir(d);
   std::sort(generations.rbegin(), generations.rend());
   for (const std::uint64_t generation : generations) {
-    const std::string path = std::string(dir) + "/" + std::to_string(generation) + kSuffix;
+    const std::string path = std::string(dir) + "/" + std::to_string(generation) + kOverwriteJournalSuffix;
     std::string bytes;
-    if (!read_whole(path, bytes)) {
+    if (!read_journal_file(path, bytes)) {
       why = "cannot read the overwrite journal " + path + ": " + std::strerror(errno);
       return false;
     }

@@ -54,7 +54,7 @@ struct Watch {
 constexpr int kWatches = 256;
 Watch g_watches[kWatches];
 std::atomic<bool> g_lock_flag{false};  // g_watches and the buffers below
-char g_path[4096];
+char g_path[kFdPathMax];
 
 struct Real {
   ssize_t (*write)(int, const void*, size_t);
@@ -196,9 +196,7 @@ Range range_holding(const Watch& w, std::uint64_t at) {
 bool keep_gaps(Watch& w, int fd, std::uint64_t from, std::uint64_t to) {
   char link[40];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  const ssize_t n = readlink(link, g_path, sizeof g_path - 1);
-  if (n <= 0 || g_path[0] != '/') return false;
-  g_path[n] = '\0';
+  if (!fd_path(fd, g_path)) return false;
   // The application's descriptor may be write-only: the bytes are read through a reader of its own.
   const int reader = raw_openat(AT_FDCWD, link, O_RDONLY);
   struct stat st {};
@@ -255,9 +253,12 @@ void before_write_at(int fd, std::int64_t offset, std::uint64_t length) {
       const std::uint64_t start = static_cast<std::uint64_t>(from);
       const std::uint64_t to = length >= w.end - start ? w.end : start + length;
       std::uint64_t kept_to = 0;  // kept ranges are merged: one holding `start` up to `to` holds it all
-      const bool all_kept = covered(w, start, kept_to) && kept_to >= to;
-      if (!all_kept && keep_gaps(w, fd, start, to)) remember(w, start, to);
-      if (q && covered(w, start, kept_to) && kept_to >= to) publish_kept(*q, range_holding(w, start));
+      bool kept = covered(w, start, kept_to) && kept_to >= to;
+      if (!kept && keep_gaps(w, fd, start, to)) {
+        remember(w, start, to);
+        kept = true;
+      }
+      if (q && kept) publish_kept(*q, range_holding(w, start));  // empty if the table could not hold it
     }
   }
   errno = saved;
@@ -268,16 +269,11 @@ void before_truncate_path(const char* path, std::uint64_t length) {
   const int saved = errno;
   const int reader = raw_openat(AT_FDCWD, path, O_RDONLY);
   struct stat st {};
-  char link[40];
-  std::snprintf(link, sizeof link, "/proc/self/fd/%d", reader);
   if (reader >= 0 && fstat(reader, &st) == 0 && S_ISREG(st.st_mode) &&
       length < static_cast<std::uint64_t>(st.st_size)) {
     JournalLock l(g_lock_flag);
-    const ssize_t n = readlink(link, g_path, sizeof g_path - 1);
-    if (n > 0 && g_path[0] == '/') {
-      g_path[n] = '\0';
+    if (fd_path(reader, g_path))
       keep_before_overwrite(reader, g_path, length, static_cast<std::uint64_t>(st.st_size) - length);
-    }
   }
   raw_close(reader);
   errno = saved;

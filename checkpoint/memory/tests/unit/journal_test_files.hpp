@@ -17,8 +17,9 @@ namespace yadokari::memory::testing {
 struct JournalTempDir {
   std::filesystem::path path;
   JournalTempDir() {
-    char name[] = "/tmp/yk-journal-test.XXXXXX";
-    REQUIRE(mkdtemp(name) != nullptr);
+    // $TMPDIR or the system's temporary directory.
+    std::string name = (std::filesystem::temp_directory_path() / "yk-journal-test.XXXXXX").string();
+    REQUIRE(mkdtemp(name.data()) != nullptr);
     path = name;
   }
   ~JournalTempDir() {
