@@ -51,9 +51,10 @@ bool keep_before_overwrite(int fd, const char* path, std::uint64_t offset, std::
 // when a file cannot be written or a checksummed range differs.
 bool undo_overwrites(const char* dir, std::uint64_t from, std::string& why);
 
-// After a generation started: stdio streams of the application positioned below their file's
-// size (they write there next without calling anything the layer sees) have the bytes from their
-// position on kept now. Called by whoever starts a generation, in library context.
-void keep_ahead_of_positioned_streams();
+// After a generation started, what the application may overwrite next without calling anything
+// the layer sees is kept now: the bytes from their position on of stdio streams positioned below
+// their file's size, and the file bytes under its writable shared file mappings. Called by
+// whoever starts a generation, in library context.
+void keep_ahead_of_unseen_writes();
 
 }  // namespace yadokari::memory

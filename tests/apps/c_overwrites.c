@@ -16,6 +16,9 @@
  *                        fallocate(PUNCH_HOLE), the count + 1 written back
  *   copied.<rank>.bin    a value read at offset 0, the new one copied in from a scratch file
  *                        with copy_file_range (offset 0) and sendfile (at the file's offset 8)
+ *   stream.<rank>.txt    opened anew every iteration: a count read with pread, the descriptor
+ *                        put back to the start with lseek and the new count printed by a
+ *                        stream made on it with fdopen(fd, "w") (which never truncates)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -139,12 +142,24 @@ int main(int argc, char** argv) {
     must(copy_file_range(scratch, &in, copied, &out, 8, 0) == 8, 9);
     off_t from = 8;
     must(lseek(copied, 8, SEEK_SET) == 8 && sendfile(copied, scratch, &from, 8) == 8, 9);
+    /* a count printed over itself by a stream made on a descriptor positioned at the start */
+    snprintf(name, sizeof name, "stream.%d.txt", rank);
+    const int on = open(name, O_RDWR | O_CREAT, 0644);
+    long streamed = 0;
+    must(on >= 0, 10);
+    if (pread(on, text, 16, 0) == 16) must(sscanf(text, "count %ld", &streamed) == 1, 10);
+    streamed += iteration + 2 * rank + 1;
+    must(lseek(on, 0, SEEK_SET) == 0, 10);
+    FILE* stream = fdopen(on, "w");
+    must(stream && fprintf(stream, "count %09ld\n", streamed) == 16 && fclose(stream) == 0, 10);
     long all = 0;
     MPI_Allreduce(&total, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-      printf("iteration %d counter %lld count %ld total %ld all %ld last line %d cut %d hole %lld copied %lld %lld\n",
-             iteration, (long long)value, count + iteration + 1, total, all, last, cut_last, (long long)holes_count,
-             (long long)copies[0], (long long)copies[1]);
+      printf(
+          "iteration %d counter %lld count %ld total %ld all %ld last line %d cut %d hole %lld copied %lld %lld "
+          "streamed %ld\n",
+          iteration, (long long)value, count + iteration + 1, total, all, last, cut_last, (long long)holes_count,
+          (long long)copies[0], (long long)copies[1], streamed);
   }
   fclose(status);
   close(counters);

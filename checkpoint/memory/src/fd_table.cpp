@@ -670,8 +670,11 @@ YK_C_API FILE* freopen64(const char* path, const char* mode, FILE* stream) { ret
 YK_C_API FILE* fdopen(int fd, const char* mode) noexcept {
   FILE* f = real().fdopen(fd, mode);
   if (f && tracked(fd)) {
-    Locked l;
-    if (Slot* s = find(fd)) s->stream = f;
+    {
+      Locked l;
+      if (Slot* s = find(fd)) s->stream = f;
+    }
+    note_stream_made_on_fd(f, mode);
   }
   return f;
 }

@@ -161,7 +161,7 @@ char g_restored_image[4096];
 void journal_from_now_on(const std::string& journal) {
   std::string why;
   if (start_open_journal(journal.c_str(), 1, why))
-    keep_ahead_of_positioned_streams();
+    keep_ahead_of_unseen_writes();
   else
     say("cannot journal the files opened from now on: ", why.c_str());
 }

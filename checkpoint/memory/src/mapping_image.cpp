@@ -119,7 +119,11 @@ bool prepare_mappings(const MapRecord* records, int n, char* why, std::size_t wh
       g_probed[i] = true;
     }
     if (r.backing == MapBacking::file_shared) {
-      g_files[i] = open(r.path, ((r.prot & PROT_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+      // Read-write where the file allows it, whatever the protection now: a read-only shared
+      // mapping of a file opened read-write may be made writable later (mprotect).
+      g_files[i] = open(r.path, O_RDWR | O_CLOEXEC);
+      if (g_files[i] < 0 && !(r.prot & PROT_WRITE) && (errno == EACCES || errno == EROFS || errno == EPERM))
+        g_files[i] = open(r.path, O_RDONLY | O_CLOEXEC);
       if (g_files[i] < 0) {
         std::snprintf(why, why_len,
                       "the file %s behind the application's shared mapping at %#llx cannot be reopened: %s", r.path,

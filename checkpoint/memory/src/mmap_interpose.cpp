@@ -20,6 +20,7 @@
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/layout.hpp"
 #include "checkpoint/memory/src/mapping_live.hpp"
+#include "checkpoint/memory/src/overwrite_journal_note.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
@@ -156,9 +157,10 @@ void set_mapping_problem(const char* what, std::uint64_t addr) {
 
 using namespace yadokari::memory;
 
-YK_C_API void* mmap(void* addr, std::size_t len, int prot, int flags, int fd, off_t offset) {
-  resolve();
-  if (!use_arena() || len == 0) return g_real_map.mmap(addr, len, prot, flags, fd, offset);
+namespace {
+
+// An application's mmap: placed in the region and recorded (the file's comment above).
+void* map_and_record(void* addr, std::size_t len, int prot, int flags, int fd, off_t offset) {
   const std::uint64_t want = as_u64(addr), size = page_up(len);
   if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
     if (!in_region(want, want + size)) return fixed_outside(addr, len, prot, flags, fd, offset);
@@ -195,6 +197,22 @@ YK_C_API void* mmap(void* addr, std::size_t len, int prot, int flags, int fd, of
   return p;
 }
 
+bool stores_reach_file(int prot, int flags) {
+  return (prot & PROT_WRITE) && !(flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) != MAP_PRIVATE;
+}
+
+}  // namespace
+
+YK_C_API void* mmap(void* addr, std::size_t len, int prot, int flags, int fd, off_t offset) {
+  resolve();
+  if (!use_arena() || len == 0) return g_real_map.mmap(addr, len, prot, flags, fd, offset);
+  void* p = map_and_record(addr, len, prot, flags, fd, offset);
+  // The overwrite journal keeps the file bytes the application can now store into, before it can.
+  if (p != MAP_FAILED && stores_reach_file(prot, flags))
+    before_mapping_writes(describe(as_u64(p), page_up(len), prot, flags, fd, offset), as_u64(p), page_up(len));
+  return p;
+}
+
 YK_C_API void* mmap64(void* addr, std::size_t len, int prot, int flags, int fd, off_t offset) {
   return mmap(addr, len, prot, flags, fd, offset);
 }
@@ -221,6 +239,7 @@ YK_C_API int mprotect(void* addr, std::size_t len, int prot) {
   resolve();
   const std::uint64_t lo = as_u64(addr), hi = lo + page_up(len);
   if (len == 0 || hi < lo || !ours(lo, hi)) return g_real_map.mprotect(addr, len, prot);
+  if (prot & PROT_WRITE) before_protection_adds_write(lo, hi);  // the overwrite journal, as in mmap
   MappingsLocked l;
   if (g_real_map.mprotect(addr, len, prot) != 0) return -1;
   note(g_table.protect(lo, hi, static_cast<std::uint32_t>(prot)), lo);
@@ -299,6 +318,19 @@ YK_C_API void* mremap(void* old_addr, std::size_t old_size, std::size_t new_size
   const std::uint64_t lo = as_u64(old_addr), hi = lo + page_up(old_size);
   if ((lo & kPageMask) || !ours(lo, hi == lo ? lo + 1 : hi))
     return g_real_map.mremap(old_addr, old_size, new_size, flags, new_addr);
-  MappingsLocked l;
-  return remap_recorded(lo, page_up(old_size), new_size, flags, new_addr);
+  void* p;
+  MapRecord grown{};
+  {
+    MappingsLocked l;
+    p = remap_recorded(lo, page_up(old_size), new_size, flags, new_addr);
+    const std::uint64_t now = as_u64(p);
+    if (p != MAP_FAILED && page_up(new_size) > page_up(old_size)) {
+      const int i = g_table.containing(now, now + page_up(new_size));
+      if (i >= 0) grown = g_table.at(i);
+    }
+  }
+  // A writable shared file mapping grown: the file bytes of its new part, as in mmap.
+  if (grown.backing == MapBacking::file_shared && (grown.prot & PROT_WRITE))
+    before_mapping_writes(grown, as_u64(p) + page_up(old_size), page_up(new_size) - page_up(old_size));
+  return p;
 }

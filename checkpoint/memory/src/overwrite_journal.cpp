@@ -134,9 +134,9 @@ bool undo_record(const OverwriteRecord& r, std::string& why) {
     if (!complete || sum != r.check) {
       raw_close(fd);
       why = r.path + " was overwritten at " + range_text(r) + " after epoch " + std::to_string(r.generation) +
-            " by the run that failed, more than " + std::to_string(kOverwriteKeepMax >> 20) +
-            " MiB at once, which the journal does not copy: the restarted run would read other bytes than the "
-            "checkpointed one did";
+            " by the run that failed, a range of more than " + std::to_string(kOverwriteKeepMax >> 20) +
+            " MiB (one write, or a writable shared mapping) of which the journal keeps only a checksum: the "
+            "restarted run would read other bytes than the checkpointed one did";
       return false;
     }
   }

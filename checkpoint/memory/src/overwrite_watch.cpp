@@ -2,8 +2,8 @@
 // the bytes first (overwrite_journal.hpp). write/pwrite/writev/pwritev, fallocate's holes and
 // zeroed ranges, copy_file_range/sendfile/splice into a file say where they write (ftruncate and
 // truncate(2), in deferred_truncation.cpp, what they cut off); glibc's stdio writes through its internal write, which nothing can interpose, so a
-// stream is watched where it is positioned instead: an fseek/fsetpos/rewind, an "r+" fopen, and
-// (keep_ahead_of_positioned_streams) its position when a generation starts. From such a position
+// stream is watched where it is positioned instead: an fseek/fsetpos/rewind, an "r+" fopen, a
+// writing fdopen, and (keep_ahead_of_unseen_writes) its position when a generation starts. From such a position
 // on everything up to the end the file had is kept at once: the stream may write any of it next.
 // Libraries' writes (MPI's sockets and files, the layer's own) are not watched: only descriptors
 // of the fd table (the application's files, moved above 900) on application threads.
@@ -308,7 +308,13 @@ void note_stream_opened(FILE* f, const char* mode) {
   if (mode && mode[0] == 'r' && std::strchr(mode, '+')) before_stream_writes(f);
 }
 
-void keep_ahead_of_positioned_streams() {
+void note_stream_made_on_fd(FILE* f, const char* mode) {
+  // fdopen never truncates, so "w" writes where the descriptor stands as "r+" does.
+  if (mode && (mode[0] == 'w' || (mode[0] == 'r' && std::strchr(mode, '+')))) before_stream_writes(f);
+}
+
+void keep_ahead_of_unseen_writes() {
+  keep_under_writable_shared_mappings();  // mapping_overwrites.cpp
   FILE* streams[kMaxAppFds];
   const int n = app_streams(streams, kMaxAppFds);
   // The kernel's offset, not ftello (no stream lock taken here): after the checkpoint's flush it

@@ -22,7 +22,7 @@ void begin(const std::string& dir, std::uint64_t epoch) {
                static_cast<unsigned long long>(epoch), why.c_str());
     return;
   }
-  memory::keep_ahead_of_positioned_streams();
+  memory::keep_ahead_of_unseen_writes();
   // Generations older than the oldest committed epoch can no longer be restarted from. A prune
   // racing with this can only make the list older than the truth, which keeps more.
   const std::vector<std::uint64_t> committed =

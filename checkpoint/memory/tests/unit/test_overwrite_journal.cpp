@@ -126,8 +126,9 @@ TEST_CASE("a range too long to copy is verified by its checksum, and a changed o
   }
   CHECK_FALSE(undo(dir, 9, why));
   CHECK(why == fs::canonical(big).string() + " was overwritten at bytes 0-" + std::to_string(length) +
-                   " after epoch 9 by the run that failed, more than 64 MiB at once, which the journal does not "
-                   "copy: the restarted run would read other bytes than the checkpointed one did");
+                   " after epoch 9 by the run that failed, a range of more than 64 MiB (one write, or a writable "
+                   "shared mapping) of which the journal keeps only a checksum: the restarted run would read other "
+                   "bytes than the checkpointed one did");
 }
 
 TEST_CASE("nothing is kept while no journal runs, and a missing journal undoes nothing") {
