@@ -4,7 +4,9 @@
 ! bytes back (checkpoint/memory/README.md, "Files overwritten after the checkpoint") it adds its
 ! iterations to the failed run's and the totals come out larger, with exit 0. Per rank, both units
 ! kept open across the pause point (tests/apps/pause_point.f90's):
-!   records.<rank>.bin  direct access, 6 records: READ(REC=), add, WRITE(REC=) back
+!   records.<rank>.bin  direct access, 6 records: READ(REC=), add, WRITE(REC=) back; right after
+!                       the pause point (before the unit's next transfer) INQUIRE(NEXTREC=) is
+!                       printed: a restarted unit must answer as the checkpointed one would
 !   running.<rank>.txt  sequential: REWIND, READ the running total, REWIND, WRITE the new one
 !                       (libgfortran cuts the file after that record with ftruncate)
 program fortran_overwrites
@@ -12,7 +14,7 @@ program fortran_overwrites
   use yk_app_pause
   implicit none
   integer :: ierr, rank, i, k, records, running
-  integer(8) :: value, total, all
+  integer(8) :: value, total, all, next
   character(len=32) :: me
 
   call MPI_Init(ierr)
@@ -26,7 +28,11 @@ program fortran_overwrites
   open (newunit=running, file='running.' // trim(me) // '.txt', status='replace')
   write (running, '(a,i0)') 'total ', 0
   do i = 1, 30
-    if (i == 16) call yk_app_pause_point()
+    if (i == 16) then
+      call yk_app_pause_point()
+      inquire (records, nextrec=next)
+      if (rank == 0) print '(a,i0)', 'next record ', next
+    end if
     k = mod(i, 6) + 1
     read (records, rec=k) value
     value = value + int(i * (rank + 1), 8)

@@ -29,6 +29,9 @@ struct Slot {
   bool newunit = false;
   bool scratch = false;
   bool after_endfile = false;  // FortranUnitRecord::after_endfile
+  // A restored direct-access unit's NEXTREC until its next transfer (libgfortran's fresh unit
+  // would say 1): what INQUIRE answers meanwhile. 0: libgfortran's answer stands.
+  std::int64_t carried_next_record = 0;
   std::int32_t unit = 0;
   std::uint32_t specs = 0;
   std::int32_t recl = 0;
@@ -139,7 +142,10 @@ void record_open(const gf::OpenParams& p) {
 
 void note_transfer(std::int32_t unit) {
   Locked l;
-  if (find(unit)) return;
+  if (Slot* s = find(unit)) {
+    s->carried_next_record = 0;  // a transfer gives libgfortran its own record number again
+    return;
+  }
   for (int i = 0; i < g_seen_count; ++i)
     if (g_seen[i] == unit) return;
   if (g_seen_count == kMaxSeen) {
@@ -159,6 +165,25 @@ bool unit_path(std::int32_t unit, char* out, int* fd_out = nullptr) {
   if (n <= 0) return false;
   out[n] = '\0';
   return true;
+}
+
+bool is_direct(const FortranUnitRecord& r) {
+  return (r.specs & (1u << kSpecAccess)) && std::strcmp(r.spec[kSpecAccess], "direct") == 0;
+}
+
+// INQUIRE (unit, NEXTREC=) through libgfortran's own function; 0 if it fails.
+std::int64_t next_record(std::int32_t unit) {
+  alignas(16) unsigned char parameters[gf::kTransferParamsBytes] = {};
+  auto* p = reinterpret_cast<gf::InquireHead*>(parameters);
+  std::int32_t iostat = 0;
+  std::int64_t next = 0;
+  p->common.flags = gf::kHasIostat | gf::kInquireNextrec;
+  p->common.unit = unit;
+  p->common.filename = "yadokari checkpoint";
+  p->common.iostat = &iostat;
+  p->nextrec = &next;
+  gf::functions().st_inquire(p);
+  return iostat == 0 ? next : 0;
 }
 
 bool deleted(const char* path) {
@@ -318,7 +343,7 @@ struct Reconnect {
   bool connect(const FortranUnitRecord& r) {
     // Written after the checkpoint by the failed incarnation: the restarted one writes it again.
     bool writes = !((r.specs & (1u << kSpecAction)) && std::strcmp(r.spec[kSpecAction], "read") == 0);
-    bool direct = (r.specs & (1u << kSpecAccess)) && std::strcmp(r.spec[kSpecAccess], "direct") == 0;
+    bool direct = is_direct(r);
     struct stat st {};
     if (r.regular && writes && !direct && stat(r.path, &st) == 0 && st.st_size > r.size &&
         real_truncate(r.path, static_cast<off_t>(r.size)) != 0)
@@ -418,6 +443,7 @@ bool capture_fortran(FortranState& out) {
       gf::functions().ftell(&unit, &pos);
       r.position = pos;
       r.size = st.st_size;
+      if (is_direct(r)) r.next_record = s.carried_next_record ? s.carried_next_record : next_record(s.unit);
     }
     ++out.unit_count;
   }
@@ -478,6 +504,7 @@ bool restore_fortran(const FortranState& s, std::size_t len, char* why, std::siz
       slot.unit = r.unit;
       slot.newunit = r.newunit;
       slot.after_endfile = r.after_endfile;
+      slot.carried_next_record = r.next_record;
       slot.specs = r.specs;
       slot.recl = r.recl;
       std::memcpy(slot.spec, r.spec, sizeof slot.spec);
@@ -548,6 +575,15 @@ void note_endfile_state(std::int32_t unit, std::int32_t flags, bool ok_means) {
   if (Slot* s = find(unit)) s->after_endfile = result == gf::kLibReturnEnd || ok_means;
 }
 
+// INQUIRE (unit, NEXTREC=) of a restored direct-access unit before its first transfer: the record
+// number the image's unit had, not the fresh unit's 1.
+void answer_next_record(gf::InquireHead* p) {
+  const std::int32_t f = p->common.flags;
+  if (!(f & gf::kInquireNextrec) || (f & gf::kInquireFile) || (f & gf::kLibReturnMask) != 0 || !p->nextrec) return;
+  Locked l;
+  if (Slot* s = find(p->common.unit); s && s->carried_next_record) *p->nextrec = s->carried_next_record;
+}
+
 // RANDOM_NUMBER, RANDOM_SEED, RANDOM_INIT: only to know that the application uses the generator
 // (its state is saved only then: a GET would initialise a generator nobody used). Every argument
 // is a pointer or an int, passed on unchanged as machine words.
@@ -591,6 +627,10 @@ YK_C_API void _gfortran_st_rewind(gf::CommonParams* p) {
 YK_C_API void _gfortran_st_endfile(gf::CommonParams* p) {
   forward(gf::Entry::st_endfile, p);
   note_endfile_state(p->unit, p->flags, true);
+}
+YK_C_API void _gfortran_st_inquire(gf::InquireHead* p) {
+  forward(gf::Entry::st_inquire, &p->common);
+  answer_next_record(p);
 }
 
 #define YK_RANDOM_ENTRY(name, entry) \

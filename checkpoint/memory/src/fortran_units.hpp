@@ -2,8 +2,8 @@
 // The application's Fortran state that lives inside libgfortran, which a restart makes fresh
 // (docs/architecture.md, pitfall 10): the units it connected with OPEN and the RANDOM_NUMBER
 // generator. OPEN/CLOSE are interposed and recorded; the capture saves, per connected unit, its
-// file, the OPEN specifiers that shape its records, its position (FTELL) and whether it is after its
-// end of file, plus the generator's
+// file, the OPEN specifiers that shape its records, its position (FTELL), whether it is after its
+// end of file and a direct-access unit's next record, plus the generator's
 // state (RANDOM_SEED GET=) if the application used it; the restore reconnects each unit with
 // libgfortran's own OPEN (STATUS='OLD', never truncating) onto the same descriptor, seeks it, and
 // puts the generator's state back. Units that cannot be carried refuse the checkpoint.
@@ -48,11 +48,14 @@ struct FortranUnitRecord {
   std::uint32_t reserved;
   std::int64_t position;                          // FTELL at the checkpoint (after the flush)
   std::int64_t size;                              // the file's size at the checkpoint
+  // A direct-access unit's INQUIRE(NEXTREC=) at the checkpoint (0: not direct access). Put back by
+  // a READ of the record before it.
+  std::int64_t next_record;
   char spec[kFortranSpecCount][kFortranSpecLen];  // lower case, NUL-terminated
   char path[kFdPathMax];                          // absolute
 };
 
-inline constexpr char kFortranMagic[8] = {'Y', 'K', 'F', 'O', 'R', 'T', '2', 0};
+inline constexpr char kFortranMagic[8] = {'Y', 'K', 'F', 'O', 'R', 'T', '3', 0};
 
 struct FortranState {
   char magic[8];

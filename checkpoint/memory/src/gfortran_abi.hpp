@@ -108,6 +108,16 @@ inline constexpr std::size_t kTransferParamsBytes = 2048;
 inline constexpr std::int32_t kDtListFormat = 1 << 7;
 inline constexpr std::int32_t kDtInternalUnit = 1 << 14;
 
+// INQUIRE (st_parameter_inquire) up to NEXTREC=; libgfortran reads later fields only when their
+// bits are set, so the rest is zeroed space of kTransferParamsBytes in all.
+struct InquireHead {
+  CommonParams common;
+  std::int32_t *exist, *opened, *number, *named;
+  std::int64_t* nextrec;  // GFC_IO_INT
+};
+inline constexpr std::int32_t kInquireNextrec = 1 << 11;
+inline constexpr std::int32_t kInquireFile = 1 << 14;  // by FILE=, not by unit
+
 // A rank-1 array descriptor (GCC 8 and later), as RANDOM_SEED's PUT= and GET= take it.
 struct ArrayI4 {
   std::int32_t* base_addr;
@@ -133,6 +143,7 @@ struct Functions {
   void (*random_seed)(int*, ArrayI4*, ArrayI4*);   // _gfortran_random_seed_i4(size, put, get)
   void (*st_read)(CommonParams*);                  // a READ statement: start (of st_parameter_dt)
   void (*st_read_done)(CommonParams*);             // and end
+  void (*st_inquire)(InquireHead*);                // _gfortran_st_inquire (by unit)
 };
 
 }  // namespace yadokari::memory::gfortran

@@ -19,9 +19,10 @@ constexpr const char* kSoname = "libgfortran.so.5";
 constexpr const char* kEntryNames[static_cast<int>(Entry::count)] = {
     "_gfortran_st_open",     "_gfortran_st_close",       "_gfortran_st_read",        "_gfortran_st_read_done",
     "_gfortran_st_write",    "_gfortran_st_write_done",  "_gfortran_st_backspace",   "_gfortran_st_rewind",
-    "_gfortran_st_endfile",  "_gfortran_random_r4",      "_gfortran_random_r8",      "_gfortran_random_r10",
-    "_gfortran_random_r16",  "_gfortran_arandom_r4",     "_gfortran_arandom_r8",     "_gfortran_arandom_r10",
-    "_gfortran_arandom_r16", "_gfortran_random_seed_i4", "_gfortran_random_seed_i8", "_gfortran_random_init"};
+    "_gfortran_st_endfile",  "_gfortran_st_inquire",     "_gfortran_random_r4",      "_gfortran_random_r8",
+    "_gfortran_random_r10",  "_gfortran_random_r16",     "_gfortran_arandom_r4",     "_gfortran_arandom_r8",
+    "_gfortran_arandom_r10", "_gfortran_arandom_r16",    "_gfortran_random_seed_i4", "_gfortran_random_seed_i8",
+    "_gfortran_random_init"};
 
 Functions g_functions;
 void* g_entries[static_cast<int>(Entry::count)];
@@ -66,7 +67,9 @@ void resolve() {
   find(f.fnum, "_gfortran_fnum_i4");
   find(f.ftell, "_gfortran_ftell_i8_sub");
   find(f.fseek, "_gfortran_fseek_sub");
-  if (!f.st_open || !f.st_close || !f.flush || !f.fnum || !f.ftell || !f.fseek || !f.st_read || !f.st_read_done)
+  take(f.st_inquire, entries, Entry::st_inquire);
+  if (!f.st_open || !f.st_close || !f.flush || !f.fnum || !f.ftell || !f.fseek || !f.st_read || !f.st_read_done ||
+      !f.st_inquire)
     return;  // not loaded (yet)
   std::memcpy(g_entries, entries, sizeof g_entries);
   g_functions = f;

@@ -21,6 +21,7 @@ enum class Entry {
   st_backspace,
   st_rewind,
   st_endfile,
+  st_inquire,
   random_r4,
   random_r8,
   random_r10,
