@@ -7,8 +7,10 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -351,6 +353,24 @@ void resolve_fd_functions() {
   g_real_fd = r;
 }
 
+namespace {
+
+// Whether two descriptors share one open file (a dup of the other: one offset, one set of status
+// flags). kcmp where the kernel has it; else by moving one's offset and looking at the other's
+// (the application is stopped at the checkpoint, and the offset is put back).
+bool same_open_file(int a, int b) {
+  const pid_t self = getpid();
+  const long k = syscall(SYS_kcmp, self, self, KCMP_FILE, a, b);
+  if (k >= 0) return k == 0;
+  const off_t at_a = lseek(a, 0, SEEK_CUR), at_b = lseek(b, 0, SEEK_CUR);
+  if (at_a < 0 || at_a != at_b) return false;
+  const bool same = lseek(a, at_a + 1, SEEK_SET) == at_a + 1 && lseek(b, 0, SEEK_CUR) == at_a + 1;
+  lseek(a, at_a, SEEK_SET);
+  return same;
+}
+
+}  // namespace
+
 int capture_fds(FdRecord* out) {
   Locked l;
   int n = 0;
@@ -378,6 +398,9 @@ int capture_fds(FdRecord* out) {
     bool deleted = len >= sizeof kDeleted - 1 && std::strcmp(now + len - (sizeof kDeleted - 1), kDeleted) == 0;
     std::memcpy(r.path, len && !deleted ? now : s.path, kFdPathMax);
     r.path[kFdPathMax - 1] = '\0';
+    r.same_file_as = -1;
+    for (int j = 0; j < n - 1 && r.same_file_as < 0; ++j)
+      if (out[j].same_file_as < 0 && same_open_file(out[j].fd, r.fd)) r.same_file_as = out[j].fd;
   }
   return n;
 }
@@ -395,15 +418,28 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
     for (int i = 0; i < opened; ++i) real().close(tmp[i]);
     return false;
   };
+  // Which earlier record a shared one copies (index), or -1.
+  auto original_of = [&](int i) {
+    for (int j = 0; j < i; ++j)
+      if (records[j].fd == records[i].same_file_as && records[j].same_file_as < 0) return j;
+    return -1;
+  };
   // First check everything (nothing of this process changes), then install.
   for (int i = 0; i < n; ++i) {
     const FdRecord& r = records[i];
-    if (std::memchr(r.path, '\0', sizeof r.path) == nullptr || r.path[0] != '/' || r.fd < kFdBase)
+    if (std::memchr(r.path, '\0', sizeof r.path) == nullptr || r.path[0] != '/' || r.fd < kFdBase ||
+        (r.same_file_as >= 0 && original_of(i) < 0)) {
+      for (int j = 0; j < opened; ++j) real().close(tmp[j]);
       return std::snprintf(why, why_len, "the image's file table is malformed"), false;
+    }
     if (static_cast<rlim_t>(r.fd) >= rl.rlim_cur)
       return refuse("the application's file %s was descriptor %d, above this process's RLIMIT_NOFILE%s", r, "");
     if (real().fcntl(r.fd, F_GETFD) >= 0 || errno != EBADF)
       return refuse("the application's file %s was descriptor %d, which is in use in this process%s", r, "");
+    if (r.same_file_as >= 0) {  // a dup of an earlier one: made from it below
+      tmp[opened++] = -1;
+      continue;
+    }
     int fd = real().open(r.path, (r.flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC);
     if (fd < 0)
       return refuse("the application's file %s (descriptor %d) cannot be reopened: %s", r, std::strerror(errno));
@@ -415,14 +451,17 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
   }
   for (int i = 0; i < n; ++i) {
     const FdRecord& r = records[i];
-    real().dup3(tmp[i], r.fd, (r.flags & O_CLOEXEC) ? O_CLOEXEC : 0);
-    real().close(tmp[i]);
+    const int from = r.same_file_as >= 0 ? r.same_file_as : tmp[i];  // originals come first
+    real().dup3(from, r.fd, (r.flags & O_CLOEXEC) ? O_CLOEXEC : 0);
+    if (tmp[i] >= 0) real().close(tmp[i]);
     struct stat st {};
     fstat(r.fd, &st);
-    // Written after the checkpoint by the failed incarnation: cut back once every rank has
-    // restored (written_files.hpp), not here, where another rank may already write it again.
-    if ((r.flags & O_ACCMODE) != O_RDONLY && S_ISREG(st.st_mode)) note_written_file(r.path, r.size);
-    lseek(r.fd, r.offset, SEEK_SET);
+    if (r.same_file_as < 0) {
+      // Written after the checkpoint by the failed incarnation: cut back once every rank has
+      // restored (written_files.hpp), not here, where another rank may already write it again.
+      if ((r.flags & O_ACCMODE) != O_RDONLY && S_ISREG(st.st_mode)) note_written_file(r.path, r.size);
+      lseek(r.fd, r.offset, SEEK_SET);
+    }
     Locked l;
     Slot* s = find(-1);
     if (!s) continue;

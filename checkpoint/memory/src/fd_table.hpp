@@ -22,6 +22,10 @@ inline constexpr std::size_t kFdPathMax = 4096;
 struct FdRecord {
   std::int32_t fd;
   std::int32_t flags;     // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
+  // An earlier record's descriptor this one shares its open file (and so its offset) with, as a
+  // dup makes; -1 if none. Restored as a dup of that one, not opened on its own.
+  std::int32_t same_file_as;
+  std::int32_t reserved;
   std::int64_t offset;    // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
   std::int64_t size;      // the file's size at the checkpoint (files open for writing are cut back to it)
   std::uint64_t stream;   // the FILE* using it (in the arena), 0 if none known

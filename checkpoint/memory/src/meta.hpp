@@ -10,7 +10,7 @@
 namespace yadokari::memory {
 
 inline constexpr char kMetaMagic[8] = {'Y', 'K', 'M', 'E', 'M', 'E', 'T', 'A'};
-inline constexpr std::uint32_t kMetaVersion = 1;
+inline constexpr std::uint32_t kMetaVersion = 2;  // 2: FdRecord::same_file_as
 
 struct MetaRecord {
   char magic[8];
