@@ -4,8 +4,11 @@
 # taken in any of them:
 #   plain      yadokari run -n NP -- BIN                               (the shim, memory layer off)
 #   armed      yadokari run -n NP --ckpt-dir TMP --interval 0 -- BIN   (what users run)
-#   armed-off  the same with YADOKARI_MEMORY=off                        (armed shim, memory layer off)
-# armed / armed-off is what the memory layer costs; armed / plain adds the armed shim's own work.
+#   armed-off  the same with YADOKARI_MEMORY=off                        (memory layer off)
+# Checkpoints need the memory layer, so with it off the shim does not arm its blocking calls either:
+# armed-off is the plain shim plus the control link, and armed / armed-off is what the memory layer
+# and the polled blocking calls cost together (no switch separates them; the ping-pong's in-process
+# rows of bench/shim_overhead, --via cli,armed, show the polling's part per call).
 # Prints one line per run and, per kernel, the median NPB time of each variant and the medians of the
 # per-rep paired ratios (and their range). Times from this shared 2-vCPU VM are noisy: read the ratios.
 #

@@ -21,7 +21,7 @@ inline constexpr std::size_t kFdPathMax = 4096;
 // One carried descriptor, as stored in the fds area.
 struct FdRecord {
   std::int32_t fd;
-  std::int32_t flags;     // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
+  std::int32_t flags;  // for the reopen: access mode, O_APPEND, O_NONBLOCK, O_SYNC, O_CLOEXEC...
   // An earlier record's descriptor this one shares its open file (and so its offset) with, as a
   // dup makes; -1 if none. Restored as a dup of that one, not opened on its own.
   std::int32_t same_file_as;

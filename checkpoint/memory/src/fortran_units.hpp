@@ -46,10 +46,10 @@ struct FortranUnitRecord {
   // record. Put back by a READ that hits the end again.
   std::uint32_t after_endfile;
   std::uint32_t reserved;
-  std::int64_t position;                          // FTELL at the checkpoint (after the flush)
-  std::int64_t size;                              // the file's size at the checkpoint
-  // A direct-access unit's INQUIRE(NEXTREC=) at the checkpoint (0: not direct access). Put back by
-  // a READ of the record before it.
+  std::int64_t position;  // FTELL at the checkpoint (after the flush)
+  std::int64_t size;      // the file's size at the checkpoint
+  // A direct-access unit's INQUIRE(NEXTREC=) at the checkpoint (0: not direct access). After the
+  // restore, INQUIRE answers it until the unit's next transfer.
   std::int64_t next_record;
   char spec[kFortranSpecCount][kFortranSpecLen];  // lower case, NUL-terminated
   char path[kFdPathMax];                          // absolute

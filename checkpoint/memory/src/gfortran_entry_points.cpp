@@ -17,11 +17,11 @@ namespace {
 constexpr const char* kSoname = "libgfortran.so.5";
 
 constexpr const char* kEntryNames[static_cast<int>(Entry::count)] = {
-    "_gfortran_st_open",     "_gfortran_st_close",       "_gfortran_st_read",        "_gfortran_st_read_done",
-    "_gfortran_st_write",    "_gfortran_st_write_done",  "_gfortran_st_backspace",   "_gfortran_st_rewind",
-    "_gfortran_st_endfile",  "_gfortran_st_inquire",     "_gfortran_random_r4",      "_gfortran_random_r8",
-    "_gfortran_random_r10",  "_gfortran_random_r16",     "_gfortran_arandom_r4",     "_gfortran_arandom_r8",
-    "_gfortran_arandom_r10", "_gfortran_arandom_r16",    "_gfortran_random_seed_i4", "_gfortran_random_seed_i8",
+    "_gfortran_st_open",     "_gfortran_st_close",      "_gfortran_st_read",        "_gfortran_st_read_done",
+    "_gfortran_st_write",    "_gfortran_st_write_done", "_gfortran_st_backspace",   "_gfortran_st_rewind",
+    "_gfortran_st_endfile",  "_gfortran_st_inquire",    "_gfortran_random_r4",      "_gfortran_random_r8",
+    "_gfortran_random_r10",  "_gfortran_random_r16",    "_gfortran_arandom_r4",     "_gfortran_arandom_r8",
+    "_gfortran_arandom_r10", "_gfortran_arandom_r16",   "_gfortran_random_seed_i4", "_gfortran_random_seed_i8",
     "_gfortran_random_init"};
 
 Functions g_functions;

@@ -111,7 +111,8 @@ void keep_under_writable_shared_mappings() {
     for (int i = 0; i < t.size(); ++i)
       if (writable_file_shared(t.at(i))) g_writable[n++] = t.at(i);
   }
-  for (int i = 0; i < n; ++i) keep_file_range(g_writable[i], g_writable[i].offset, g_writable[i].offset + g_writable[i].len);
+  for (int i = 0; i < n; ++i)
+    keep_file_range(g_writable[i], g_writable[i].offset, g_writable[i].offset + g_writable[i].len);
   errno = saved;
 }
 
