@@ -413,9 +413,13 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
   getrlimit(RLIMIT_NOFILE, &rl);
   int tmp[kMaxAppFds];
   int opened = 0;
+  auto close_opened = [&] {
+    for (int i = 0; i < opened; ++i)
+      if (tmp[i] >= 0) real().close(tmp[i]);
+  };
   auto refuse = [&](const char* fmt, const FdRecord& r, const char* extra) {
     std::snprintf(why, why_len, fmt, r.path, r.fd, extra);
-    for (int i = 0; i < opened; ++i) real().close(tmp[i]);
+    close_opened();
     return false;
   };
   // Which earlier record a shared one copies (index), or -1.
@@ -429,7 +433,7 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
     const FdRecord& r = records[i];
     if (std::memchr(r.path, '\0', sizeof r.path) == nullptr || r.path[0] != '/' || r.fd < kFdBase ||
         (r.same_file_as >= 0 && original_of(i) < 0)) {
-      for (int j = 0; j < opened; ++j) real().close(tmp[j]);
+      close_opened();
       return std::snprintf(why, why_len, "the image's file table is malformed"), false;
     }
     if (static_cast<rlim_t>(r.fd) >= rl.rlim_cur)

@@ -201,15 +201,28 @@ bool stores_reach_file(int prot, int flags) {
   return (prot & PROT_WRITE) && !(flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) != MAP_PRIVATE;
 }
 
+// The overwrite journal keeps the file bytes the application can now store into, before it can:
+// [from, to) of the recorded mapping holding [lo, hi), if that is a writable shared file mapping.
+void before_stores_into(std::uint64_t lo, std::uint64_t hi, std::uint64_t from, std::uint64_t to) {
+  if (!overwrite_journal_on()) return;
+  MapRecord r{};
+  {
+    MappingsLocked l;
+    const int i = g_table.containing(lo, hi);
+    if (i < 0) return;
+    r = g_table.at(i);
+  }
+  if (r.prot & PROT_WRITE) before_mapping_writes(r, from, to - from);
+}
+
 }  // namespace
 
 YK_C_API void* mmap(void* addr, std::size_t len, int prot, int flags, int fd, off_t offset) {
   resolve();
   if (!use_arena() || len == 0) return g_real_map.mmap(addr, len, prot, flags, fd, offset);
   void* p = map_and_record(addr, len, prot, flags, fd, offset);
-  // The overwrite journal keeps the file bytes the application can now store into, before it can.
-  if (p != MAP_FAILED && stores_reach_file(prot, flags))
-    before_mapping_writes(describe(as_u64(p), page_up(len), prot, flags, fd, offset), as_u64(p), page_up(len));
+  const std::uint64_t at = as_u64(p), end = at + page_up(len);
+  if (p != MAP_FAILED && stores_reach_file(prot, flags)) before_stores_into(at, end, at, end);
   return p;
 }
 
@@ -319,18 +332,13 @@ YK_C_API void* mremap(void* old_addr, std::size_t old_size, std::size_t new_size
   if ((lo & kPageMask) || !ours(lo, hi == lo ? lo + 1 : hi))
     return g_real_map.mremap(old_addr, old_size, new_size, flags, new_addr);
   void* p;
-  MapRecord grown{};
   {
     MappingsLocked l;
     p = remap_recorded(lo, page_up(old_size), new_size, flags, new_addr);
-    const std::uint64_t now = as_u64(p);
-    if (p != MAP_FAILED && page_up(new_size) > page_up(old_size)) {
-      const int i = g_table.containing(now, now + page_up(new_size));
-      if (i >= 0) grown = g_table.at(i);
-    }
   }
   // A writable shared file mapping grown: the file bytes of its new part, as in mmap.
-  if (grown.backing == MapBacking::file_shared && (grown.prot & PROT_WRITE))
-    before_mapping_writes(grown, as_u64(p) + page_up(old_size), page_up(new_size) - page_up(old_size));
+  const std::uint64_t now = as_u64(p), end = now + page_up(new_size);
+  if (p != MAP_FAILED && page_up(new_size) > page_up(old_size))
+    before_stores_into(now, end, now + page_up(old_size), end);
   return p;
 }
