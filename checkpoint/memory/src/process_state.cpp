@@ -18,7 +18,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '1'};
+constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '2'};
 
 ProcessState g_live;
 ProcessState g_out;       // the capture's copy (.bss: not on the stack being captured)
@@ -58,7 +58,7 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
   g_out.size = sizeof g_out;
   g_out.errno_value = errno_value;
   if (g_out.have_cwd && !getcwd(g_out.cwd, sizeof g_out.cwd)) return false;
-  if (g_out.have_mask) pthread_sigmask(SIG_BLOCK, nullptr, &g_out.mask);
+  capture_pending_signals(g_out);
   capture_timers(g_out);
   return sink.area(AreaKind::process_state, 0, sizeof g_out, 0, "application process state", &g_out);
 }

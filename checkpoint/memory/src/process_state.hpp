@@ -1,7 +1,7 @@
 #pragma once
 // libc process state the application owns (checkpoint/memory/README.md, "The application's process
-// state"): working directory, umask, signal dispositions, mask and alternate stack, interval
-// timers, exit handlers, locale, strtok's position, errno. Interposers in signal_state.cpp,
+// state"): working directory, umask, signal dispositions, mask, pending signals and alternate stack,
+// interval timers, exit handlers, locale, strtok's position, errno. Interposers in signal_state.cpp,
 // exit_handlers.cpp and libc_state.cpp record what the application sets; the capture saves it as
 // the process_state area (after the mappings table, so a restore can refuse before it modifies
 // anything); after a restore has jumped back, it is replayed in the fresh process.
@@ -58,6 +58,7 @@ struct ProcessState {
   std::uint32_t have_timer[3];  // ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF
   struct itimerval timers[3];   // remaining time and interval at the checkpoint
   sigset_t mask;
+  sigset_t pending;  // signals the application thread had blocked and were waiting at the checkpoint
   stack_t altstack;
   std::uint64_t strtok_next;
   std::uint32_t action_count, exit_count, locale_count, overflow;
@@ -95,6 +96,7 @@ void replay_signal_state(const ProcessState& s);   // actions, mask, alternate s
 void replay_timers(const ProcessState& s);         // signal_state.cpp
 void replay_exit_handlers(const ProcessState& s);  // exit_handlers.cpp
 void replay_libc_state(const ProcessState& s);     // cwd, umask, locale (libc_state.cpp)
-void capture_timers(ProcessState& s);              // signal_state.cpp
+void capture_pending_signals(ProcessState& s);     // the mask too (signal_state.cpp)
+void capture_timers(ProcessState& s);              // after the pending signals (signal_state.cpp)
 
 }  // namespace yadokari::memory

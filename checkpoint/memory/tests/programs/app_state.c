@@ -7,8 +7,10 @@
  * contents), an anonymous shared mapping, a mapping at a fixed address outside the region
  * (MAP_FIXED_NOREPLACE), one fresh mmap per iteration (its address is printed: the restarted
  * process must hand out the same ones), a SIGALRM handler with an ITIMER_REAL interval timer, a
- * blocked SIGUSR1, an on_exit handler, umask, a sub-directory as working directory (files are
- * created relative to it), setlocale, strtok across iterations, errno across the boundary.
+ * blocked SIGUSR1 raised at iteration 5 (it waits, and is taken when unblocked at the end), an
+ * on_exit handler, umask, a sub-directory as working directory (files are
+ * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
+ * iteration 4 on a tick is held pending across each boundary (see hold_a_tick).
  * Environment: YK_STATE_SQUAT=1 maps the fixed address before the loop (a restore must refuse);
  * YK_STATE_DELETED=1 maps a file shared and deletes it (a checkpoint must refuse). */
 #define _GNU_SOURCE
@@ -31,7 +33,7 @@ extern int yk_memtest_boundary(void) __attribute__((weak));
 #define PAGE 4096UL
 #define FIXED_ADDR ((void*)0x200000000000UL)
 
-static volatile sig_atomic_t ticks;
+static volatile sig_atomic_t ticks, usr1_taken;
 static char sentence[] = "the quick brown fox jumps over the lazy dog and keeps on running far away";
 static unsigned char *anon, *grown, *guarded, *priv, *shared, *anon_shared, *fixed, *fresh;
 static size_t grown_len, fresh_len;
@@ -39,6 +41,11 @@ static size_t grown_len, fresh_len;
 static void tick(int sig) {
   (void)sig;
   ++ticks;
+}
+
+static void take_usr1(int sig) {
+  (void)sig;
+  ++usr1_taken;
 }
 
 static void bye_atexit(void) { printf("atexit handler ran\n"); }
@@ -127,6 +134,33 @@ static void setup_signals(void) {
   if (sigaction(SIGALRM, &sa, NULL) != 0) exit(4);
   struct itimerval t = {{0, 2000}, {0, 2000}};
   if (setitimer(ITIMER_REAL, &t, NULL) != 0) exit(4);
+  sa.sa_handler = take_usr1;
+  if (sigaction(SIGUSR1, &sa, NULL) != 0) exit(4);
+}
+
+/* A periodic ITIMER_REAL whose signal is pending reads as disarmed (getitimer's it_value is 0 until
+ * the signal is taken, when the kernel re-arms it): hold a tick pending across the boundary, so a
+ * checkpoint there sees exactly that and a restart must still re-arm the timer. */
+static void hold_a_tick(int i) {
+  if (i < 4) return;
+  sigset_t alarm_only, pending;
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  sigprocmask(SIG_BLOCK, &alarm_only, NULL);
+  for (int waited = 0; waited < 10000; ++waited) {
+    sigpending(&pending);
+    if (sigismember(&pending, SIGALRM)) return;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+}
+
+static void release_ticks(int i) {
+  if (i < 4) return;
+  sigset_t alarm_only;
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  sigprocmask(SIG_UNBLOCK, &alarm_only, NULL);
 }
 
 static void step(int i) {
@@ -144,7 +178,10 @@ static void step(int i) {
     if (chdir("sub") != 0) exit(5);
     umask(027);
   }
-  if (i == 5) setlocale(LC_NUMERIC, "C.UTF-8");
+  if (i == 5) {
+    setlocale(LC_NUMERIC, "C.UTF-8");
+    raise(SIGUSR1); /* blocked: it waits */
+  }
   if (i == 6) { /* grow a mapping: moved to the lowest free range */
     unsigned char* p = mremap(grown, grown_len, 40 * PAGE, MREMAP_MAYMOVE);
     if (p == MAP_FAILED) exit(6);
@@ -182,9 +219,11 @@ int main(int argc, char** argv) {
     mmap(FIXED_ADDR, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   char* token = strtok(sentence, " ");
   for (int i = 1; i <= n; ++i) {
+    hold_a_tick(i);
     errno = 1000 + i;
     if (yk_memtest_boundary) yk_memtest_boundary();
     int seen_errno = errno;
+    release_ticks(i);
     step(i);
     if (i == 2 && getenv("YK_STATE_DELETED")) {
       int fd = open_or_die("scratch.bin", O_RDWR | O_CREAT);
@@ -224,6 +263,13 @@ int main(int argc, char** argv) {
   sigset_t now;
   sigprocmask(SIG_BLOCK, NULL, &now);
   printf("SIGUSR1 blocked: %d\n", sigismember(&now, SIGUSR1));
+  if (n >= 5) {
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+    printf("SIGUSR1 taken when unblocked: %d\n", (int)usr1_taken);
+  }
   /* The timer keeps ticking: wait for two more ticks (bounded only to report a dead timer). */
   sig_atomic_t t0 = ticks;
   for (int waited = 0; ticks < t0 + 2 && waited < 10000; ++waited) {
