@@ -11,7 +11,10 @@
  * constructor started before main, still running; resolver: the resolver's datagram socket kept open
  * by RES_STAYOPEN after one query to a name server the program answers itself (a thread that ends
  * before the pause point) and the changed settings; raw_syscalls: a socket, a pipe, an eventfd and a
- * memfd made by syscall() with their numbers (glibc's wrappers bypassed);
+ * memfd made by syscall() with their numbers (glibc's wrappers bypassed); newer_kernel_objects: a pidfd,
+ * a fanotify group and a message queue made by glibc's wrappers, an io_uring, a userfaultfd and a
+ * perf event made by syscall(), and an io_uring made by an inline system call (no interposer sees
+ * it: found in /proc/self/fd at the checkpoint);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -36,7 +39,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/fanotify.h>
+#include <linux/io_uring.h>
+#include <linux/perf_event.h>
+#include <linux/userfaultfd.h>
+#include <mqueue.h>
 #include <sys/ipc.h>
+#include <sys/pidfd.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
@@ -154,7 +163,7 @@ static int resolver_socket(void) {
 
 struct Held {
   int sock, sock_dup, pipe_fds[2], fifo, shm_id;
-  int kernel_fds[4], dir, raw_fds[5];
+  int kernel_fds[4], dir, raw_fds[5], newer_fds[7];
   void* shm_at;
   void* plugin;
   FILE *popened, *temporary;
@@ -166,6 +175,47 @@ struct Held {
   pthread_t thread;
   int have_thread;
 };
+
+/* io_uring_setup as liburing makes it: a system call instruction, no libc in between. */
+static int ring_past_libc(void) {
+  struct io_uring_params params;
+  memset(&params, 0, sizeof params);
+  long ret;
+  __asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_io_uring_setup), "D"(4L), "S"(&params) : "rcx", "r11", "memory");
+  return (int)ret;
+}
+
+static void hold_newer_kernel_objects(struct Held* h) {
+  struct io_uring_params params;
+  memset(&params, 0, sizeof params);
+  struct perf_event_attr counter;
+  memset(&counter, 0, sizeof counter);
+  counter.size = sizeof counter;
+  counter.type = PERF_TYPE_SOFTWARE;
+  counter.config = PERF_COUNT_SW_TASK_CLOCK;
+  char queue[64];
+  snprintf(queue, sizeof queue, "/yk-refusals-%d", (int)getpid());
+  h->newer_fds[0] = pidfd_open(getpid(), 0);
+  h->newer_fds[1] = fanotify_init(FAN_CLASS_NOTIF, O_RDONLY);
+  h->newer_fds[2] = (int)mq_open(queue, O_CREAT | O_RDWR, 0600, NULL);
+  mq_unlink(queue); /* nothing left behind; the descriptor stays */
+  h->newer_fds[3] = (int)syscall(SYS_io_uring_setup, 4, &params);
+  h->newer_fds[4] = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+  h->newer_fds[5] = (int)syscall(SYS_perf_event_open, &counter, 0, -1, -1, 0);
+  h->newer_fds[6] = ring_past_libc();
+  for (int i = 0; i < 7; ++i)
+    if (h->newer_fds[i] < 0) abort();
+  expect_fd(h->newer_fds[0], "a pidfd");
+  expect_fd(h->newer_fds[1], "a fanotify group");
+  expect_fd(h->newer_fds[2], "a POSIX message queue");
+  expect_fd(h->newer_fds[3], "an io_uring instance");
+  expect_fd(h->newer_fds[4], "a userfaultfd");
+  expect_fd(h->newer_fds[5], "a perf event");
+  char line[200];
+  snprintf(line, sizeof line,
+           "descriptor %d is an io_uring instance, which is not carried (its writes are not watched)", h->newer_fds[6]);
+  expect(line);
+}
 
 static void hold(const char* what, struct Held* h, int rank) {
   int all = strcmp(what, "several") == 0 || strcmp(what, "released") == 0;
@@ -211,6 +261,7 @@ static void hold(const char* what, struct Held* h, int rank) {
     expect_fd(h->raw_fds[3], "an eventfd");
     expect_fd(h->raw_fds[4], "a memfd");
   }
+  if (all || strcmp(what, "newer_kernel_objects") == 0) hold_newer_kernel_objects(h);
   if (all || strcmp(what, "kernel_objects") == 0) {
     h->kernel_fds[0] = eventfd(0, 0);
     h->kernel_fds[1] = epoll_create1(0);
@@ -381,6 +432,8 @@ static void release(const char* what, struct Held* h) {
   }
   if (strcmp(what, "raw_syscalls") == 0)
     for (int i = 0; i < 5; ++i) syscall(SYS_close, h->raw_fds[i]);
+  if (all || strcmp(what, "newer_kernel_objects") == 0)
+    for (int i = 0; i < 7; ++i) close(h->newer_fds[i]);
   if (all || strcmp(what, "kernel_objects") == 0) {
     for (int i = 0; i < 4; ++i) close(h->kernel_fds[i]);
     close(h->dir);

@@ -1,4 +1,5 @@
 #include "checkpoint/memory/src/dirty_pages.hpp"
+#include "checkpoint/memory/src/raw_syscalls.hpp"
 
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
@@ -92,7 +93,8 @@ bool DirtyTracker::start(std::span<const PageRange> ranges) {
   // User-mode-only faults are enough (the asynchronous mode never delivers a fault to a handler,
   // and writes by the kernel, read(2) into a protected buffer, are resolved like the
   // application's), and this mode needs no privilege even with vm.unprivileged_userfaultfd = 0.
-  uffd_ = static_cast<int>(::syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
+  // real_syscall: the layer's own userfaultfd is not the application's (raw_syscalls.hpp).
+  uffd_ = static_cast<int>(real_syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY));
   if (uffd_ < 0) return fail(std::string("userfaultfd is not available: ") + std::strerror(errno));
   uffdio_api api{};
   api.api = UFFD_API;

@@ -1,5 +1,5 @@
 #pragma once
-// syscall() is interposed (raw_syscalls.cpp): an application that opens or closes its files with
+// syscall() is interposed (syscall_routing.cpp): an application that opens or closes its files with
 // `syscall(SYS_open, …)` goes through the fd table like one that calls open(). The layer's own raw
 // calls of those numbers (which must go around the fd table) use real_syscall instead.
 

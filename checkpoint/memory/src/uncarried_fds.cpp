@@ -85,7 +85,8 @@ void check() {
       s.fd = -1;  // closed behind our back (e.g. by a library), maybe reused: not the application's
       continue;
     }
-    const bool vowel = std::strchr("aeiouAEIOU", s.what[0]) != nullptr;
+    // "an eventfd", "an io_uring instance", but "a userfaultfd" (sounds like "you").
+    const bool vowel = std::strchr("aeiouAEIOU", s.what[0]) != nullptr && std::strncmp(s.what, "use", 3) != 0;
     char line[sizeof s.what + 64];
     std::snprintf(line, sizeof line, "descriptor %d is %s %s, which is not carried", s.fd, vowel ? "an" : "a", s.what);
     refusal_add(line);
@@ -175,6 +176,11 @@ void note_uncarried_fd(int fd, const char* kind) {
   int saved_errno = errno;
   note(fd, kind, "");
   errno = saved_errno;
+}
+
+bool is_noted_uncarried_fd(int fd) {
+  Locked l;
+  return fd >= 0 && find(fd) != nullptr;
 }
 
 void note_uncarried_open(int fd, const struct stat& st) {

@@ -13,6 +13,8 @@ void note_uncarried_fd(int fd, const char* kind);
 // The fd table saw the application open something that is not a regular file and not carried
 // (FIFO, directory, device...). Preserves errno.
 void note_uncarried_open(int fd, const struct stat& st);
+// Whether `fd` is noted as one of these (its number only: the checkpoint's check compares identities).
+bool is_noted_uncarried_fd(int fd);
 // `fd` was closed or replaced (close, dup2 onto it).
 void forget_uncarried_fd(int fd);
 // `newfd` is a duplicate of `oldfd` (dup, dup2, F_DUPFD): tracked as well if `oldfd` is (not
