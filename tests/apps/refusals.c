@@ -181,7 +181,10 @@ static int ring_past_libc(void) {
   struct io_uring_params params;
   memset(&params, 0, sizeof params);
   long ret;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_io_uring_setup), "D"(4L), "S"(&params) : "rcx", "r11", "memory");
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"((long)SYS_io_uring_setup), "D"(4L), "S"(&params)
+                   : "rcx", "r11", "memory");
   return (int)ret;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -56,6 +57,30 @@ void check_for_capture() {
 
 __attribute__((constructor)) void register_check() { register_refusal_check(check_for_capture); }
 
+// Whether the page at `page` can be read: through the kernel, so a page beyond the end of a
+// mapped file answers EFAULT instead of SIGBUS.
+bool page_readable(std::uint64_t page) {
+  static char probe[kPage];
+  iovec local{probe, kPage}, remote{as_ptr(page), kPage};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(kPage);
+}
+
+// How much of a mapping can be read. A private file mapping longer than its file ends in pages
+// that raise SIGBUS (also pages written before the file was cut: truncation discards them), so
+// the readable part is always a prefix; found by bisection. Every other mapping is readable whole.
+std::uint64_t readable_length(const MapRecord& r) {
+  if (r.backing != MapBacking::file_private || page_readable(r.addr + r.len - kPage)) return r.len;
+  std::uint64_t lo = 0, hi = r.len / kPage - 1;  // pages below lo are readable, page hi is not
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (page_readable(r.addr + mid * kPage))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo * kPage;
+}
+
 }  // namespace
 
 bool capture_mapping_table(AreaSink& sink) {
@@ -81,7 +106,9 @@ bool capture_mapping_contents(AreaSink& sink) {
     // A guard page that was accessible once is read through a temporary PROT_READ.
     const bool unreadable = !(r.prot & PROT_READ);
     if (unreadable && map_real().mprotect(as_ptr(r.addr), r.len, PROT_READ) != 0) return false;
-    ok = sink.area(AreaKind::mappings, r.addr, r.len, r.prot, "application mapping", as_ptr(r.addr));
+    // What lies beyond the readable part comes back as zeros (an anonymous mapping).
+    if (const std::uint64_t len = readable_length(r))
+      ok = sink.area(AreaKind::mappings, r.addr, len, r.prot, "application mapping", as_ptr(r.addr));
     if (unreadable) map_real().mprotect(as_ptr(r.addr), r.len, static_cast<int>(r.prot));
   }
   return ok;
@@ -172,8 +199,9 @@ void apply_mappings() {
 }
 
 void* mapping_destination(std::uint64_t addr, std::uint64_t len) {
+  // The readable prefix of a private file mapping may be shorter than the mapping.
   for (int i = 0; i < g_incoming_count; ++i)
-    if (g_incoming[i].addr == addr && g_incoming[i].len == len && carries_contents(g_incoming[i])) return as_ptr(addr);
+    if (g_incoming[i].addr == addr && len <= g_incoming[i].len && carries_contents(g_incoming[i])) return as_ptr(addr);
   return nullptr;
 }
 

@@ -3,7 +3,8 @@
  * chdir(DIR), an input file and a shared file created, an atexit handler. In the loop, one
  * boundary at the start of each iteration; from iteration 2 on: anonymous private mappings
  * (written, partly unmapped, grown and moved with mremap, a PROT_NONE guard page), a private file
- * mapping written to (the file must not change), a shared file mapping written to (the file is the
+ * mapping written to (the file must not change), a private mapping of 4 pages of a file of 1 page
+ * and 100 bytes (its last 2 pages are beyond the end of the file: reading them is SIGBUS), a shared file mapping written to (the file is the
  * contents), an anonymous shared mapping, a mapping at a fixed address outside the region
  * (MAP_FIXED_NOREPLACE), one fresh mmap per iteration (its address is printed: the restarted
  * process must hand out the same ones), a SIGALRM handler with an ITIMER_REAL interval timer, a
@@ -35,7 +36,7 @@ extern int yk_memtest_boundary(void) __attribute__((weak));
 
 static volatile sig_atomic_t ticks, usr1_taken;
 static char sentence[] = "the quick brown fox jumps over the lazy dog and keeps on running far away";
-static unsigned char *anon, *grown, *guarded, *priv, *shared, *anon_shared, *fixed, *fresh;
+static unsigned char *anon, *grown, *guarded, *priv, *past_end, *shared, *anon_shared, *fixed, *fresh;
 static size_t grown_len, fresh_len;
 
 static void tick(int sig) {
@@ -114,6 +115,10 @@ static void setup_mappings(void) {
   int in = open_or_die("input.bin", O_RDONLY);
   priv = map(4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, in);
   close(in);
+  write_file("short.bin", PAGE + 100, 5);
+  int short_file = open_or_die("short.bin", O_RDONLY);
+  past_end = map(4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, short_file);
+  close(short_file);
   int sh = open_or_die("shared.bin", O_RDWR);
   shared = map(4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, sh);
   close(sh);
@@ -196,6 +201,7 @@ static void step(int i) {
     anon[(size_t)i * 997 % (6 * PAGE)] ^= (unsigned char)i;
     grown[(size_t)i * 331 % grown_len] += (unsigned char)i;
     priv[(size_t)i * 13] = (unsigned char)('A' + i % 26);
+    past_end[PAGE + 100 + (size_t)i] = (unsigned char)i; /* past the file's end, in its last page */
     snprintf((char*)shared + (size_t)i * 64, 64, "iteration %d was here\n", i);
     anon_shared[i] = (unsigned char)i;
     fixed[PAGE + i] = (unsigned char)(i * 3);
@@ -243,7 +249,7 @@ int main(int argc, char** argv) {
     uint64_t h = 0;
     if (i >= 2) {
       h = sum(anon, 6 * PAGE) ^ sum(anon + 8 * PAGE, 7 * PAGE) ^ sum(grown, grown_len) ^ sum(priv, 4 * PAGE) ^
-          sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
+          sum(past_end, 2 * PAGE) ^ sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
     }
     printf("%d errno %d token %s mode %o locale %s maps %016llx fresh %p\n", i, seen_errno, token ? token : "-",
            (unsigned)(st.st_mode & 0777), setlocale(LC_NUMERIC, NULL), (unsigned long long)h, (void*)fresh);
