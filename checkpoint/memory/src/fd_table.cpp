@@ -299,6 +299,25 @@ void check_dropped() {
 
 __attribute__((constructor)) void register_dropped_check() { register_refusal_check(check_dropped); }
 
+// A file the application deleted while it keeps it open (a scratch file): a restart reopens files
+// by path, and this one has none any more. Refused at the checkpoint, so that no epoch is
+// committed that no restart could use (a file deleted only after the checkpoint is refused at the
+// restore, before anything changes).
+void check_deleted() {
+  static char line[kFdPathMax + 160];  // .bss: the capture's stack is being saved
+  Locked l;
+  for (const Slot& s : g_slots) {
+    struct stat st {};
+    if (s.fd < 0 || fstat(s.fd, &st) != 0 || st.st_dev != s.dev || st.st_ino != s.ino || st.st_nlink != 0) continue;
+    std::snprintf(line, sizeof line,
+                  "descriptor %d is the application's file %s, deleted while open, which is not carried", s.fd,
+                  s.path);
+    refusal_add(line);
+  }
+}
+
+__attribute__((constructor)) void register_deleted_check() { register_refusal_check(check_deleted); }
+
 }  // namespace
 
 AdoptOpens::AdoptOpens(int target) {

@@ -8,7 +8,8 @@
  *             ends with quick_exit: all of them must survive a restart
  *   streams   stdout redirected with freopen to DIR/redirected.txt (a copy of the original kept
  *             open), stdin closed, a file opened with open (carried) and dup2'ed onto descriptor 850
- *   fds       a popen pipe, a tmpfile, an opendir stream of DIR
+ *   fds       a popen pipe, a tmpfile, an opendir stream of DIR, a file opened with open and then
+ *             deleted (a scratch file: no path to reopen it by)
  *   timer     a POSIX timer (timer_create)
  *   dlmopen   libm loaded into a new link-map namespace
  *   bounds    129 files open at once (the fd table holds 128), then one more opened under an
@@ -100,11 +101,15 @@ static void hold_fds(int release) {
   FILE* p = popen("exec true", "r");
   FILE* t = tmpfile();
   DIR* d = opendir(dir);
-  if (!p || !t || !d) exit(2);
+  char scratch[4200];
+  snprintf(scratch, sizeof scratch, "%s/scratch.bin", dir);
+  int s = open(scratch, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (!p || !t || !d || s < 0 || unlink(scratch) != 0) exit(2);
   if (release) {
     pclose(p);
     fclose(t);
     closedir(d);
+    close(s);
     return;
   }
   char line[4400];
@@ -113,6 +118,9 @@ static void hold_fds(int release) {
   snprintf(line, sizeof line, "descriptor %d is a temporary file from tmpfile, which is not carried", fileno(t));
   expect(line);
   snprintf(line, sizeof line, "descriptor %d is a directory %s, which is not carried", dirfd(d), dir);
+  expect(line);
+  snprintf(line, sizeof line, "descriptor %d is the application's file %s, deleted while open, which is not carried", s,
+           scratch);
   expect(line);
 }
 
