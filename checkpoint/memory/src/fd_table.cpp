@@ -310,8 +310,7 @@ void check_deleted() {
     struct stat st {};
     if (s.fd < 0 || fstat(s.fd, &st) != 0 || st.st_dev != s.dev || st.st_ino != s.ino || st.st_nlink != 0) continue;
     std::snprintf(line, sizeof line,
-                  "descriptor %d is the application's file %s, deleted while open, which is not carried", s.fd,
-                  s.path);
+                  "descriptor %d is the application's file %s, deleted while open, which is not carried", s.fd, s.path);
     refusal_add(line);
   }
 }
