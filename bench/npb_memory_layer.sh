@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The failure-free cost of the memory layer (checkpoint/memory: the arena, the mmap/dlopen/thread
-# tracking, the call brackets) on NPB: three variants of the same binary, interleaved, no checkpoint
+# tracking, the call brackets) on NPB: five variants of the same binary, interleaved, no checkpoint
 # taken in any of them:
-#   plain      yadokari run -n NP -- BIN                               (the shim, memory layer off)
-#   armed      yadokari run -n NP --ckpt-dir TMP --interval 0 -- BIN   (what users run)
-#   armed-off  the same with YADOKARI_MEMORY=off                        (memory layer off)
+#   plain        yadokari run -n NP -- BIN                               (the shim, memory layer off)
+#   plain-again  the same again: the A/A control, what the machine's noise alone gives
+#   tracked      plain with YADOKARI_MEMORY=on (and, as armed runs set it, UCX_MEM_MMAP_HOOK_MODE=none):
+#                the memory layer's arena, mmap/dlopen/thread tracking and call brackets, with the
+#                blocking calls not armed (no checkpoint directory)
+#   armed        yadokari run -n NP --ckpt-dir TMP --interval 0 -- BIN   (what users run)
+#   armed-off    the same with YADOKARI_MEMORY=off                        (memory layer off)
 # Checkpoints need the memory layer, so with it off the shim does not arm its blocking calls either:
 # armed-off is the plain shim plus the control link, and armed / armed-off is what the memory layer
-# and the polled blocking calls cost together (no switch separates them; the ping-pong's in-process
-# rows of bench/shim_overhead, --via cli,armed, show the polling's part per call).
+# and the polled blocking calls cost together; tracked / plain is the memory layer alone, to be read
+# against plain-again / plain (the ping-pong's in-process rows of bench/shim_overhead, --via
+# cli,tracked,armed, show both parts per call).
 # Prints one line per run and, per kernel, the median NPB time of each variant and the medians of the
 # per-rep paired ratios (and their range). Times from this shared 2-vCPU VM are noisy: read the ratios.
 #
@@ -60,7 +65,8 @@ run() {
   local -a cmd=("$yadokari" run -n "$np" --mpi "$mpi")
   local -a env=()
   case "$variant" in
-    plain) ;;
+    plain|plain-again) ;;
+    tracked) env=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none) ;;
     armed) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0) ;;
     armed-off) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0); env=(YADOKARI_MEMORY=off) ;;
   esac
@@ -70,14 +76,14 @@ run() {
   awk '/Time in seconds/ {print $NF}' "$out"
 }
 
-variants=(plain armed armed-off)
+variants=(plain plain-again tracked armed armed-off)
 for kernel in $kernels; do
   bin=$(binary "$kernel")
   : >"$work/$kernel.times"
   for rep in $(seq "$reps"); do
     # Rotate the order every rep, so no variant always runs first (or after the same one).
-    for k in 0 1 2; do
-      variant=${variants[$(((k + rep) % 3))]}
+    for k in "${!variants[@]}"; do
+      variant=${variants[$(((k + rep) % ${#variants[@]}))]}
       t=$(run "$variant" "$bin") || exit 1
       echo "$kernel.$class.$np $mpi rep $rep $variant ${t}s"
       echo "$rep $variant $t" >>"$work/$kernel.times"
@@ -91,9 +97,8 @@ for line in open(path):
     rep, variant, t = line.split()
     times.setdefault(variant, {})[int(rep)] = float(t)
 med = {v: statistics.median(r.values()) for v, r in times.items()}
-print(f"{name} {mpi}: median NPB time plain {med['plain']:.2f} s, armed {med['armed']:.2f} s, "
-      f"armed-off {med['armed-off']:.2f} s")
-for a, b in (("armed", "armed-off"), ("armed", "plain")):
+print(f"{name} {mpi}: median NPB time " + ", ".join(f"{v} {t:.2f} s" for v, t in med.items()))
+for a, b in (("plain-again", "plain"), ("tracked", "plain"), ("armed", "armed-off"), ("armed", "plain")):
     ratios = [times[a][r] / times[b][r] for r in times[a]]
     print(f"  {a}/{b}: median of paired ratios {statistics.median(ratios):.3f} "
           f"(range {min(ratios):.3f}..{max(ratios):.3f}, {len(ratios)} reps)")

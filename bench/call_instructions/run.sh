@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per MPI call, counted rather than timed: callgrind runs bench/call_instructions/
 # eager_calls.c (every receive finds its message there, every send completes while posted) natively,
-# with the plain shim and with the armed shim (checkpointing on, no checkpoint taken), and prints the
+# with the plain shim, with the plain shim and the memory layer on (tracked: YADOKARI_MEMORY=on, no
+# checkpointing) and with the armed shim (checkpointing on, no checkpoint taken), and prints the
 # inclusive instructions per call of MPI_Send, MPI_Recv, MPI_Wait (send, receive) and MPI_Waitall as
 # the application sees them. Counts do not depend on the machine's load, which timings do.
 #
@@ -58,9 +59,10 @@ count() {
   mkdir -p "$dir"
   local rank_cmd=("${grind[@]}" "--callgrind-out-file=$dir/cg.%p" "$app" --rounds "$rounds")
   case "$variant" in
-    native* | plain*)
+    native* | plain* | tracked*)
       local env=()
-      [[ $variant == plain* ]] && env=("LD_PRELOAD=$tree/lib/libyadokari-$fl.so" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant != native* ]] && env=("LD_PRELOAD=$tree/lib/libyadokari-$fl.so" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant == tracked* ]] && env+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
       if [[ $fl == openmpi ]]; then
         cmd=(mpirun.openmpi -n 2)
         for kv in "${env[@]}"; do cmd+=(-x "$kv"); done
@@ -95,7 +97,7 @@ PY
 
 for fl in "${flavours[@]}"; do
   [[ -x "$build/bench/$fl/eager_calls" ]] || die "$build/bench/$fl/eager_calls not built (cmake --build $build --target eager_calls-$fl)"
-  variants=("native $build" "plain $build" "armed $build")
+  variants=("native $build" "plain $build" "tracked $build" "armed $build")
   [[ -n "$compare" ]] && variants+=("plain-old $compare" "armed-old $compare")
   rows=()
   for v in "${variants[@]}"; do rows+=("$(count "$fl" "${v%% *}" "${v#* }")"); done

@@ -2,7 +2,7 @@
 # Shim overhead on small messages: native runs and runs with the yadokari shim, interleaved in one
 # invocation, 2 ranks on this node over shared memory.
 #
-#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|armed|both|LIST]
+#   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|tracked|armed|both|LIST]
 #          [--armed] [--compare-build OLD] [--iters N] [--blocks B] [--warmup W] [--max-seconds S]
 #          [--raw FILE]
 #
@@ -16,7 +16,9 @@
 #             of the shim: the least a call-counting PMPI interposer can do, i.e. what interposition
 #             itself costs, against which the shim's own work is judged. 'armed' = 'cli' with checkpointing
 #             on and no checkpoint taken ('yadokari run -n 2 --ckpt-dir <temp dir> --'): what users run.
-#             A comma list runs several.
+#             'tracked' = 'cli' with YADOKARI_MEMORY=on (and UCX_MEM_MMAP_HOOK_MODE=none, as armed runs
+#             set it): the memory layer's tracking and call brackets without armed blocking calls, so
+#             that armed's cost splits into the layer's part and the polling's. A comma list runs several.
 #   --armed   shorthand for --via cli,armed: the plain shim and the armed one, each paired with native
 #   --compare-build OLD  compare two shims instead of shim against native: for each --via, the shim of
 #             build tree OLD (side A) against the shim of --build (side B), and the same --build shim
@@ -80,8 +82,8 @@ esac
 IFS=',' read -r -a vias <<<"$via"
 for v in "${vias[@]}"; do
   case "$v" in
-    preload|cli|minimal|armed) ;;
-    *) die "unknown --via '$v' (preload, cli, minimal, armed, both or a comma list of the first four)" ;;
+    preload|cli|minimal|tracked|armed) ;;
+    *) die "unknown --via '$v' (preload, cli, minimal, tracked, armed, both or a comma list of the first five)" ;;
   esac
 done
 for v in "$reps" "$iters" "$blocks" "$warmup" "$max_seconds"; do
@@ -116,7 +118,7 @@ shim_lib() { echo "${2:-$build}/lib/libyadokari-$1.so"; }
 minimal_lib() { echo "$build/bench/$1/libminimal_interposer.so"; }
 
 # launch <build tree of the shim> <flavour> <variant> <app> [extra env NAME=VALUE for the ranks...]
-# variant: native | preload | cli | armed | minimal
+# variant: native | preload | cli | tracked | armed | minimal
 launch() {
   local from=$1 fl=$2 variant=$3 app=$4
   shift 4
@@ -135,9 +137,11 @@ launch() {
         for kv in "${env[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
       fi
       ;;
-    cli|armed)
+    cli|tracked|armed)
       # Same pinning as the native runs: Open MPI binds 2 ranks to cores by default, Hydra needs asking.
-      cmd=(env "$@" "$from/bin/yadokari" run -n 2)
+      local env=("$@")
+      [[ $variant == tracked ]] && env+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
+      cmd=(env "${env[@]}" "$from/bin/yadokari" run -n 2)
       # Armed: checkpointing on (the memory layer, the control link, interruptible blocking calls), no
       # --interval, so no checkpoint is ever taken. A fresh directory per run: each run writes its job.json.
       [[ $variant == armed ]] && cmd+=(--ckpt-dir "$(mktemp -d "$work/ckpt.XXXXXX")")
@@ -195,7 +199,7 @@ check_active() {
 has_variant() {
   case "$3" in
     preload) [[ -f "$(shim_lib "$2" "$1")" ]] ;;
-    cli|armed) [[ -x "$1/bin/yadokari" ]] ;;
+    cli|tracked|armed) [[ -x "$1/bin/yadokari" ]] ;;
     *) true ;;
   esac
 }

@@ -6,7 +6,7 @@ s=$(cd "$(dirname "$0")/.." && pwd)/shim_overhead/run.sh
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$s" --via preload,bogus 2>&1); rc=$?
-[[ $rc == 2 && "$out" == "run.sh: error: unknown --via 'bogus' (preload, cli, minimal, armed, both or a comma list of the first four)" ]] ||
+[[ $rc == 2 && "$out" == "run.sh: error: unknown --via 'bogus' (preload, cli, minimal, tracked, armed, both or a comma list of the first five)" ]] ||
   fail "bad --via: rc $rc '$out'"
 
 out=$("$s" --compare-build /nonexistent/old-build 2>&1); rc=$?
