@@ -58,11 +58,13 @@ void check_for_capture() {
 __attribute__((constructor)) void register_check() { register_refusal_check(check_for_capture); }
 
 // Whether the page at `page` can be read: through the kernel, so a page beyond the end of a
-// mapped file answers EFAULT instead of SIGBUS.
+// mapped file answers EFAULT instead of SIGBUS. Only EFAULT says no: where the call itself is not
+// allowed (ENOSYS, EPERM under a sandbox) every page counts as readable, as before this probe,
+// rather than a mapping's contents being dropped.
 bool page_readable(std::uint64_t page) {
   static char probe[kPage];
   iovec local{probe, kPage}, remote{as_ptr(page), kPage};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(kPage);
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(kPage) || errno != EFAULT;
 }
 
 // How much of a mapping can be read. A private file mapping longer than its file ends in pages
