@@ -192,6 +192,20 @@ bool deleted(const char* path) {
   return len >= sizeof kDeleted - 1 && std::strcmp(path + len - (sizeof kDeleted - 1), kDeleted) == 0;
 }
 
+}  // namespace
+
+bool is_fortran_unit_fd(int fd) {
+  if (!gf::functions().fnum || fd < 0) return false;
+  Locked l;
+  for (const Slot& s : g_slots) {
+    std::int32_t unit = s.unit;
+    if (s.used && gf::functions().fnum(&unit) == fd) return true;
+  }
+  return false;
+}
+
+namespace {
+
 // The refusal check: state the restore could not bring back.
 void check_fortran() {
   if (!gf::functions().fnum) return;  // libgfortran not loaded
