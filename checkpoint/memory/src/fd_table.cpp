@@ -21,7 +21,6 @@
 
 #include "checkpoint/memory/src/deferred_truncation.hpp"
 #include "checkpoint/memory/src/diag.hpp"
-#include "checkpoint/memory/src/fortran_units.hpp"
 #include "checkpoint/memory/src/open_journal_note.hpp"
 #include "checkpoint/memory/src/overwrite_journal_note.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
@@ -300,38 +299,6 @@ void check_dropped() {
 
 __attribute__((constructor)) void register_dropped_check() { register_refusal_check(check_dropped); }
 
-// A file the application deleted while it keeps it open (a scratch file): a restart reopens files
-// by path, and this one has none any more. Refused at the checkpoint, so that no epoch is
-// committed that no restart could use (a file deleted only after the checkpoint is refused at the
-// restore, before anything changes).
-// A Fortran unit's file is named by the unit's own line (fortran_units.cpp: a scratch unit is such
-// a file), asked outside this table's lock.
-void check_deleted() {
-  static char line[kFdPathMax + 160];  // .bss: the capture's stack is being saved
-  int deleted[kMaxAppFds];
-  int n = 0;
-  {
-    Locked l;
-    for (const Slot& s : g_slots) {
-      struct stat st {};
-      if (s.fd >= 0 && fstat(s.fd, &st) == 0 && st.st_dev == s.dev && st.st_ino == s.ino && st.st_nlink == 0)
-        deleted[n++] = s.fd;
-    }
-  }
-  for (int i = 0; i < n; ++i) {
-    if (is_fortran_unit_fd(deleted[i])) continue;
-    Locked l;
-    const Slot* s = find(deleted[i]);
-    if (!s) continue;  // closed meanwhile
-    std::snprintf(line, sizeof line,
-                  "descriptor %d is the application's file %s, deleted while open, which is not carried", s->fd,
-                  s->path);
-    refusal_add(line);
-  }
-}
-
-__attribute__((constructor)) void register_deleted_check() { register_refusal_check(check_deleted); }
-
 }  // namespace
 
 AdoptOpens::AdoptOpens(int target) {
@@ -354,6 +321,20 @@ bool fd_path(int fd, char* out) {
 }
 
 bool is_app_file(int fd) { return tracked(fd); }
+
+int deleted_app_files(DeletedFile* out, int max) {
+  Locked l;
+  int n = 0;
+  for (const Slot& s : g_slots) {
+    struct stat st {};
+    if (n == max || s.fd < 0 || fstat(s.fd, &st) != 0 || st.st_dev != s.dev || st.st_ino != s.ino || st.st_nlink != 0)
+      continue;
+    out[n].fd = s.fd;
+    std::memcpy(out[n].path, s.path, kFdPathMax);
+    ++n;
+  }
+  return n;
+}
 
 int app_streams(FILE** out, int max) {
   Locked l;

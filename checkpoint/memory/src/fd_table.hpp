@@ -39,6 +39,13 @@ void resolve_fd_functions();
 bool fd_path(int fd, char* out);
 // Whether `fd` is one of the application's files the table carries.
 bool is_app_file(int fd);
+// The application's files deleted while it keeps them open (no link left), with the path they
+// were opened by (at most `max`); returns how many.
+struct DeletedFile {
+  int fd;
+  char path[kFdPathMax];
+};
+int deleted_app_files(DeletedFile* out, int max);
 // The application's carried stdio streams (at most `max`); returns how many.
 int app_streams(FILE** out, int max);
 

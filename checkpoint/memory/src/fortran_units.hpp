@@ -77,7 +77,7 @@ inline std::size_t fortran_state_bytes(const FortranState& s) {
 void flush_fortran_units();
 
 // Whether `fd` is the descriptor of a unit the application connected with OPEN: the unit's own
-// refusal line names what is wrong with it (a scratch unit, a deleted file), not the fd table's.
+// refusal line names what is wrong with it (a scratch unit, a deleted file), not deleted_files.cpp's.
 bool is_fortran_unit_fd(int fd);
 
 // Capture (after the Fortran units were flushed): fills `out`; false if there is nothing to
