@@ -18,9 +18,10 @@
 # per-rep paired ratios (and their range). Times from this shared 2-vCPU VM are noisy: read the ratios.
 #
 #   npb_memory_layer.sh --npb-dir DIR [--mpi openmpi|mpich] [--kernels "cg mg"] [--class A] [--np 4]
-#                       [--reps 3] [--yadokari PATH]
+#                       [--reps 3] [--variants "plain plain-again tracked"] [--yadokari PATH]
 #   --npb-dir  NPB binaries as build_npb.sh leaves them: DIR/<mpi>/bin/<kernel>.<class>.<np>, or DIR
 #              itself holding <kernel>.<class>.<np> (default: $NPB_DIR)
+#   --variants a subset of the five (default: all); the ratios printed are those whose two sides ran
 set -uo pipefail
 
 prog=npb_memory_layer.sh
@@ -29,6 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
 npb_dir=${NPB_DIR:-} mpi=openmpi kernels="cg mg" class=A np=4 reps=3 yadokari="$repo/build/bin/yadokari"
+variant_list="plain plain-again tracked armed armed-off"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --npb-dir)  [[ $# -ge 2 ]] || die "$1 needs a value"; npb_dir=$2; shift 2 ;;
@@ -37,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --class)    [[ $# -ge 2 ]] || die "$1 needs a value"; class=$2; shift 2 ;;
     --np)       [[ $# -ge 2 ]] || die "$1 needs a value"; np=$2; shift 2 ;;
     --reps)     [[ $# -ge 2 ]] || die "$1 needs a value"; reps=$2; shift 2 ;;
+    --variants) [[ $# -ge 2 ]] || die "$1 needs a value"; variant_list=$2; shift 2 ;;
     --yadokari) [[ $# -ge 2 ]] || die "$1 needs a value"; yadokari=$2; shift 2 ;;
     *) die "unknown argument '$1' (see the header of $0)" ;;
   esac
@@ -76,7 +79,10 @@ run() {
   awk '/Time in seconds/ {print $NF}' "$out"
 }
 
-variants=(plain plain-again tracked armed armed-off)
+read -ra variants <<<"$variant_list"
+for v in "${variants[@]}"; do
+  [[ " plain plain-again tracked armed armed-off " == *" $v "* ]] || die "unknown variant '$v' in --variants"
+done
 for kernel in $kernels; do
   bin=$(binary "$kernel")
   : >"$work/$kernel.times"
@@ -99,6 +105,8 @@ for line in open(path):
 med = {v: statistics.median(r.values()) for v, r in times.items()}
 print(f"{name} {mpi}: median NPB time " + ", ".join(f"{v} {t:.2f} s" for v, t in med.items()))
 for a, b in (("plain-again", "plain"), ("tracked", "plain"), ("armed", "armed-off"), ("armed", "plain")):
+    if a not in times or b not in times:
+        continue
     ratios = [times[a][r] / times[b][r] for r in times[a]]
     print(f"  {a}/{b}: median of paired ratios {statistics.median(ratios):.3f} "
           f"(range {min(ratios):.3f}..{max(ratios):.3f}, {len(ratios)} reps)")

@@ -1,11 +1,14 @@
 /* State a C MPI application owns besides its heap (tests/apps/README.md): buffers it maps itself
  * with mmap and uses as MPI send and receive buffers, a shared file mapping, a SIGALRM handler
  * with an interval timer, an atexit handler, a per-rank working directory and a umask, all set
- * after MPI_Init. Each rank writes files relative to its working directory before and after the
- * pause point; rank 0 prints. Nothing printed depends on how often the timer ticked. */
+ * after MPI_Init, and a real-time signal the main thread blocks, queued to it three times with
+ * values before the pause point and taken after the loop. Each rank writes files relative to its
+ * working directory before and after the pause point; rank 0 prints. Nothing printed depends on
+ * how often the timer ticked. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,11 +25,25 @@
 #define N 4096
 
 static volatile sig_atomic_t ticks;
+static volatile int queued_values[8], queued_taken;
 static int rank;
 
 static void tick(int sig) {
   (void)sig;
   ++ticks;
+}
+
+static void take_queued(int sig, siginfo_t* info, void* context) {
+  (void)sig;
+  (void)context;
+  if (queued_taken < 8) queued_values[queued_taken++] = info->si_value.sival_int;
+}
+
+static void block_queued_signal(int how) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGRTMIN + 2);
+  pthread_sigmask(how, &s, NULL);
 }
 
 static void at_exit(void) {
@@ -58,6 +75,10 @@ int main(int argc, char** argv) {
   sigaction(SIGALRM, &sa, NULL);
   struct itimerval every_2ms = {{0, 2000}, {0, 2000}};
   setitimer(ITIMER_REAL, &every_2ms, NULL);
+  sa.sa_sigaction = take_queued;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigaction(SIGRTMIN + 2, &sa, NULL);
+  block_queued_signal(SIG_BLOCK);
 
   double* send = map_or_abort(N * sizeof(double), MAP_PRIVATE | MAP_ANONYMOUS, -1);
   double* recv = map_or_abort(N * sizeof(double), MAP_PRIVATE | MAP_ANONYMOUS, -1);
@@ -70,6 +91,9 @@ int main(int argc, char** argv) {
   if (!log) MPI_Abort(MPI_COMM_WORLD, 5);
 
   for (int iteration = 0; iteration < 40; ++iteration) {
+    if (iteration == 10)
+      for (int i = 1; i <= 3; ++i)
+        pthread_sigqueue(pthread_self(), SIGRTMIN + 2, (union sigval){.sival_int = 100 * rank + i});
     if (iteration == 20) yk_app_pause_point(MPI_COMM_WORLD);
     MPI_Sendrecv(send, N, MPI_DOUBLE, (rank + 1) % size, 0, recv, N, MPI_DOUBLE, (rank + size - 1) % size, 0,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -90,6 +114,15 @@ int main(int argc, char** argv) {
     if (rank == 0) printf("iteration %d total %.17g\n", iteration, total);
   }
   fclose(log);
+  block_queued_signal(SIG_UNBLOCK); /* each queued instance is taken now, with its value */
+  int queued_ok = queued_taken == 3, all_queued_ok = 0;
+  for (int i = 0; i < queued_taken && i < 3; ++i) queued_ok &= queued_values[i] == 100 * rank + i + 1;
+  MPI_Allreduce(&queued_ok, &all_queued_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("rank 0 took the queued signal %d times, values", (int)queued_taken);
+    for (int i = 0; i < queued_taken; ++i) printf(" %d", queued_values[i]);
+    printf("; every rank in order: %s\n", all_queued_ok ? "yes" : "no");
+  }
   sig_atomic_t t0 = ticks;
   for (int waited = 0; ticks < t0 + 2 && waited < 10000; ++waited) {
     struct timespec ms = {0, 1000000};

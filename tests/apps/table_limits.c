@@ -8,7 +8,9 @@
  *   mappings          mmap until the table of the application's mappings (256) is full and the
  *                     kernel places one outside the region;
  *   exit_handlers     65 atexit handlers (64 are carried);
- *   files             129 files kept open (128 are carried; the 129th is named).
+ *   files             129 files kept open (128 are carried; the 129th is named);
+ *   waiting_signals   a real-time signal the main thread blocks, queued to it 65 times (64 waiting
+ *                     instances are carried).
  * argv[2]: the directory of libyk_limit_plugin.so and libyk_limit_plugin_user.so; the program
  * copies one of them under many names into ./libs. Pause points: $YK_APP_PAUSE-1 before anything
  * is filled, $YK_APP_PAUSE-2 after. Rank 0 prints only after the first one, so a restart from the
@@ -18,6 +20,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +32,7 @@
 
 #include "tests/apps/pause_point.h"
 
-enum { kTable = 256, kExitHandlers = 64, kFiles = 128 };
+enum { kTable = 256, kExitHandlers = 64, kFiles = 128, kWaitingSignals = 64 };
 static const uintptr_t kMapBase = 0x120000000000ull, kMapReserve = 1ull << 40; /* src/layout.hpp */
 
 static void pause_step(const char* step) {
@@ -149,6 +153,15 @@ int main(int argc, char** argv) {
       if (atexit(on_exit_nothing) == 0) ++filled;
     snprintf(line, sizeof line,
              "the application registered more signal handlers, exit handlers or setlocale calls than are carried");
+  } else if (strcmp(mode, "waiting_signals") == 0) {
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGRTMIN + 3);
+    pthread_sigmask(SIG_BLOCK, &blocked, NULL);
+    for (int i = 0; i <= kWaitingSignals; ++i)
+      if (pthread_sigqueue(pthread_self(), SIGRTMIN + 3, (union sigval){.sival_int = i}) == 0) ++filled;
+    snprintf(line, sizeof line, "%d signals wait for the application thread (blocked), more than the %d carried",
+             filled, kWaitingSignals);
   } else {
     fprintf(stderr, "table_limits: unknown mode '%s'\n", mode);
     MPI_Abort(MPI_COMM_WORLD, 2);

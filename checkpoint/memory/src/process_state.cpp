@@ -18,7 +18,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '2'};
+constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '3'};
 
 ProcessState g_live;
 ProcessState g_out;       // the capture's copy (.bss: not on the stack being captured)
@@ -58,7 +58,7 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
   g_out.size = sizeof g_out;
   g_out.errno_value = errno_value;
   if (g_out.have_cwd && !getcwd(g_out.cwd, sizeof g_out.cwd)) return false;
-  capture_pending_signals(g_out);
+  if (!capture_pending_signals(g_out)) return false;
   capture_timers(g_out);
   return sink.area(AreaKind::process_state, 0, sizeof g_out, 0, "application process state", &g_out);
 }
@@ -66,7 +66,8 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
 bool prepare_process_state(const void* data, std::size_t len, char* why, std::size_t why_len) {
   const auto* s = static_cast<const ProcessState*>(data);
   if (len != sizeof(ProcessState) || std::memcmp(s->magic, kMagic, sizeof kMagic) != 0 || s->size != len ||
-      s->action_count > kMaxSignalActions || s->exit_count > kMaxExitHandlers || s->locale_count > kMaxLocaleCalls) {
+      s->action_count > kMaxSignalActions || s->waiting_count > kMaxWaitingSignals ||
+      s->exit_count > kMaxExitHandlers || s->locale_count > kMaxLocaleCalls) {
     std::snprintf(why, why_len, "the image's process state is malformed");
     return false;
   }

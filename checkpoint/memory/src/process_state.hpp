@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/src/waiting_signals.hpp"
 
 namespace yadokari::memory {
 
@@ -58,10 +59,12 @@ struct ProcessState {
   std::uint32_t have_timer[3];  // ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF
   struct itimerval timers[3];   // remaining time and interval at the checkpoint
   sigset_t mask;
-  sigset_t pending;  // signals the application thread had blocked and were waiting at the checkpoint
+  sigset_t pending;  // SIGALRM, if the application thread had it blocked and it waited (sent again by pthread_kill)
   stack_t altstack;
   std::uint64_t strtok_next;
   std::uint32_t action_count, exit_count, locale_count, overflow;
+  std::uint32_t waiting_count, pad;        // the other blocked signals that waited, each instance
+  siginfo_t waiting[kMaxWaitingSignals];   // with its siginfo, in delivery order (waiting_signals.hpp)
   SavedAction actions[kMaxSignalActions];  // in the order they were (last) set
   ExitHandler exits[kMaxExitHandlers];     // in registration order
   LocaleCall locales[kMaxLocaleCalls];
@@ -96,7 +99,7 @@ void replay_signal_state(const ProcessState& s);   // actions, mask, alternate s
 void replay_timers(const ProcessState& s);         // signal_state.cpp
 void replay_exit_handlers(const ProcessState& s);  // exit_handlers.cpp
 void replay_libc_state(const ProcessState& s);     // cwd, umask, locale (libc_state.cpp)
-void capture_pending_signals(ProcessState& s);     // the mask too (signal_state.cpp)
+bool capture_pending_signals(ProcessState& s);     // the mask and waiting signals (signal_state.cpp)
 void capture_timers(ProcessState& s);              // after the pending signals (signal_state.cpp)
 
 }  // namespace yadokari::memory

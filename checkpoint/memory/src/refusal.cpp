@@ -10,7 +10,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr int kMaxChecks = 16;
+constexpr int kMaxChecks = 32;
 RefusalCheck g_checks[kMaxChecks];
 int g_check_count;
 

@@ -7,7 +7,7 @@ namespace yadokari::memory {
 
 using RefusalCheck = void (*)();
 
-// At load time (a constructor); at most 16 checks.
+// At load time (a constructor); at most 32 checks.
 void register_refusal_check(RefusalCheck check);
 
 // One problem, as one line (the parts are concatenated). Called by checks and by the capture.

@@ -10,11 +10,15 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/export.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/process_state.hpp"
+#include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/waiting_signals.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -87,6 +91,23 @@ void record_timer(int which) {
   live_process_state().have_timer[which] = 1;
 }
 
+// Before anything is captured: the waiting signals can be read, and are not more than are carried.
+void check_waiting_signals() {
+  sigset_t blocked;
+  pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
+  std::uint32_t count = 0;
+  if (!read_waiting_signals(blocked, nullptr, 0, count)) {
+    refusal_add("the signals waiting for the application thread cannot be read: ", std::strerror(errno));
+  } else if (count > kMaxWaitingSignals) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%u signals wait for the application thread (blocked), more than the %u carried",
+                  count, kMaxWaitingSignals);
+    refusal_add(line);
+  }
+}
+
+__attribute__((constructor)) void register_check() { register_refusal_check(check_waiting_signals); }
+
 sighandler_t after_signal(int sig, sighandler_t previous) {
   if (previous != SIG_ERR && records_process_state()) record_action(sig);
   return previous;
@@ -96,16 +117,28 @@ sighandler_t after_signal(int sig, sighandler_t previous) {
 
 // Only signals the application blocked can be waiting at a checkpoint (an unblocked one is taken on
 // the way back from the kernel); those are sent again after the restart, to the same thread, and
-// wait for the application to unblock them. One of each: a queued real-time signal's count and
-// value are not carried (README, "Not carried (yet)").
-void capture_pending_signals(ProcessState& s) {
+// wait for the application to unblock them: each instance with its siginfo (a real-time signal
+// queued three times with values comes back three times with them), but SIGALRM, which is only
+// marked pending (taking it to read its siginfo would re-arm ITIMER_REAL; capture_timers reads
+// the timer as it stands). Read whether or not the application set the mask after the restore
+// point: a mask set before it is set again by the same code in the restarted process.
+bool capture_pending_signals(ProcessState& s) {
   sigemptyset(&s.pending);
-  if (!s.have_mask) return;
-  pthread_sigmask(SIG_BLOCK, nullptr, &s.mask);
+  s.waiting_count = 0;
+  sigset_t blocked;
+  pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
+  if (s.have_mask) s.mask = blocked;
+  std::uint32_t count = 0;
+  if (!read_waiting_signals(blocked, s.waiting, kMaxWaitingSignals, count) || count > kMaxWaitingSignals) {
+    refusal_add("the signals waiting for the application thread changed while they were read");
+    return false;
+  }
+  s.waiting_count = count;
   sigset_t waiting;
-  if (sigpending(&waiting) != 0) return;
-  for (int sig = 1; sig < NSIG; ++sig)
-    if (sigismember(&waiting, sig) == 1 && sigismember(&s.mask, sig) == 1) sigaddset(&s.pending, sig);
+  if (s.have_mask && sigpending(&waiting) == 0 && sigismember(&waiting, SIGALRM) == 1 &&
+      sigismember(&blocked, SIGALRM) == 1)
+    sigaddset(&s.pending, SIGALRM);
+  return true;
 }
 
 void capture_timers(ProcessState& s) {
@@ -131,8 +164,8 @@ void replay_signal_state(const ProcessState& s) {
     real().sigaction(s.actions[i].signal, &s.actions[i].action, nullptr);
   if (s.have_altstack) real().sigaltstack(&s.altstack, nullptr);
   if (s.have_mask) real().pthread_sigmask(SIG_SETMASK, &s.mask, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig)
-    if (sigismember(&s.pending, sig) == 1) pthread_kill(pthread_self(), sig);  // blocked: it waits
+  send_waiting_signals(s.waiting, s.waiting_count);  // blocked: they wait
+  if (sigismember(&s.pending, SIGALRM) == 1) pthread_kill(pthread_self(), SIGALRM);
 }
 
 void replay_timers(const ProcessState& s) {

@@ -38,7 +38,8 @@
 #   run_restart.sh state PROG N HOW K1 [K2] the app_state program (its own mappings and libc process
 #                                           state), HOW = restart | late | chain: stdout, every file it
 #                                           wrote in its directory and their modes equal an
-#                                           uninterrupted run's
+#                                           uninterrupted run's; so does stdout of a run checkpointed
+#                                           at K1 that goes on
 #   run_restart.sh staterefused PROG N K    a shared mapping of a deleted file: the checkpoint is
 #                                           refused with one line naming it, the program stops (71)
 #   run_restart.sh python SCRIPT N K        a Python program (numpy_steps.py: numpy imported after the
@@ -446,6 +447,14 @@ $work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
     if [[ $how != late ]]; then cat "$work/last.out"; else tail -n +2 "$work/last.out"; fi >>"$work/joined.out"
     same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
     grep -qx 'timer alive' "$work/last.out" || fail "the interval timer did not survive the restart"
+    # A checkpoint leaves the process that goes on as it was (its waiting signals are read by taking
+    # and queueing them again): checkpointed at the first K and continued, it prints what the
+    # uninterrupted run prints.
+    mkdir "$work/cont"
+    rc=0; run cont "$pre" "$tag" "${late[@]}" YK_MEMTEST_CKPT_AT="$1" YK_MEMTEST_CONTINUE=1 \
+      YK_MEMTEST_CKPT_FILE="$work/img-cont" -- "$prog" "$n" "$work/cont" || rc=$?
+    expect_ok cont $rc
+    same "$work/ref.out" "$work/cont.out" "a checkpointed run that went on differs from the uninterrupted run"
     (cd "$work/ref" && find . -printf '%p %m %s\n' | sort) >"$work/ref.tree"
     (cd "$work/ckpt" && find . -printf '%p %m %s\n' | sort) >"$work/ckpt.tree"
     same "$work/ref.tree" "$work/ckpt.tree" "the files written across the restart(s) (names, modes, sizes) differ"

@@ -8,7 +8,10 @@
  * contents), an anonymous shared mapping, a mapping at a fixed address outside the region
  * (MAP_FIXED_NOREPLACE), one fresh mmap per iteration (its address is printed: the restarted
  * process must hand out the same ones), a SIGALRM handler with an ITIMER_REAL interval timer, a
- * blocked SIGUSR1 raised at iteration 5 (it waits, and is taken when unblocked at the end), an
+ * blocked SIGUSR1 raised at iteration 5 (it waits, and is taken when unblocked at the end), a
+ * blocked real-time signal queued with values at iteration 5, three times to the thread and twice
+ * to the process, and a blocked SIGUSR2 with a value (each taken once per instance, in order,
+ * with its value, when unblocked at the end), an
  * on_exit handler, umask, a sub-directory as working directory (files are
  * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
  * iteration 4 on a tick is held pending across each boundary (see hold_a_tick).
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +39,7 @@ extern int yk_memtest_boundary(void) __attribute__((weak));
 #define FIXED_ADDR ((void*)0x200000000000UL)
 
 static volatile sig_atomic_t ticks, usr1_taken;
+static volatile int queued_values[16], queued_taken, usr2_value = -1;
 static char sentence[] = "the quick brown fox jumps over the lazy dog and keeps on running far away";
 static unsigned char *anon, *grown, *guarded, *priv, *past_end, *shared, *anon_shared, *fixed, *fresh;
 static size_t grown_len, fresh_len;
@@ -47,6 +52,15 @@ static void tick(int sig) {
 static void take_usr1(int sig) {
   (void)sig;
   ++usr1_taken;
+}
+
+static void take_queued(int sig, siginfo_t* info, void* context) {
+  (void)context;
+  if (sig == SIGUSR2) {
+    usr2_value = info->si_value.sival_int;
+  } else if (queued_taken < 16) {
+    queued_values[queued_taken++] = info->si_value.sival_int;
+  }
 }
 
 static void bye_atexit(void) { printf("atexit handler ran\n"); }
@@ -141,6 +155,25 @@ static void setup_signals(void) {
   if (setitimer(ITIMER_REAL, &t, NULL) != 0) exit(4);
   sa.sa_handler = take_usr1;
   if (sigaction(SIGUSR1, &sa, NULL) != 0) exit(4);
+  sa.sa_sigaction = take_queued;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
+  if (sigaction(SIGRTMIN + 1, &sa, NULL) != 0 || sigaction(SIGUSR2, &sa, NULL) != 0) exit(4);
+}
+
+static void add_queued_signals(sigset_t* s) {
+  sigaddset(s, SIGUSR1);
+  sigaddset(s, SIGUSR2);
+  sigaddset(s, SIGRTMIN + 1);
+}
+
+/* Three instances in the thread's queue, two in the process's (taken after the thread's). */
+static void queue_signals(void) {
+  static const int to_thread[] = {7, 11, 13}, to_process[] = {17, 19};
+  for (int i = 0; i < 3; ++i)
+    if (pthread_sigqueue(pthread_self(), SIGRTMIN + 1, (union sigval){.sival_int = to_thread[i]}) != 0) exit(4);
+  for (int i = 0; i < 2; ++i)
+    if (sigqueue(getpid(), SIGRTMIN + 1, (union sigval){.sival_int = to_process[i]}) != 0) exit(4);
+  if (sigqueue(getpid(), SIGUSR2, (union sigval){.sival_int = 23}) != 0) exit(4);
 }
 
 /* A periodic ITIMER_REAL whose signal is pending reads as disarmed (getitimer's it_value is 0 until
@@ -174,7 +207,7 @@ static void step(int i) {
     setup_signals();
     sigset_t s;
     sigemptyset(&s);
-    sigaddset(&s, SIGUSR1);
+    add_queued_signals(&s);
     sigprocmask(SIG_BLOCK, &s, NULL);
     on_exit(bye_on_exit, sentence + 4); /* "quick brown ...": an argument in .data */
   }
@@ -186,6 +219,7 @@ static void step(int i) {
   if (i == 5) {
     setlocale(LC_NUMERIC, "C.UTF-8");
     raise(SIGUSR1); /* blocked: it waits */
+    queue_signals();
   }
   if (i == 6) { /* grow a mapping: moved to the lowest free range */
     unsigned char* p = mremap(grown, grown_len, 40 * PAGE, MREMAP_MAYMOVE);
@@ -272,9 +306,12 @@ int main(int argc, char** argv) {
   if (n >= 5) {
     sigset_t usr1;
     sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
+    add_queued_signals(&usr1);
     sigprocmask(SIG_UNBLOCK, &usr1, NULL);
     printf("SIGUSR1 taken when unblocked: %d\n", (int)usr1_taken);
+    printf("SIGUSR2 taken with value %d; SIGRTMIN+1 taken %d times, values", usr2_value, (int)queued_taken);
+    for (int i = 0; i < queued_taken; ++i) printf(" %d", queued_values[i]);
+    printf("\n");
   }
   /* The timer keeps ticking: wait for two more ticks (bounded only to report a dead timer). */
   sig_atomic_t t0 = ticks;
