@@ -9,4 +9,22 @@ extern __thread __attribute__((tls_model("initial-exec"))) int t_depth;
 inline void enter_library() { ++t_depth; }
 inline void leave_library() { --t_depth; }
 
+// The application's own code called back from inside an MPI call (a user-defined reduction, an
+// error handler, an attribute's copy or delete function) is application code again while it runs:
+// what it allocates goes into the arena, the files and Fortran units it opens are carried, as if
+// it had done so outside MPI. Without this, a block a reduction allocates on its first call, or
+// the copy an attribute's copy function makes at MPI_Comm_dup, came from glibc's heap, which a
+// restart does not bring back (apps.c-callbacks.*: the restart crashed). Nested MPI calls from
+// the callback bracket themselves again.
+class ApplicationCallback {
+ public:
+  ApplicationCallback() : depth_(t_depth) { t_depth = 0; }
+  ~ApplicationCallback() { t_depth = depth_; }
+  ApplicationCallback(const ApplicationCallback&) = delete;
+  ApplicationCallback& operator=(const ApplicationCallback&) = delete;
+
+ private:
+  int depth_;
+};
+
 }  // namespace yadokari::memory

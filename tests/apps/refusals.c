@@ -1,5 +1,5 @@
 /* Holds, at its pause point, state the memory layer cannot carry (argv[1] chooses: socket, pipe,
- * fifo, thread, dlopen_tls (a plugin whose thread-local variable glibc allocated inside an MPI
+ * fifo, thread, dlopen_tls (a plugin whose thread-local variable glibc allocated inside a library
  * call, refusal_plugin.c), shm, several; kernel_objects: an eventfd, an epoll instance, a timerfd, a
  * memfd and a directory opened with open(O_DIRECTORY); thread_exit: a thread that ended with
  * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
@@ -56,6 +56,10 @@
 #include <unistd.h>
 
 #include "tests/apps/pause_point.h"
+
+/* The memory layer's library bracket (checkpoint/memory/memory.h), in the shim. */
+extern void yk_mem_enter_library(void) __attribute__((weak));
+extern void yk_mem_leave_library(void) __attribute__((weak));
 
 static FILE* expected; /* rank 0 only */
 
@@ -304,7 +308,9 @@ static void hold(const char* what, struct Held* h, int rank) {
   }
   if (all || strcmp(what, "dlopen_tls") == 0) {
     /* A bare name: found only through the executable's RUNPATH (the shim must not change that).
-     * Its MPI operation touches its thread-local variable first, inside MPI_Reduce_local. */
+     * Its reduction touches its thread-local variable first inside a library call: the memory
+     * layer's own bracket (memory.h), as a library calling into the plugin would. (Used as an MPI
+     * operation it would be application code again, and its block in the arena: carried.) */
     h->plugin = dlopen("libyk_refusal_plugin.so", RTLD_NOW);
     if (!h->plugin) {
       fprintf(stderr, "refusals: dlopen: %s\n", dlerror());
@@ -313,11 +319,11 @@ static void hold(const char* what, struct Held* h, int rank) {
     int (*answer)(void) = (int (*)(void))dlsym(h->plugin, "yk_refusal_plugin_answer");
     void* sum = dlsym(h->plugin, "yk_refusal_plugin_sum");
     if (!answer || answer() != 42 || !sum) abort();
-    MPI_Op op;
-    int in = 1, inout = 2;
-    MPI_Op_create((MPI_User_function*)sum, 1, &op);
-    MPI_Reduce_local(&in, &inout, 1, MPI_INT, op);
-    MPI_Op_free(&op);
+    int in = 1, inout = 2, len = 1;
+    if (!yk_mem_enter_library || !yk_mem_leave_library) abort();
+    yk_mem_enter_library();
+    ((void (*)(void*, void*, int*, void*))sum)(&in, &inout, &len, NULL);
+    yk_mem_leave_library();
     if (inout != 3) abort();
     struct link_map* map = NULL;
     dlinfo(h->plugin, RTLD_DI_LINKMAP, &map);

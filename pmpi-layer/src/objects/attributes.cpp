@@ -49,7 +49,10 @@ int delete_one(H object, std::map<int, void*>& attrs, int k, DeleteFn KeyvalReco
   auto it = attrs.find(k);
   if (it == attrs.end()) return MPI_ERR_KEYVAL;
   int rc = MPI_SUCCESS;
-  if (auto fn = keyval(k).*delete_fn) rc = fn(object, k, it->second, keyval(k).extra_state);
+  if (auto fn = keyval(k).*delete_fn) {
+    yadokari::memory::ApplicationCallback application;
+    rc = fn(object, k, it->second, keyval(k).extra_state);
+  }
   attrs.erase(it);
   return rc;
 }
@@ -62,7 +65,12 @@ void copy_all(H from, std::map<int, void*>* src, std::map<int, void*>* dst, Copy
     if (!fn) continue;  // MPI_COMM_NULL_COPY_FN is a null pointer in MPICH
     void* out = nullptr;
     int flag = 0;
-    if (fn(from, k, keyval(k).extra_state, value, &out, &flag) == MPI_SUCCESS && flag) (*dst)[k] = out;
+    int rc = MPI_SUCCESS;
+    {
+      yadokari::memory::ApplicationCallback application;
+      rc = fn(from, k, keyval(k).extra_state, value, &out, &flag);
+    }
+    if (rc == MPI_SUCCESS && flag) (*dst)[k] = out;
   }
 }
 

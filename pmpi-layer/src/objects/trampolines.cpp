@@ -1,5 +1,7 @@
 #include "pmpi-layer/src/objects/trampolines.hpp"
 
+#include "checkpoint/memory/library_scope.hpp"
+
 #include "pmpi-layer/src/objects/fortran_handles.hpp"
 #include "pmpi-layer/src/objects/virtual_handles.hpp"
 
@@ -21,6 +23,7 @@ template <std::size_t I>
 void op_entry(void* in, void* inout, int* len, MPI_Datatype* real_type) {
   const UserFunctionSlot& s = g_op_slots[I];
   MPI_Datatype v = to_virtual<TypeK>(*real_type);
+  yadokari::memory::ApplicationCallback application;
   if (s.fortran) {
     MPI_Fint f = fortran::to_f<TypeK>(v);
     reinterpret_cast<FUserOp>(s.fn)(in, inout, len, &f);
@@ -33,6 +36,7 @@ template <std::size_t I>
 void errh_entry(MPI_Comm* real_comm, int* code, ...) {
   const UserFunctionSlot& s = g_errh_slots[I];
   MPI_Comm v = to_virtual<CommK>(*real_comm);
+  yadokari::memory::ApplicationCallback application;
   if (s.fortran) {
     MPI_Fint f = fortran::to_f<CommK>(v);
     reinterpret_cast<FErrh>(s.fn)(&f, code);
