@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -49,6 +50,10 @@ std::int32_t g_seen[kMaxSeen];
 int g_seen_count;
 bool g_seen_full;
 bool g_random_used;
+// A thread other than the main one (an OpenMP thread) used the generator: libgfortran keeps its
+// stream in that thread's TLS, which no capture reads, and a restarted pool thread would start a
+// new stream from the master state: refused (README, "RANDOM_NUMBER").
+std::atomic<bool> g_random_used_off_main;
 constexpr std::int32_t kSeedMax = sizeof FortranState::seed / sizeof FortranState::seed[0];
 SpinLock g_lock;
 
@@ -238,6 +243,10 @@ void check_fortran() {
     format_u64(n, static_cast<unsigned long long>(g_seen[i] < 0 ? -g_seen[i] : g_seen[i]));
     refusal_add(g_seen[i] < 0 ? "unit -" : "unit ", n, " was connected without OPEN, which is not carried: ", path);
   }
+  if (g_random_used_off_main.load(std::memory_order_relaxed))
+    refusal_add(
+        "RANDOM_NUMBER was used on a thread other than the main one (an OpenMP thread), whose generator "
+        "is not carried");
   if (g_random_used) {
     std::int32_t size = 0;
     if (gf::functions().random_seed) gf::functions().random_seed(&size, nullptr, nullptr);
@@ -606,7 +615,10 @@ using Words = void (*)(std::uintptr_t, std::uintptr_t, std::uintptr_t);
 void random_call(gf::Entry e, std::uintptr_t a, std::uintptr_t b, std::uintptr_t c) {
   // RANDOM_SEED(SIZE=) alone reads no state.
   bool size_only = (e == gf::Entry::random_seed_i4 || e == gf::Entry::random_seed_i8) && a != 0 && b == 0 && c == 0;
-  if (app_context() && !size_only) g_random_used = true;
+  if (app_context() && !size_only) {
+    g_random_used = true;
+    if (gettid() != getpid()) g_random_used_off_main.store(true, std::memory_order_relaxed);
+  }
   reinterpret_cast<Words>(gf::real(e))(a, b, c);
 }
 

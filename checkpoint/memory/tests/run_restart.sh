@@ -35,6 +35,9 @@
 #   run_restart.sh funits_refused PROG N K  a scratch unit, or a unit connected without OPEN,
 #                                           refuses the checkpoint with one exact line and no
 #                                           image; a unit's file deleted refuses the restore
+#   run_restart.sh frandom PROG N K         random_threads.f90: RANDOM_NUMBER on OpenMP threads refuses
+#                                           the checkpoint (one line, exit 71, no image); on the main
+#                                           thread only it is carried (same output as uninterrupted)
 #   run_restart.sh state PROG N HOW K1 [K2] the app_state program (its own mappings and libc process
 #                                           state), HOW = restart | late | chain: stdout, every file it
 #                                           wrote in its directory and their modes equal an
@@ -422,6 +425,26 @@ $work/d/log.txt (descriptor 902) cannot be reopened: No such file or directory"
     echo "ok: $(cat "$work/scratch.err")"
     echo "ok: $(cat "$work/implicit.err")"
     echo "ok: $(cat "$work/gone.err")"
+    ;;
+  frandom)
+    prog=$1 n=$2 k=$3
+    # RANDOM_NUMBER on OpenMP threads: refused with one line, no image. Drawn on the main thread
+    # only: checkpointed, restarted, the same numbers as an uninterrupted run.
+    mkdir "$work/threads" "$work/main"
+    rc=0; run threads "$pre" OMP_NUM_THREADS=2 YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img-threads" \
+      -- "$prog" "$n" "$work/threads" || rc=$?
+    [[ $rc == 71 ]] || fail "a checkpoint after RANDOM_NUMBER on OpenMP threads was not refused (exit $rc)"
+    [[ ! -e $work/img-threads && ! -e $work/img-threads.tmp ]] || fail "the refused checkpoint left an image"
+    same - "$work/threads.err" "unexpected refusal" <<<"yadokari: checkpoint refused: RANDOM_NUMBER was used on \
+a thread other than the main one (an OpenMP thread), whose generator is not carried"
+    rc=0; run ref "$pre" OMP_NUM_THREADS=2 -- "$prog" "$n" "$work/main" main || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" OMP_NUM_THREADS=2 YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+      -- "$prog" "$n" "$work/main" main || rc=$?; expect_ok part1 $rc
+    rc=0; run part2 "$pre" OMP_NUM_THREADS=2 YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/main" main || rc=$?
+    expect_ok part2 $rc
+    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "RANDOM_NUMBER on the main thread differs after the restart"
+    echo "ok: $(cat "$work/threads.err")"
     ;;
   state)
     prog=$1 n=$2 how=$3
