@@ -10,7 +10,8 @@
  *   exit_handlers     65 atexit handlers (64 are carried);
  *   files             129 files kept open (128 are carried; the 129th is named);
  *   waiting_signals   a real-time signal the main thread blocks, queued to it 65 times (64 waiting
- *                     instances are carried).
+ *                     instances are carried);
+ *   memory_streams    33 fmemopen streams kept open (32 streams without a descriptor are carried).
  * argv[2]: the directory of libyk_limit_plugin.so and libyk_limit_plugin_user.so; the program
  * copies one of them under many names into ./libs. Pause points: $YK_APP_PAUSE-1 before anything
  * is filled, $YK_APP_PAUSE-2 after. Rank 0 prints only after the first one, so a restart from the
@@ -32,7 +33,7 @@
 
 #include "tests/apps/pause_point.h"
 
-enum { kTable = 256, kExitHandlers = 64, kFiles = 128, kWaitingSignals = 64 };
+enum { kTable = 256, kExitHandlers = 64, kFiles = 128, kWaitingSignals = 64, kMemoryStreams = 32 };
 static const uintptr_t kMapBase = 0x120000000000ull, kMapReserve = 1ull << 40; /* src/layout.hpp */
 
 static void pause_step(const char* step) {
@@ -162,6 +163,13 @@ int main(int argc, char** argv) {
       if (pthread_sigqueue(pthread_self(), SIGRTMIN + 3, (union sigval){.sival_int = i}) == 0) ++filled;
     snprintf(line, sizeof line, "%d signals wait for the application thread (blocked), more than the %d carried",
              filled, kWaitingSignals);
+  } else if (strcmp(mode, "memory_streams") == 0) {
+    static char buffers[kMemoryStreams + 1][64];
+    for (int i = 0; i <= kMemoryStreams; ++i)
+      if (fmemopen(buffers[i], sizeof buffers[i], "w")) ++filled;
+    snprintf(line, sizeof line,
+             "the application has more than 32 streams without a descriptor (fmemopen, open_memstream, fopencookie) "
+             "open, which is not carried");
   } else {
     fprintf(stderr, "table_limits: unknown mode '%s'\n", mode);
     MPI_Abort(MPI_COMM_WORLD, 2);

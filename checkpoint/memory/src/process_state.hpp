@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/src/memory_streams.hpp"
 #include "checkpoint/memory/src/waiting_signals.hpp"
 
 namespace yadokari::memory {
@@ -63,8 +64,11 @@ struct ProcessState {
   stack_t altstack;
   std::uint64_t strtok_next;
   std::uint32_t action_count, exit_count, locale_count, overflow;
-  std::uint32_t waiting_count, pad;        // the other blocked signals that waited, each instance
-  siginfo_t waiting[kMaxWaitingSignals];   // with its siginfo, in delivery order (waiting_signals.hpp)
+  std::uint32_t waiting_count, pad;                 // the other blocked signals that waited, each instance
+  siginfo_t waiting[kMaxWaitingSignals];            // with its siginfo, in delivery order (waiting_signals.hpp)
+  std::uint32_t memory_stream_count, pad2;          // streams without a descriptor (memory_streams.hpp)
+  std::uint64_t memory_streams[kMaxMemoryStreams];  // their FILEs, newest first
+  std::uint64_t pointer_guard;             // the capturing process's: their cookie functions are mangled with it
   SavedAction actions[kMaxSignalActions];  // in the order they were (last) set
   ExitHandler exits[kMaxExitHandlers];     // in registration order
   LocaleCall locales[kMaxLocaleCalls];

@@ -12,7 +12,8 @@
  * blocked real-time signal queued with values at iteration 5, three times to the thread and twice
  * to the process, and a blocked SIGUSR2 with a value (each taken once per instance, in order,
  * with its value, when unblocked at the end), an
- * on_exit handler, umask, a sub-directory as working directory (files are
+ * on_exit handler, an fmemopen stream written every iteration and flushed with fflush(NULL) (its
+ * buffer is read back), umask, a sub-directory as working directory (files are
  * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
  * iteration 4 on a tick is held pending across each boundary (see hold_a_tick).
  * Environment: YK_STATE_SQUAT=1 maps the fixed address before the loop (a restore must refuse);
@@ -43,6 +44,8 @@ static volatile int queued_values[16], queued_taken, usr2_value = -1;
 static char sentence[] = "the quick brown fox jumps over the lazy dog and keeps on running far away";
 static unsigned char *anon, *grown, *guarded, *priv, *past_end, *shared, *anon_shared, *fixed, *fresh;
 static size_t grown_len, fresh_len;
+static FILE* memstream;
+static char memstream_buf[256];
 
 static void tick(int sig) {
   (void)sig;
@@ -210,6 +213,8 @@ static void step(int i) {
     add_queued_signals(&s);
     sigprocmask(SIG_BLOCK, &s, NULL);
     on_exit(bye_on_exit, sentence + 4); /* "quick brown ...": an argument in .data */
+    memstream = fmemopen(memstream_buf, sizeof memstream_buf, "w");
+    if (!memstream) exit(4);
   }
   if (i == 4) {
     mkdir("sub", 0777);
@@ -243,6 +248,10 @@ static void step(int i) {
     fresh_len = (size_t)(i % 5 + 1) * PAGE;
     fresh = map(fresh_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
     fresh[0] = (unsigned char)i;
+  }
+  if (memstream) {
+    fprintf(memstream, "[%d]", i);
+    fflush(NULL); /* every stream: also the memory stream, whose buffer it writes */
   }
 }
 
@@ -287,6 +296,7 @@ int main(int argc, char** argv) {
     }
     printf("%d errno %d token %s mode %o locale %s maps %016llx fresh %p\n", i, seen_errno, token ? token : "-",
            (unsigned)(st.st_mode & 0777), setlocale(LC_NUMERIC, NULL), (unsigned long long)h, (void*)fresh);
+    if (memstream) printf("%d memory stream: %s\n", i, memstream_buf);
     token = strtok(NULL, " ");
   }
   /* The private file mapping was written; its file must not have been. */
