@@ -9,6 +9,12 @@
 #                blocking calls not armed (no checkpoint directory)
 #   armed        yadokari run -n NP --ckpt-dir TMP --interval 0 -- BIN   (what users run)
 #   armed-off    the same with YADOKARI_MEMORY=off                        (memory layer off)
+# Two more variants, not in the default set, take checkpoints every --interval seconds (default 30):
+#   periodic-full         yadokari run -n NP --ckpt-dir TMP --interval S --full-every 1 -- BIN
+#                         (every image full: no dirty-page tracking)
+#   periodic-incremental  the same with the default --full-every (increments between full images,
+#                         from the dirty-page tracking: checkpoint/memory/src/dirty_pages.hpp)
+# periodic-incremental / periodic-full is what the tracking costs a run that checkpoints (issue 16).
 # Checkpoints need the memory layer, so with it off the shim does not arm its blocking calls either:
 # armed-off is the plain shim plus the control link, and armed / armed-off is what the memory layer
 # and the polled blocking calls cost together; tracked / plain is the memory layer alone, to be read
@@ -18,7 +24,7 @@
 # per-rep paired ratios (and their range). Times from this shared 2-vCPU VM are noisy: read the ratios.
 #
 #   npb_memory_layer.sh --npb-dir DIR [--mpi openmpi|mpich] [--kernels "cg mg"] [--class A] [--np 4]
-#                       [--reps 3] [--variants "plain plain-again tracked"] [--yadokari PATH]
+#                       [--reps 3] [--variants "plain plain-again tracked"] [--interval 30] [--yadokari PATH]
 #   --npb-dir  NPB binaries as build_npb.sh leaves them: DIR/<mpi>/bin/<kernel>.<class>.<np>, or DIR
 #              itself holding <kernel>.<class>.<np> (default: $NPB_DIR)
 #   --variants a subset of the five (default: all); the ratios printed are those whose two sides ran
@@ -30,7 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
 npb_dir=${NPB_DIR:-} mpi=openmpi kernels="cg mg" class=A np=4 reps=3 yadokari="$repo/build/bin/yadokari"
-variant_list="plain plain-again tracked armed armed-off"
+variant_list="plain plain-again tracked armed armed-off" interval=30
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --npb-dir)  [[ $# -ge 2 ]] || die "$1 needs a value"; npb_dir=$2; shift 2 ;;
@@ -40,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --np)       [[ $# -ge 2 ]] || die "$1 needs a value"; np=$2; shift 2 ;;
     --reps)     [[ $# -ge 2 ]] || die "$1 needs a value"; reps=$2; shift 2 ;;
     --variants) [[ $# -ge 2 ]] || die "$1 needs a value"; variant_list=$2; shift 2 ;;
+    --interval) [[ $# -ge 2 ]] || die "$1 needs a value"; interval=$2; shift 2 ;;
     --yadokari) [[ $# -ge 2 ]] || die "$1 needs a value"; yadokari=$2; shift 2 ;;
     *) die "unknown argument '$1' (see the header of $0)" ;;
   esac
@@ -72,6 +79,8 @@ run() {
     tracked) env=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none) ;;
     armed) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0) ;;
     armed-off) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0); env=(YADOKARI_MEMORY=off) ;;
+    periodic-full) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval "$interval" --full-every 1) ;;
+    periodic-incremental) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval "$interval") ;;
   esac
   (cd "$work" && env "${env[@]}" timeout -k 10 600 "${cmd[@]}" -- "$bin" >"$out" 2>&1) ||
     { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") exited $?"; }
@@ -81,7 +90,8 @@ run() {
 
 read -ra variants <<<"$variant_list"
 for v in "${variants[@]}"; do
-  [[ " plain plain-again tracked armed armed-off " == *" $v "* ]] || die "unknown variant '$v' in --variants"
+  [[ " plain plain-again tracked armed armed-off periodic-full periodic-incremental " == *" $v "* ]] ||
+    die "unknown variant '$v' in --variants"
 done
 for kernel in $kernels; do
   bin=$(binary "$kernel")
@@ -104,7 +114,8 @@ for line in open(path):
     times.setdefault(variant, {})[int(rep)] = float(t)
 med = {v: statistics.median(r.values()) for v, r in times.items()}
 print(f"{name} {mpi}: median NPB time " + ", ".join(f"{v} {t:.2f} s" for v, t in med.items()))
-for a, b in (("plain-again", "plain"), ("tracked", "plain"), ("armed", "armed-off"), ("armed", "plain")):
+for a, b in (("plain-again", "plain"), ("tracked", "plain"), ("armed", "armed-off"), ("armed", "plain"),
+             ("periodic-incremental", "periodic-full")):
     if a not in times or b not in times:
         continue
     ratios = [times[a][r] / times[b][r] for r in times[a]]
