@@ -23,26 +23,24 @@ template <std::size_t I>
 void op_entry(void* in, void* inout, int* len, MPI_Datatype* real_type) {
   const UserFunctionSlot& s = g_op_slots[I];
   MPI_Datatype v = to_virtual<TypeK>(*real_type);
+  MPI_Fint f = s.fortran ? fortran::to_f<TypeK>(v) : 0;  // the handle tables are the shim's: before the scope
   yadokari::memory::ApplicationCallback application;
-  if (s.fortran) {
-    MPI_Fint f = fortran::to_f<TypeK>(v);
+  if (s.fortran)
     reinterpret_cast<FUserOp>(s.fn)(in, inout, len, &f);
-  } else {
+  else
     reinterpret_cast<CUserOp>(s.fn)(in, inout, len, &v);
-  }
 }
 
 template <std::size_t I>
 void errh_entry(MPI_Comm* real_comm, int* code, ...) {
   const UserFunctionSlot& s = g_errh_slots[I];
   MPI_Comm v = to_virtual<CommK>(*real_comm);
+  MPI_Fint f = s.fortran ? fortran::to_f<CommK>(v) : 0;  // the handle tables are the shim's: before the scope
   yadokari::memory::ApplicationCallback application;
-  if (s.fortran) {
-    MPI_Fint f = fortran::to_f<CommK>(v);
+  if (s.fortran)
     reinterpret_cast<FErrh>(s.fn)(&f, code);
-  } else {
+  else
     reinterpret_cast<CErrh>(s.fn)(&v, code);
-  }
 }
 
 template <std::size_t... I>
