@@ -11,7 +11,8 @@
  *   files             129 files kept open (128 are carried; the 129th is named);
  *   waiting_signals   a real-time signal the main thread blocks, queued to it 65 times (64 waiting
  *                     instances are carried);
- *   memory_streams    33 fmemopen streams kept open (32 streams without a descriptor are carried).
+ *   memory_streams    33 fmemopen streams kept open (32 streams without a descriptor are carried);
+ *   jmp_bufs          129 jmp_bufs set with setjmp (128 are carried).
  * argv[2]: the directory of libyk_limit_plugin.so and libyk_limit_plugin_user.so; the program
  * copies one of them under many names into ./libs. Pause points: $YK_APP_PAUSE-1 before anything
  * is filled, $YK_APP_PAUSE-2 after. Rank 0 prints only after the first one, so a restart from the
@@ -22,6 +23,7 @@
 #include <link.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +35,7 @@
 
 #include "tests/apps/pause_point.h"
 
-enum { kTable = 256, kExitHandlers = 64, kFiles = 128, kWaitingSignals = 64, kMemoryStreams = 32 };
+enum { kTable = 256, kExitHandlers = 64, kFiles = 128, kWaitingSignals = 64, kMemoryStreams = 32, kJmpBufs = 128 };
 static const uintptr_t kMapBase = 0x120000000000ull, kMapReserve = 1ull << 40; /* src/layout.hpp */
 
 static void pause_step(const char* step) {
@@ -170,6 +172,12 @@ int main(int argc, char** argv) {
     snprintf(line, sizeof line,
              "the application has more than 32 streams without a descriptor (fmemopen, open_memstream, fopencookie) "
              "open, which is not carried");
+  } else if (strcmp(mode, "jmp_bufs") == 0) {
+    static jmp_buf buffers[kJmpBufs + 1];
+    for (int i = 0; i <= kJmpBufs; ++i)
+      if (setjmp(buffers[i]) == 0) ++filled;
+    snprintf(line, sizeof line,
+             "the application has more than 128 setjmp buffers set (setjmp, sigsetjmp), which are not carried");
   } else {
     fprintf(stderr, "table_limits: unknown mode '%s'\n", mode);
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -18,7 +18,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '4'};
+constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '5'};
 
 ProcessState g_live;
 ProcessState g_out;       // the capture's copy (.bss: not on the stack being captured)
@@ -62,6 +62,8 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
   g_out.memory_stream_count = list_memory_streams(g_out.memory_streams, kMaxMemoryStreams);
   g_out.pointer_guard = pointer_guard();
   if (g_out.memory_stream_count > kMaxMemoryStreams) return false;  // the check refused it already
+  g_out.jmp_buf_count = list_jmp_bufs(g_out.jmp_bufs, kMaxJmpBufs);
+  if (g_out.jmp_buf_count > kMaxJmpBufs) return false;  // refused by the check as well
   capture_timers(g_out);
   return sink.area(AreaKind::process_state, 0, sizeof g_out, 0, "application process state", &g_out);
 }
@@ -70,8 +72,8 @@ bool prepare_process_state(const void* data, std::size_t len, char* why, std::si
   const auto* s = static_cast<const ProcessState*>(data);
   if (len != sizeof(ProcessState) || std::memcmp(s->magic, kMagic, sizeof kMagic) != 0 || s->size != len ||
       s->action_count > kMaxSignalActions || s->waiting_count > kMaxWaitingSignals ||
-      s->memory_stream_count > kMaxMemoryStreams || s->exit_count > kMaxExitHandlers ||
-      s->locale_count > kMaxLocaleCalls) {
+      s->memory_stream_count > kMaxMemoryStreams || s->jmp_buf_count > kMaxJmpBufs ||
+      s->exit_count > kMaxExitHandlers || s->locale_count > kMaxLocaleCalls) {
     std::snprintf(why, why_len, "the image's process state is malformed");
     return false;
   }
@@ -94,6 +96,7 @@ void replay_process_state() {
   }
   LibraryScope scope;  // setlocale and friends allocate: from glibc, like the fresh libc's state
   relink_memory_streams(g_incoming.memory_streams, g_incoming.memory_stream_count, g_incoming.pointer_guard);
+  remangle_jmp_bufs(g_incoming.jmp_bufs, g_incoming.jmp_buf_count, g_incoming.pointer_guard);
   replay_libc_state(g_incoming);
   replay_signal_state(g_incoming);
   replay_exit_handlers(g_incoming);

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/src/jmp_bufs.hpp"
 #include "checkpoint/memory/src/memory_streams.hpp"
 #include "checkpoint/memory/src/waiting_signals.hpp"
 
@@ -68,7 +69,9 @@ struct ProcessState {
   siginfo_t waiting[kMaxWaitingSignals];            // with its siginfo, in delivery order (waiting_signals.hpp)
   std::uint32_t memory_stream_count, pad2;          // streams without a descriptor (memory_streams.hpp)
   std::uint64_t memory_streams[kMaxMemoryStreams];  // their FILEs, newest first
-  std::uint64_t pointer_guard;             // the capturing process's: their cookie functions are mangled with it
+  std::uint64_t pointer_guard;        // the capturing process's: their cookie functions are mangled with it
+  std::uint32_t jmp_buf_count, pad3;  // setjmp buffers (jmp_bufs.hpp), mangled with it too
+  JmpBufRecord jmp_bufs[kMaxJmpBufs];
   SavedAction actions[kMaxSignalActions];  // in the order they were (last) set
   ExitHandler exits[kMaxExitHandlers];     // in registration order
   LocaleCall locales[kMaxLocaleCalls];
