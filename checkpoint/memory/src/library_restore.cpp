@@ -12,6 +12,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "checkpoint/memory/src/dl_open_counts.hpp"
 #include "checkpoint/memory/src/exe_layout.hpp"
 #include "checkpoint/memory/src/library_placement.hpp"
 #include "checkpoint/memory/src/library_tls.hpp"
@@ -157,6 +158,11 @@ bool place_libraries(const void* data, std::size_t len, char* why, std::size_t w
     const LibRecord& r = g_incoming.libs[g_incoming.count - 1 - static_cast<std::uint32_t>(k)];
     Placed& p = g_placed[kMaxLibraries - 1 - k];
     if (r.handle) {
+      // Ours stands for one of the application's references; the others are taken again.
+      if (r.opens > 1 && !reopen_to_count(p.handle, r.path, r.mode, r.opens))
+        return fail(why, why_len,
+                    "library %s was open %llu times at the checkpoint and cannot be opened as often again", r.path,
+                    r.opens);
       std::snprintf(requests[nrequests].name, sizeof requests[nrequests].name, "%s", r.path);
       requests[nrequests++].mode = r.mode;
     } else {

@@ -10,6 +10,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "checkpoint/memory/src/dl_open_counts.hpp"
 #include "checkpoint/memory/src/exe_layout.hpp"
 #include "checkpoint/memory/src/identity.hpp"
 #include "checkpoint/memory/src/layout.hpp"
@@ -200,6 +201,14 @@ bool collect(bool report) {
     r.base = m->l_addr;
     r.handle = found[i].handle;
     r.mode = found[i].mode;
+    r.opens = r.handle ? dl_open_count(m) : 0;
+    if (r.handle && r.opens == 0) {
+      add_line(
+          report,
+          "the open count of library %s cannot be read (glibc's link map is not as expected), which is not carried",
+          r.path);
+      ok = false;
+    }
     if (m->l_name[0] != '/' || std::strlen(m->l_name) >= kLibPathMax) {
       add_line(report, "library %s was loaded by the application without an absolute path, which is not carried",
                m->l_name);

@@ -12,7 +12,8 @@
 // dependencies first (library_placement.hpp), or the restore is refused with one line naming it.
 // The application's old handles are translated to the new ones by the interposed dlsym, dlclose
 // and dlinfo (dl_handles.cpp): the link_map a handle points to is ld.so's, never at the same
-// address again.
+// address again. A requested library is opened again as many times as it was open
+// (dl_open_counts.hpp), so that it goes at the same dlclose as in an uninterrupted run.
 #include <cstddef>
 #include <cstdint>
 
@@ -46,6 +47,8 @@ struct LibRecord {
   std::int32_t mode;       // the application's dlopen mode (RTLD_*) when handle != 0
   LibTls tls_kind;
   std::uint64_t tls_addr, tls_size;  // its TLS block in the application thread (0, 0: none)
+  std::uint32_t opens;               // glibc's open count when handle != 0 (dl_open_counts.hpp); 0: unknown
+  std::uint32_t pad;
 };
 
 struct LibTable {
