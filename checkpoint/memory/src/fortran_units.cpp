@@ -30,6 +30,7 @@ struct Slot {
   bool newunit = false;
   bool scratch = false;
   bool after_endfile = false;  // FortranUnitRecord::after_endfile
+  bool readonly = false;
   // A restored direct-access unit's NEXTREC until its next transfer (libgfortran's fresh unit
   // would say 1): what INQUIRE answers meanwhile. 0: libgfortran's answer stands.
   std::int64_t carried_next_record = 0;
@@ -109,6 +110,9 @@ constexpr SpecField kSpecFields[kFortranSpecCount] = {
     {gf::kOpenEncoding, &gf::OpenParams::encoding, &gf::OpenParams::encoding_len},
     {gf::kOpenRound, &gf::OpenParams::round, &gf::OpenParams::round_len},
     {gf::kOpenSign, &gf::OpenParams::sign, &gf::OpenParams::sign_len},
+    {gf::kOpenAsynchronous, &gf::OpenParams::asynchronous, &gf::OpenParams::asynchronous_len},
+    {gf::kOpenCc, &gf::OpenParams::cc, &gf::OpenParams::cc_len},
+    {gf::kOpenShare, &gf::OpenParams::share, &gf::OpenParams::share_len},
 };
 
 bool file_id(std::int32_t unit, struct stat& st) {
@@ -146,6 +150,7 @@ void record_open(const gf::OpenParams& p) {
     s->specs |= 1u << i;
   }
   if (flags & gf::kOpenRecl) s->recl = p.recl_in;
+  if (flags & gf::kOpenReadonly) s->readonly = p.readonly != 0;
   if ((flags & gf::kOpenStatus) && p.status) {
     char status[kFortranSpecLen];
     copy_spec(status, p.status, p.status_len);
@@ -326,6 +331,10 @@ struct Reconnect {
         p.common.flags |= gf::kOpenRecl;
         p.recl_in = r->recl;
       }
+      if (r->readonly) {
+        p.common.flags |= gf::kOpenReadonly;
+        p.readonly = 1;
+      }
     }
     {
       // The unit's descriptor goes exactly where the image had it (reopen_fds put a copy there).
@@ -464,6 +473,7 @@ bool capture_fortran(FortranState& out) {
     r.fd = fd;
     r.specs = s.specs;
     r.recl = s.recl;
+    r.readonly = s.readonly;
     r.newunit = s.newunit;
     r.regular = S_ISREG(st.st_mode);
     r.after_endfile = s.after_endfile && r.regular;
@@ -538,6 +548,7 @@ bool restore_fortran(const FortranState& s, std::size_t len, char* why, std::siz
       slot.carried_next_record = r.next_record;
       slot.specs = r.specs;
       slot.recl = r.recl;
+      slot.readonly = r.readonly != 0;
       std::memcpy(slot.spec, r.spec, sizeof slot.spec);
       slot.dev = st.st_dev;
       slot.ino = st.st_ino;

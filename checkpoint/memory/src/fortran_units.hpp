@@ -30,6 +30,9 @@ enum FortranSpec : int {
   kSpecEncoding,
   kSpecRound,
   kSpecSign,
+  kSpecAsynchronous,
+  kSpecCc,     // CC= and SHARE= (-fdec): CC='FORTRAN' changes the bytes a WRITE puts in the file
+  kSpecShare,
   kFortranSpecCount
 };
 
@@ -45,7 +48,7 @@ struct FortranUnitRecord {
   // after its endfile record, where BACKSPACE goes back to the end of the data, not before the last
   // record. Put back by a READ that hits the end again.
   std::uint32_t after_endfile;
-  std::uint32_t reserved;
+  std::uint32_t readonly;  // READONLY (-fdec)
   std::int64_t position;  // FTELL at the checkpoint (after the flush)
   std::int64_t size;      // the file's size at the checkpoint
   // A direct-access unit's INQUIRE(NEXTREC=) at the checkpoint (0: not direct access). After the
@@ -55,7 +58,7 @@ struct FortranUnitRecord {
   char path[kFdPathMax];                          // absolute
 };
 
-inline constexpr char kFortranMagic[8] = {'Y', 'K', 'F', 'O', 'R', 'T', '3', 0};
+inline constexpr char kFortranMagic[8] = {'Y', 'K', 'F', 'O', 'R', 'T', '4', 0};
 
 struct FortranState {
   char magic[8];

@@ -32,6 +32,9 @@
 #                                           ...: stdout and every file it wrote equal an
 #                                           uninterrupted run's; lines written after each
 #                                           checkpoint (as the killed incarnation would) are cut off
+#   run_restart.sh fdec PROG N K            the -fdec units program (dec_units.f90) checkpointed at K
+#                                           and restarted: stdout and its files equal an
+#                                           uninterrupted run's
 #   run_restart.sh funits_refused PROG N K  a scratch unit, or a unit connected without OPEN,
 #                                           refuses the checkpoint with one exact line and no
 #                                           image; a unit's file deleted refuses the restore
@@ -396,6 +399,24 @@ case $mode in
       same "$work/ref/$f" "$work/ckpt/$f" "$f written across the restart(s) differs from the uninterrupted run's"
     done
     echo "ok: stdout and $(wc -l <"$work/ref.files") files identical ($(tr '\n' ' ' <"$work/ref.files"))"
+    ;;
+  fdec)
+    prog=$1 n=$2 k=$3
+    mkdir "$work/ref" "$work/ckpt"
+    rc=0; run ref "$pre" "$tag" -- "$prog" "$n" "$work/ref" || rc=$?; expect_ok ref $rc
+    rc=0; run part1 "$pre" "$tag" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" "$work/ckpt" ||
+      rc=$?
+    expect_ok part1 $rc
+    [[ -s $work/img ]] || fail "no image written at boundary $k"
+    rc=0; run part2 "$pre" "$newtag" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/ckpt" || rc=$?
+    expect_ok part2 $rc
+    cat "$work/part1.out" "$work/part2.out" >"$work/joined.out"
+    same "$work/ref.out" "$work/joined.out" "checkpointed + restarted output differs from the uninterrupted run"
+    for f in input.txt printer.txt; do
+      same "$work/ref/$f" "$work/ckpt/$f" "$f written across the restart differs from the uninterrupted run's"
+    done
+    grep -q $'\f' "$work/ref/printer.txt" || fail "CARRIAGECONTROL='FORTRAN' wrote no form feed: the test does not test it"
+    echo "ok: stdout, input.txt and printer.txt identical"
     ;;
   funits_refused)
     prog=$1 n=$2 k=$3

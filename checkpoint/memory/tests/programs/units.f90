@@ -1,7 +1,8 @@
 ! Memory test program (Fortran): state that lives in libgfortran. Units connected with OPEN in
 ! every shape a code uses them (a sequential formatted file written each iteration, a log opened
 ! with POSITION='APPEND', a file written, rewound and read back line by line, NEWUNIT numbers with
-! a gap, namelist output and input), and RANDOM_NUMBER after RANDOM_SEED(PUT=). Every file is
+! a gap, namelist output and input, a stream unit written with ASYNCHRONOUS='YES'), and
+! RANDOM_NUMBER after RANDOM_SEED(PUT=). Every file is
 ! written into DIR; one line per iteration on stdout, then the call boundary (the preloaded test
 ! driver, through a C stub). The first boundary comes before the loop, as MPI_Init would: what
 ! runs before it (one line on stdout, unit 21 opened in append mode) runs again when the restore
@@ -23,6 +24,7 @@ program units
   real(8) :: r(3), x
   integer :: step, values(4)
   character(len=12) :: label
+  character(len=8) :: async_mode
   namelist /state/ step, x, values, label
   namelist /params/ k, label
 
@@ -58,6 +60,8 @@ program units
     write (13, '(a,i0,a,i0,a)') '&params k=', 7 * i, ', label="p', i, '" /'
   end do
   rewind (13)
+  ! Asynchronous transfers, each waited for at once (libgfortran runs them on a thread of its own).
+  open (unit=14, file=path('async.bin'), status='replace', access='stream', form='unformatted', asynchronous='yes')
   if (extra == 'scratch') open (unit=31, status='scratch')
   if (extra == 'implicit') write (32, '(a)') 'implicitly connected'
 
@@ -83,6 +87,8 @@ program units
     write (21, '(a,i0)') 'early unit ', i
     write (u_data) i, r
     write (u_nml, nml=state)
+    write (14, asynchronous='yes') i, r
+    wait (14)
     if (i == iterations / 2 + 2) then
       ! After the checkpoint in most cases: libgfortran must hand out the gap again.
       open (newunit=u_late, file=path('late.txt'), status='replace')
@@ -100,6 +106,8 @@ program units
   read (u_data) k, r
   print '(a,i0,3f12.8)', 'stream back ', k, r
   close (u_late)
+  inquire (unit=14, asynchronous=async_mode)
+  print '(a,a)', 'async unit asynchronous=', trim(async_mode)
   print '(a)', 'units: done'
 
 contains
