@@ -6,9 +6,13 @@
  * settings come back from the image even when the restart's environment says OMP_NUM_THREADS=1.
  * Every number printed is an integer computed with a static schedule, the per-thread partial
  * results kept in an array indexed by thread id and printed in that order, so the output depends
- * on the team size and the schedule but not on timing. */
+ * on the team size and the schedule but not on timing. Before the pause point a region blocks
+ * SIGUSR2 on every thread but the master, and every iteration counts the team's threads that have
+ * it blocked: the restart's new pool threads must have the masks the old ones had. */
 #include <mpi.h>
 #include <omp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +57,29 @@ static long runtime_sum(int iteration, int rank) {
   return total;
 }
 
+/* Blocks SIGUSR2 on the team's threads other than the master (a pool thread keeps its mask). */
+static void block_on_pool_threads(void) {
+#pragma omp parallel
+  if (omp_get_thread_num() != 0) {
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &usr2, NULL);
+  }
+}
+
+/* How many of the team's threads have SIGUSR2 blocked. */
+static int threads_blocking(void) {
+  int blocking = 0;
+#pragma omp parallel reduction(+ : blocking)
+  {
+    sigset_t now;
+    pthread_sigmask(SIG_BLOCK, NULL, &now);
+    blocking += sigismember(&now, SIGUSR2);
+  }
+  return blocking;
+}
+
 static void print_partials(int rank, const char* what, int iteration, int team) {
   if (rank != 0) return;
   printf("iteration %d %s partials:", iteration, what);
@@ -81,6 +108,7 @@ int main(int argc, char** argv) {
       omp_set_num_threads(3);
       omp_set_schedule(omp_sched_static, 5);
       print_settings(rank, "changed");
+      block_on_pool_threads();
     }
     if (iteration == 4) {
       yk_app_pause_point(MPI_COMM_WORLD);
@@ -93,7 +121,10 @@ int main(int argc, char** argv) {
     local[1] = runtime_sum(iteration, rank);
     print_partials(rank, "runtime", iteration, team);
     MPI_Allreduce(local, global, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf("iteration %d team %d sums %ld %ld\n", iteration, team, global[0], global[1]);
+    const int blocking = threads_blocking();
+    if (rank == 0)
+      printf("iteration %d team %d sums %ld %ld, threads blocking SIGUSR2 %d\n", iteration, team, global[0], global[1],
+             blocking);
   }
   MPI_Finalize();
   return 0;

@@ -31,7 +31,7 @@ enum FortranSpec : int {
   kSpecRound,
   kSpecSign,
   kSpecAsynchronous,
-  kSpecCc,     // CC= and SHARE= (-fdec): CC='FORTRAN' changes the bytes a WRITE puts in the file
+  kSpecCc,  // CC= and SHARE= (-fdec): CC='FORTRAN' changes the bytes a WRITE puts in the file
   kSpecShare,
   kFortranSpecCount
 };
@@ -49,8 +49,8 @@ struct FortranUnitRecord {
   // record. Put back by a READ that hits the end again.
   std::uint32_t after_endfile;
   std::uint32_t readonly;  // READONLY (-fdec)
-  std::int64_t position;  // FTELL at the checkpoint (after the flush)
-  std::int64_t size;      // the file's size at the checkpoint
+  std::int64_t position;   // FTELL at the checkpoint (after the flush)
+  std::int64_t size;       // the file's size at the checkpoint
   // A direct-access unit's INQUIRE(NEXTREC=) at the checkpoint (0: not direct access). After the
   // restore, INQUIRE answers it until the unit's next transfer.
   std::int64_t next_record;

@@ -25,6 +25,7 @@
 #include "checkpoint/memory/areas.hpp"
 #include "checkpoint/memory/src/jmp_bufs.hpp"
 #include "checkpoint/memory/src/memory_streams.hpp"
+#include "checkpoint/memory/src/openmp_pool_signals.hpp"
 #include "checkpoint/memory/src/waiting_signals.hpp"
 
 namespace yadokari::memory {
@@ -72,8 +73,10 @@ struct ProcessState {
   std::uint64_t pointer_guard;        // the capturing process's: their cookie functions are mangled with it
   std::uint32_t jmp_buf_count, pad3;  // setjmp buffers (jmp_bufs.hpp), mangled with it too
   JmpBufRecord jmp_bufs[kMaxJmpBufs];
-  SavedAction actions[kMaxSignalActions];  // in the order they were (last) set
-  ExitHandler exits[kMaxExitHandlers];     // in registration order
+  std::uint32_t pool_mask_count, pad4;        // the OpenMP pool threads' masks (openmp_pool_signals.hpp)
+  std::uint64_t pool_masks[kMaxPoolThreads];  // oldest thread first, bit sig-1
+  SavedAction actions[kMaxSignalActions];     // in the order they were (last) set
+  ExitHandler exits[kMaxExitHandlers];        // in registration order
   LocaleCall locales[kMaxLocaleCalls];
   char cwd[kCwdMax];
 };

@@ -8,8 +8,11 @@
 // of pthread_create is in the runtime) idle between parallel regions hold no application state, and
 // a fresh runtime simply creates a new pool (openmp.cpp refuses a checkpoint inside a region).
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,9 +20,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/openmp_pool_signals.hpp"
+#include "checkpoint/memory/src/raw_syscalls.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
@@ -40,13 +46,20 @@ struct AppThread {
   std::atomic<bool> used;
   std::atomic<int> tid;  // 0 until the thread runs
   void* (*fn)(void*);
-  bool openmp_pool;  // created by libgomp or libomp
+  bool openmp_pool;   // created by libgomp or libomp
+  std::uint64_t seq;  // creation order
 };
 
 constexpr int kMaxThreads = 256;
 AppThread g_threads[kMaxThreads];
 pthread_key_t g_exit_key;
 bool g_warned_full;
+std::atomic<std::uint64_t> g_next_seq{1};
+
+// Masks a restarted process gives its new pool threads, in creation order (openmp_pool_signals.hpp).
+std::uint64_t g_pool_masks[kMaxPoolThreads];
+std::uint32_t g_pool_mask_count;
+std::atomic<std::uint32_t> g_pool_masks_taken{kMaxPoolThreads};  // none to give before a restore
 
 struct Start {
   void* (*fn)(void*);
@@ -62,6 +75,7 @@ int take_slot(void* (*fn)(void*), bool openmp_pool) {
       g_threads[i].tid.store(0);
       g_threads[i].fn = fn;
       g_threads[i].openmp_pool = openmp_pool;
+      g_threads[i].seq = g_next_seq.fetch_add(1);
       return i;
     }
   }
@@ -87,6 +101,7 @@ void* thread_start(void* p) {
   t_app = s.app;
   t_lib = !s.app;
   if (s.slot >= 0) {
+    if (g_threads[s.slot].openmp_pool) take_openmp_pool_mask();
     g_threads[s.slot].tid.store(static_cast<int>(gettid()));
     pthread_setspecific(g_exit_key, reinterpret_cast<void*>(static_cast<std::uintptr_t>(s.slot) + 1));
   }
@@ -110,7 +125,47 @@ void describe_routine(void* (*fn)(void*), char* out, std::size_t len) {
                   static_cast<unsigned long>(reinterpret_cast<std::uintptr_t>(fn) - (map ? map->l_addr : 0)), object);
 }
 
+// A thread's blocked and waiting signals (its own queue), from /proc/self/task/<tid>/status.
+bool read_thread_signals(int tid, std::uint64_t& blocked, std::uint64_t& pending) {
+  char path[64], text[8192];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+  const long fd = real_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::size_t len = 0;
+  for (long n; len < sizeof text - 1; len += static_cast<std::size_t>(n)) {
+    n = real_syscall(SYS_read, fd, reinterpret_cast<long>(text + len), static_cast<long>(sizeof text - 1 - len));
+    if (n <= 0) break;
+  }
+  real_syscall(SYS_close, fd);
+  text[len] = '\0';
+  const char* blk = std::strstr(text, "\nSigBlk:");
+  const char* pnd = std::strstr(text, "\nSigPnd:");
+  if (!blk || !pnd) return false;
+  blocked = std::strtoull(blk + 8, nullptr, 16);
+  pending = std::strtoull(pnd + 8, nullptr, 16);
+  return true;
+}
+
+void check_pool_signals() {
+  std::uint64_t named = 0;  // one line per signal, however many pool threads it waits for
+  for (AppThread& t : g_threads) {
+    const int id = t.tid.load();
+    std::uint64_t blocked = 0, pending = 0;
+    if (!t.used.load() || !t.openmp_pool || !id || !read_thread_signals(id, blocked, pending)) continue;
+    for (int sig = 1; sig <= 64; ++sig) {
+      const std::uint64_t bit = std::uint64_t{1} << (sig - 1);
+      if (!(pending & bit) || (named & bit)) continue;
+      named |= bit;
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "signal %d waits for an idle OpenMP thread (blocked there), which is not carried", sig);
+      refusal_add(line);
+    }
+  }
+}
+
 void check() {
+  check_pool_signals();
   for (AppThread& t : g_threads) {
     if (!t.used.load() || t.openmp_pool) continue;
     char where[600], line[700], tid[24];
@@ -132,6 +187,44 @@ __attribute__((constructor(101))) void resolve() {
 }
 
 }  // namespace
+
+std::uint32_t openmp_pool_masks(std::uint64_t* out, std::uint32_t cap) {
+  struct Entry {
+    std::uint64_t seq, mask;
+  };
+  static Entry found[kMaxPoolThreads];  // the capture runs on one thread
+  std::uint32_t count = 0;
+  for (AppThread& t : g_threads) {
+    const int id = t.tid.load();
+    std::uint64_t blocked = 0, pending = 0;
+    if (!t.used.load() || !t.openmp_pool || !id || count == kMaxPoolThreads ||
+        !read_thread_signals(id, blocked, pending))
+      continue;
+    found[count++] = {t.seq, blocked};
+  }
+  // Oldest first (a small insertion sort: the pool has a thread per core or so).
+  for (std::uint32_t i = 1; i < count; ++i)
+    for (std::uint32_t j = i; j > 0 && found[j - 1].seq > found[j].seq; --j) std::swap(found[j - 1], found[j]);
+  for (std::uint32_t i = 0; i < count && i < cap; ++i) out[i] = found[i].mask;
+  return count;
+}
+
+void expect_openmp_pool_masks(const std::uint64_t* masks, std::uint32_t count) {
+  g_pool_mask_count = count < kMaxPoolThreads ? count : kMaxPoolThreads;
+  for (std::uint32_t i = 0; i < g_pool_mask_count; ++i) g_pool_masks[i] = masks[i];
+  g_pool_masks_taken.store(0);
+}
+
+void take_openmp_pool_mask() {
+  const std::uint32_t i = g_pool_masks_taken.fetch_add(1);
+  if (i >= g_pool_mask_count) return;
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int sig = 1; sig <= 64; ++sig)
+    if ((g_pool_masks[i] >> (sig - 1)) & 1) sigaddset(&mask, sig);
+  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+}
+
 }  // namespace yadokari::memory
 
 using namespace yadokari::memory;
