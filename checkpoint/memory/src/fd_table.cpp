@@ -388,6 +388,7 @@ bool same_open_file(int a, int b) {
 int capture_fds(FdRecord* out) {
   Locked l;
   int n = 0;
+  static struct stat file_of[kMaxAppFds];  // per record; .bss: the capture runs on one thread
   for (Slot& s : g_slots) {
     if (s.fd < 0) continue;
     struct stat st {};
@@ -398,6 +399,7 @@ int capture_fds(FdRecord* out) {
       s.fd = -1;
       continue;
     }
+    file_of[n] = st;
     FdRecord& r = out[n++];
     std::memset(&r, 0, sizeof r);
     r.fd = s.fd;
@@ -415,6 +417,16 @@ int capture_fds(FdRecord* out) {
     r.same_file_as = -1;
     for (int j = 0; j < n - 1 && r.same_file_as < 0; ++j)
       if (out[j].same_file_as < 0 && same_open_file(out[j].fd, r.fd)) r.same_file_as = out[j].fd;
+  }
+  // Files open for reading only, unless the application writes them through another descriptor.
+  for (int i = 0; i < n; ++i) {
+    FdRecord& r = out[i];
+    if (r.same_file_as >= 0 || (r.flags & O_ACCMODE) != O_RDONLY || !S_ISREG(file_of[i].st_mode)) continue;
+    bool written = false;
+    for (int j = 0; j < n && !written; ++j)
+      written = (out[j].flags & O_ACCMODE) != O_RDONLY && file_of[j].st_dev == file_of[i].st_dev &&
+                file_of[j].st_ino == file_of[i].st_ino;
+    if (!written && !identify_input(r.fd, file_of[i], r.input)) r.input.digest_kind = kDigestNone;
   }
   return n;
 }
@@ -465,6 +477,8 @@ bool reopen_fds(const FdRecord* records, int n, char* why, std::size_t why_len) 
     struct stat st {};
     if (fstat(fd, &st) != 0 || !carried_kind(st))
       return refuse("the application's file %s (descriptor %d) is no longer a regular file%s", r, "");
+    if (!same_input(fd, st, r.input))
+      return refuse("the application's file %s (descriptor %d), which it reads, changed since the checkpoint%s", r, "");
     if (fd >= kFdBase) return refuse("no descriptor below 900 is free to reopen %s (descriptor %d)%s", r, "");
   }
   for (int i = 0; i < n; ++i) {

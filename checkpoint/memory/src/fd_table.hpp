@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "checkpoint/memory/src/input_identity.hpp"
+
 namespace yadokari::memory {
 
 inline constexpr int kFdBase = 900;     // first descriptor of the reserved range
@@ -26,9 +28,12 @@ struct FdRecord {
   // dup makes; -1 if none. Restored as a dup of that one, not opened on its own.
   std::int32_t same_file_as;
   std::int32_t reserved;
-  std::int64_t offset;    // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
-  std::int64_t size;      // the file's size at the checkpoint (files open for writing are cut back to it)
-  std::uint64_t stream;   // the FILE* using it (in the arena), 0 if none known
+  std::int64_t offset;   // lseek(fd, 0, SEEK_CUR) at the checkpoint (after the stdio flush)
+  std::int64_t size;     // the file's size at the checkpoint (files open for writing are cut back to it)
+  std::uint64_t stream;  // the FILE* using it (in the arena), 0 if none known
+  // A file open for reading only (and not written through another of the application's
+  // descriptors): what it was, checked at the restore (input_identity.hpp). Otherwise kDigestNone.
+  InputIdentity input;
   char path[kFdPathMax];  // absolute
 };
 

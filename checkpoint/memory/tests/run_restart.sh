@@ -25,8 +25,10 @@
 #                                           (as a run that fails later), then is restarted: its
 #                                           files, appended.log (never open at the checkpoint,
 #                                           the open journal's) among them, equal an uninterrupted run's
-#   run_restart.sh filegone PROG N K        a file deleted before the restart, or a descriptor
-#                                           number in use, is refused with one line (nothing changed)
+#   run_restart.sh filegone PROG N K        a file deleted before the restart, an input changed
+#                                           since the checkpoint, or a descriptor number in use, is
+#                                           refused with one line (nothing changed); an input
+#                                           replaced by a copy of itself is not
 #   run_restart.sh funits PROG N [late] K1 [K2..]  the Fortran units program (units.f90) checkpointed
 #                                           at K1, restarted (at the first boundary with "late"),
 #                                           ...: stdout and every file it wrote equal an
@@ -350,6 +352,20 @@ case $mode in
     grep -q "$work/d/in.txt" "$work/gone.err" || fail "the refusal does not name the file: $(cat "$work/gone.err")"
     same "$work/out.saved" "$work/d/out.txt" "the refused restore changed out.txt"
     mv "$work/in.saved" "$work/d/in.txt"
+    # The input changed since the checkpoint (one byte, same size; then a line more): refused.
+    cp -p "$work/d/in.txt" "$work/in.saved"
+    sed -i '$ s/.$/#/' "$work/d/in.txt"
+    rc=0; run edited "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    expected="yadokari: cannot restore $work/img: the application's file $work/d/in.txt (descriptor 901), which it reads, changed since the checkpoint"
+    [[ $rc != 0 && ! -s $work/edited.out && "$(cat "$work/edited.err")" == "$expected" ]] ||
+      fail "an edited input: rc $rc, stderr: $(cat "$work/edited.err")"
+    cp -p "$work/in.saved" "$work/d/in.txt"
+    echo "one more line" >>"$work/d/in.txt"
+    rc=0; run longer "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    [[ $rc != 0 && "$(cat "$work/longer.err")" == "$expected" ]] || fail "a longer input: rc $rc, $(cat "$work/longer.err")"
+    same "$work/out.saved" "$work/d/out.txt" "the refused restore changed out.txt"
+    # A copy with the same contents (another inode, another time) is the same input.
+    cp "$work/in.saved" "$work/d/in.copy" && rm "$work/d/in.txt" && mv "$work/d/in.copy" "$work/d/in.txt"
     # A reserved descriptor number already taken in the fresh process: refused as well.
     rc=0; (exec 903</dev/null && run taken "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d") || rc=$?
     [[ $rc != 0 && ! -s $work/taken.out && $(wc -l <"$work/taken.err") == 1 ]] ||
@@ -358,6 +374,7 @@ case $mode in
     # With the file back and the number free, the same image restores.
     rc=0; run back "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?; expect_ok back $rc
     echo "ok: $(cat "$work/gone.err")"
+    echo "ok: $(cat "$work/edited.err")"
     echo "ok: $(cat "$work/taken.err")"
     ;;
   funits)
