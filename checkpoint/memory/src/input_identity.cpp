@@ -82,7 +82,9 @@ bool same_input(int fd, const struct stat& st, const InputIdentity& was) {
   if (static_cast<std::uint64_t>(st.st_ino) == was.ino && mtime_ns(st) == was.mtime_ns && st.st_size == was.size)
     return true;
   std::uint64_t now = 0;
-  return st.st_size == was.size && digest_of(fd, was.size, was.digest_kind, now) && now == was.digest;
+  // Grown since: what it held at the checkpoint must be its beginning (another rank of the job may
+  // have appended to it, which that rank's restore cuts off again only later).
+  return st.st_size >= was.size && digest_of(fd, was.size, was.digest_kind, now) && now == was.digest;
 }
 
 }  // namespace yadokari::memory

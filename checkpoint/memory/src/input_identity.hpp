@@ -5,9 +5,10 @@
 // script, a copy staged from elsewhere), the restart would go on from other data, exit 0. So the
 // capture records what the file was — inode, modification time, size, and a digest of its
 // contents (xxh3 of the whole file up to 64 MiB; above, of 16 blocks of 64 KiB spread over it) — and
-// the restore accepts the file if the inode, time and size are the same, or if its digest is
-// (a copy with the same contents, a file system that numbers inodes per client), and otherwise
-// refuses with one line. Digests are cached per (device, inode, size, time): a file is read for it
+// the restore accepts the file if the inode, time and size are the same, or if the digest of its
+// first `size` bytes is (a copy with the same contents, a file system that numbers inodes per
+// client, a file another rank appended to, which that rank's restore cuts back later), and
+// otherwise refuses with one line. Digests are cached per (device, inode, size, time): a file is read for it
 // once, not at every checkpoint. A file the application also has open for writing is not
 // checked: its own writes after the checkpoint are undone later in the restore (written_files.hpp).
 #include <sys/stat.h>

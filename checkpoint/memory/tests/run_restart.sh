@@ -352,20 +352,21 @@ case $mode in
     grep -q "$work/d/in.txt" "$work/gone.err" || fail "the refusal does not name the file: $(cat "$work/gone.err")"
     same "$work/out.saved" "$work/d/out.txt" "the refused restore changed out.txt"
     mv "$work/in.saved" "$work/d/in.txt"
-    # The input changed since the checkpoint (one byte, same size; then a line more): refused.
+    # The input changed since the checkpoint (one byte, same size; then a line fewer): refused.
     cp -p "$work/d/in.txt" "$work/in.saved"
     sed -i '$ s/.$/#/' "$work/d/in.txt"
     rc=0; run edited "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
     expected="yadokari: cannot restore $work/img: the application's file $work/d/in.txt (descriptor 901), which it reads, changed since the checkpoint"
     [[ $rc != 0 && ! -s $work/edited.out && "$(cat "$work/edited.err")" == "$expected" ]] ||
       fail "an edited input: rc $rc, stderr: $(cat "$work/edited.err")"
-    cp -p "$work/in.saved" "$work/d/in.txt"
-    echo "one more line" >>"$work/d/in.txt"
-    rc=0; run longer "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
-    [[ $rc != 0 && "$(cat "$work/longer.err")" == "$expected" ]] || fail "a longer input: rc $rc, $(cat "$work/longer.err")"
+    sed '$ d' "$work/in.saved" >"$work/d/in.txt"
+    rc=0; run shorter "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
+    [[ $rc != 0 && "$(cat "$work/shorter.err")" == "$expected" ]] || fail "a shorter input: rc $rc, $(cat "$work/shorter.err")"
     same "$work/out.saved" "$work/d/out.txt" "the refused restore changed out.txt"
-    # A copy with the same contents (another inode, another time) is the same input.
+    # A copy with the same contents (another inode, another time) is the same input, also with a line
+    # appended (another rank may append to a file this one reads: it cuts that off later).
     cp "$work/in.saved" "$work/d/in.copy" && rm "$work/d/in.txt" && mv "$work/d/in.copy" "$work/d/in.txt"
+    echo "appended after the checkpoint" >>"$work/d/in.txt"
     # A reserved descriptor number already taken in the fresh process: refused as well.
     rc=0; (exec 903</dev/null && run taken "$pre" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d") || rc=$?
     [[ $rc != 0 && ! -s $work/taken.out && $(wc -l <"$work/taken.err") == 1 ]] ||
