@@ -12,7 +12,8 @@
  *   waiting_signals   a real-time signal the main thread blocks, queued to it 65 times (64 waiting
  *                     instances are carried);
  *   memory_streams    33 fmemopen streams kept open (32 streams without a descriptor are carried);
- *   jmp_bufs          129 jmp_bufs set with setjmp (128 are carried).
+ *   jmp_bufs          129 jmp_bufs set with setjmp (128 are carried);
+ *   environment       129 environment variables set (the changes of 128 are carried).
  * argv[2]: the directory of libyk_limit_plugin.so and libyk_limit_plugin_user.so; the program
  * copies one of them under many names into ./libs. Pause points: $YK_APP_PAUSE-1 before anything
  * is filled, $YK_APP_PAUSE-2 after. Rank 0 prints only after the first one, so a restart from the
@@ -178,6 +179,14 @@ int main(int argc, char** argv) {
       if (setjmp(buffers[i]) == 0) ++filled;
     snprintf(line, sizeof line,
              "the application has more than 128 setjmp buffers set (setjmp, sigsetjmp), which are not carried");
+  } else if (strcmp(mode, "environment") == 0) {
+    for (int i = 0; i <= 128; ++i) {
+      char name[32];
+      snprintf(name, sizeof name, "YK_LIMIT_%d", i);
+      if (setenv(name, "1", 1) == 0) ++filled;
+    }
+    snprintf(line, sizeof line,
+             "the application changed more of its environment than is carried (128 variables, 32 KiB)");
   } else {
     fprintf(stderr, "table_limits: unknown mode '%s'\n", mode);
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -37,7 +37,7 @@ ArgsRegion* copy_args(int argc, char** argv, char** envp) {
   r->argc = argc;
   r->argv = reinterpret_cast<char**>(kArgsBase + sizeof(ArgsRegion));
   r->envp = r->argv + argc + 1;
-  r->env_modified = 0;
+  r->reserved = 0;
   char* s = reinterpret_cast<char*>(r->envp + nenv + 1);
   auto put = [&s](const char* from) {
     std::size_t l = std::strlen(from) + 1;

@@ -14,7 +14,7 @@ struct ArgsRegion {
   std::int64_t argc;
   char** argv;
   char** envp;
-  std::uint64_t env_modified;  // the application called setenv & co.: answer getenv live
+  std::uint64_t reserved;  // 0 (the names the application changed are environment.hpp's)
 };
 
 // Maps the region and copies; returns it, or nullptr (then main gets the original arguments).

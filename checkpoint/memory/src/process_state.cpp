@@ -18,7 +18,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '6'};
+constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '7'};
 
 ProcessState g_live;
 ProcessState g_out;       // the capture's copy (.bss: not on the stack being captured)
@@ -65,6 +65,7 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
   g_out.jmp_buf_count = list_jmp_bufs(g_out.jmp_bufs, kMaxJmpBufs);
   if (g_out.jmp_buf_count > kMaxJmpBufs) return false;  // refused by the check as well
   g_out.pool_mask_count = openmp_pool_masks(g_out.pool_masks, kMaxPoolThreads);
+  if (!capture_env_changes(g_out.env)) return false;  // refused by the check as well
   capture_timers(g_out);
   return sink.area(AreaKind::process_state, 0, sizeof g_out, 0, "application process state", &g_out);
 }
@@ -74,7 +75,8 @@ bool prepare_process_state(const void* data, std::size_t len, char* why, std::si
   if (len != sizeof(ProcessState) || std::memcmp(s->magic, kMagic, sizeof kMagic) != 0 || s->size != len ||
       s->action_count > kMaxSignalActions || s->waiting_count > kMaxWaitingSignals ||
       s->memory_stream_count > kMaxMemoryStreams || s->jmp_buf_count > kMaxJmpBufs ||
-      s->pool_mask_count > kMaxPoolThreads || s->exit_count > kMaxExitHandlers || s->locale_count > kMaxLocaleCalls) {
+      s->pool_mask_count > kMaxPoolThreads || s->env.count > kMaxEnvNames || s->env.text[kEnvTextMax - 1] != '\0' ||
+      s->exit_count > kMaxExitHandlers || s->locale_count > kMaxLocaleCalls) {
     std::snprintf(why, why_len, "the image's process state is malformed");
     return false;
   }
@@ -99,6 +101,7 @@ void replay_process_state() {
   relink_memory_streams(g_incoming.memory_streams, g_incoming.memory_stream_count, g_incoming.pointer_guard);
   remangle_jmp_bufs(g_incoming.jmp_bufs, g_incoming.jmp_buf_count, g_incoming.pointer_guard);
   expect_openmp_pool_masks(g_incoming.pool_masks, g_incoming.pool_mask_count);
+  replay_env_changes(g_incoming.env);
   replay_libc_state(g_incoming);
   replay_signal_state(g_incoming);
   replay_exit_handlers(g_incoming);

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "checkpoint/memory/areas.hpp"
+#include "checkpoint/memory/src/environment.hpp"
 #include "checkpoint/memory/src/jmp_bufs.hpp"
 #include "checkpoint/memory/src/memory_streams.hpp"
 #include "checkpoint/memory/src/openmp_pool_signals.hpp"
@@ -75,6 +76,7 @@ struct ProcessState {
   JmpBufRecord jmp_bufs[kMaxJmpBufs];
   std::uint32_t pool_mask_count, pad4;        // the OpenMP pool threads' masks (openmp_pool_signals.hpp)
   std::uint64_t pool_masks[kMaxPoolThreads];  // oldest thread first, bit sig-1
+  EnvChanges env;                             // the variables the application changed (environment.hpp)
   SavedAction actions[kMaxSignalActions];     // in the order they were (last) set
   ExitHandler exits[kMaxExitHandlers];        // in registration order
   LocaleCall locales[kMaxLocaleCalls];

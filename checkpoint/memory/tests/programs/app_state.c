@@ -15,7 +15,9 @@
  * on_exit handler, an fmemopen stream written every iteration and flushed with fflush(NULL) (its
  * buffer is read back), umask, a sub-directory as working directory (files are
  * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
- * iteration 4 on a tick is held pending across each boundary (see hold_a_tick).
+ * iteration 4 on a tick is held pending across each boundary (see hold_a_tick). Its environment:
+ * YK_STATE_GONE set before the loop, YK_STATE_SET set and YK_STATE_GONE unset at iteration 2;
+ * every iteration prints them and YK_TEST_TAG (which the restarts get with another value).
  * Environment: YK_STATE_SQUAT=1 maps the fixed address before the loop (a restore must refuse);
  * YK_STATE_DELETED=1 maps a file shared and deletes it (a checkpoint must refuse). */
 #define _GNU_SOURCE
@@ -266,6 +268,7 @@ int main(int argc, char** argv) {
   atexit(bye_atexit);
   if (getenv("YK_STATE_SQUAT"))
     mmap(FIXED_ADDR, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  setenv("YK_STATE_GONE", "set before the loop", 1);
   char* token = strtok(sentence, " ");
   for (int i = 1; i <= n; ++i) {
     hold_a_tick(i);
@@ -294,6 +297,12 @@ int main(int argc, char** argv) {
       h = sum(anon, 6 * PAGE) ^ sum(anon + 8 * PAGE, 7 * PAGE) ^ sum(grown, grown_len) ^ sum(priv, 4 * PAGE) ^
           sum(past_end, 2 * PAGE) ^ sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
     }
+    if (i == 2) {
+      setenv("YK_STATE_SET", "set at iteration 2", 1);
+      unsetenv("YK_STATE_GONE");
+    }
+    const char *set = getenv("YK_STATE_SET"), *gone = getenv("YK_STATE_GONE"), *tag = getenv("YK_TEST_TAG");
+    printf("%d env %s / %s / %s\n", i, set ? set : "(unset)", gone ? gone : "(unset)", tag ? tag : "(unset)");
     printf("%d errno %d token %s mode %o locale %s maps %016llx fresh %p\n", i, seen_errno, token ? token : "-",
            (unsigned)(st.st_mode & 0777), setlocale(LC_NUMERIC, NULL), (unsigned long long)h, (void*)fresh);
     if (memstream) printf("%d memory stream: %s\n", i, memstream_buf);
