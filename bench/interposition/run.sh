@@ -19,7 +19,7 @@ for ((r = 0; r < rounds; r++)); do
 done
 median() { awk -v k="$1" '$1 == k { print $2 }' "$2" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 printf '%-12s %12s %12s %8s\n' call "without ns" "with ns" ratio
-for kind in mmap+munmap mprotect sigaction; do
+for kind in mmap+munmap mprotect sigaction setjmp getenv; do
   a=$(median "$kind" "$out/without")
   b=$(median "$kind" "$out/with")
   printf '%-12s %12s %12s %8.2f\n' "$kind" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"

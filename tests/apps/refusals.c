@@ -14,7 +14,8 @@
  * memfd made by syscall() with their numbers (glibc's wrappers bypassed); newer_kernel_objects: a pidfd,
  * a fanotify group and a message queue made by glibc's wrappers, an io_uring, a userfaultfd and a
  * perf event made by syscall(), and an io_uring made by an inline system call (no interposer sees
- * it: found in /proc/self/fd at the checkpoint);
+ * it: found in /proc/self/fd at the checkpoint); sbrk: 4 KiB taken with sbrk (never given back:
+ * glibc's heap may have grown above it meanwhile);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -414,6 +415,12 @@ static void hold(const char* what, struct Held* h, int rank) {
              "carried",
              early_tid, exe);
     expect(line);
+  }
+  if (strcmp(what, "several") == 0 || strcmp(what, "sbrk") == 0) {
+    char* got = sbrk(4096);
+    if (got == (void*)-1) abort();
+    got[0] = 1;
+    expect("the application moved the program break by 4096 bytes (sbrk), whose memory is not carried");
   }
   if (all || strcmp(what, "shm") == 0) {
     h->shm_id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);

@@ -1,6 +1,7 @@
 // The application's libc process state across a restart: see process_state.hpp.
 #include "checkpoint/memory/src/process_state.hpp"
 
+#include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '7'};
+constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '8'};
 
 ProcessState g_live;
 ProcessState g_out;       // the capture's copy (.bss: not on the stack being captured)
@@ -61,6 +62,10 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
   if (!capture_pending_signals(g_out)) return false;
   g_out.memory_stream_count = list_memory_streams(g_out.memory_streams, kMaxMemoryStreams);
   g_out.pointer_guard = pointer_guard();
+  g_out.getopt_ind = optind;
+  g_out.getopt_err = opterr;
+  g_out.getopt_opt = optopt;
+  g_out.getopt_arg = reinterpret_cast<std::uint64_t>(optarg);
   if (g_out.memory_stream_count > kMaxMemoryStreams) return false;  // the check refused it already
   g_out.jmp_buf_count = list_jmp_bufs(g_out.jmp_bufs, kMaxJmpBufs);
   if (g_out.jmp_buf_count > kMaxJmpBufs) return false;  // refused by the check as well
@@ -102,6 +107,10 @@ void replay_process_state() {
   remangle_jmp_bufs(g_incoming.jmp_bufs, g_incoming.jmp_buf_count, g_incoming.pointer_guard);
   expect_openmp_pool_masks(g_incoming.pool_masks, g_incoming.pool_mask_count);
   replay_env_changes(g_incoming.env);
+  optind = g_incoming.getopt_ind;
+  opterr = g_incoming.getopt_err;
+  optopt = g_incoming.getopt_opt;
+  optarg = reinterpret_cast<char*>(g_incoming.getopt_arg);
   replay_libc_state(g_incoming);
   replay_signal_state(g_incoming);
   replay_exit_handlers(g_incoming);

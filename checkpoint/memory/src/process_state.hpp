@@ -1,7 +1,7 @@
 #pragma once
 // libc process state the application owns (checkpoint/memory/README.md, "The application's process
 // state"): working directory, umask, signal dispositions, mask, pending signals and alternate stack,
-// interval timers, exit handlers, locale, strtok's position, errno. Interposers in signal_state.cpp,
+// interval timers, exit handlers, locale, strtok's and getopt's positions, errno. Interposers in signal_state.cpp,
 // exit_handlers.cpp and libc_state.cpp record what the application sets; the capture saves it as
 // the process_state area (after the mappings table, so a restore can refuse before it modifies
 // anything); after a restore has jumped back, it is replayed in the fresh process.
@@ -66,6 +66,10 @@ struct ProcessState {
   sigset_t pending;  // SIGALRM, if the application thread had it blocked and it waited (sent again by pthread_kill)
   stack_t altstack;
   std::uint64_t strtok_next;
+  // getopt's globals (copy-relocated into the executable, so libc's own are these): a restarted
+  // process would start over at optind 1. Its hidden position inside "-abc" is not readable.
+  std::int32_t getopt_ind, getopt_err, getopt_opt, pad5;
+  std::uint64_t getopt_arg;  // optarg: into argv, which the args region carries
   std::uint32_t action_count, exit_count, locale_count, overflow;
   std::uint32_t waiting_count, pad;                 // the other blocked signals that waited, each instance
   siginfo_t waiting[kMaxWaitingSignals];            // with its siginfo, in delivery order (waiting_signals.hpp)

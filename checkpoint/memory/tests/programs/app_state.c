@@ -17,7 +17,8 @@
  * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
  * iteration 4 on a tick is held pending across each boundary (see hold_a_tick). Its environment:
  * YK_STATE_GONE set before the loop, YK_STATE_SET set and YK_STATE_GONE unset at iteration 2;
- * every iteration prints them and YK_TEST_TAG (which the restarts get with another value).
+ * every iteration prints them and YK_TEST_TAG (which the restarts get with another value), and
+ * optind and optarg after a getopt pass over an argument list of its own at iteration 2.
  * Environment: YK_STATE_SQUAT=1 maps the fixed address before the loop (a restore must refuse);
  * YK_STATE_DELETED=1 maps a file shared and deletes it (a checkpoint must refuse). */
 #define _GNU_SOURCE
@@ -298,11 +299,15 @@ int main(int argc, char** argv) {
           sum(past_end, 2 * PAGE) ^ sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
     }
     if (i == 2) {
+      static char* options[] = {"app_state", "-x", "3", "-q", "input.dat", NULL};
+      while (getopt(5, options, "x:q") != -1) {
+      }
       setenv("YK_STATE_SET", "set at iteration 2", 1);
       unsetenv("YK_STATE_GONE");
     }
     const char *set = getenv("YK_STATE_SET"), *gone = getenv("YK_STATE_GONE"), *tag = getenv("YK_TEST_TAG");
-    printf("%d env %s / %s / %s\n", i, set ? set : "(unset)", gone ? gone : "(unset)", tag ? tag : "(unset)");
+    printf("%d env %s / %s / %s, getopt optind %d optarg %s\n", i, set ? set : "(unset)", gone ? gone : "(unset)",
+           tag ? tag : "(unset)", optind, optarg ? optarg : "(none)");
     printf("%d errno %d token %s mode %o locale %s maps %016llx fresh %p\n", i, seen_errno, token ? token : "-",
            (unsigned)(st.st_mode & 0777), setlocale(LC_NUMERIC, NULL), (unsigned long long)h, (void*)fresh);
     if (memstream) printf("%d memory stream: %s\n", i, memstream_buf);
