@@ -1,6 +1,8 @@
 // The identity of the application's input files: see input_identity.hpp.
 #include "checkpoint/memory/src/input_identity.hpp"
 
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 
 #define XXH_INLINE_ALL
@@ -59,11 +61,31 @@ bool digest_of(int fd, std::int64_t size, std::uint32_t kind, std::uint64_t& out
 
 std::uint32_t kind_for(std::int64_t size) { return size <= kWholeUpTo ? kDigestWhole : kDigestSampled; }
 
+// Files of the kernel's pseudo file systems are live data (a sensor, a process's status), not
+// inputs: they differ at every read and are not checked.
+bool live_data(int fd) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case SECURITYFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 bool identify_input(int fd, const struct stat& st, InputIdentity& out) {
   out = {static_cast<std::uint64_t>(st.st_ino), mtime_ns(st), static_cast<std::int64_t>(st.st_size), 0,
          kind_for(st.st_size)};
+  if (live_data(fd)) return out.digest_kind = kDigestNone, true;
   {
     SpinGuard l(g_lock);
     for (const Cached& c : g_cache)

@@ -11,6 +11,7 @@
 // otherwise refuses with one line. Digests are cached per (device, inode, size, time): a file is read for it
 // once, not at every checkpoint. A file the application also has open for writing is not
 // checked: its own writes after the checkpoint are undone later in the restore (written_files.hpp).
+// Nor are the files of /proc, /sys and the kernel's other pseudo file systems: live data.
 #include <sys/stat.h>
 
 #include <cstdint>
