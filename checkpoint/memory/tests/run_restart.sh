@@ -48,6 +48,9 @@
 #                                           wrote in its directory and their modes equal an
 #                                           uninterrupted run's; so does stdout of a run checkpointed
 #                                           at K1 that goes on
+#   run_restart.sh diverted PROG N K        diverted_mmap.c: its GOT entry for mmap pointed at libc's
+#                                           (as UCX's hooks do): the checkpoint at K is refused with one
+#                                           line naming it (exit 71, no image)
 #   run_restart.sh staterefused PROG N K    a shared mapping of a deleted file: the checkpoint is
 #                                           refused with one line naming it, the program stops (71)
 #   run_restart.sh python SCRIPT N K        a Python program (numpy_steps.py: numpy imported after the
@@ -522,6 +525,16 @@ a thread other than the main one (an OpenMP thread), whose generator is not carr
     same "$work/ref.tree" "$work/ckpt.tree" "the files written across the restart(s) (names, modes, sizes) differ"
     diff -r "$work/ref" "$work/ckpt" >&2 || fail "the files written across the restart(s) differ"
     echo "ok: stdout and $(wc -l <"$work/ref.tree") files identical"
+    ;;
+  diverted)
+    prog=$1 n=$2 k=$3
+    rc=0; run refused "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+    [[ $rc == 71 ]] || fail "a checkpoint with mmap diverted went ahead: rc $rc, $(cat "$work/refused.err")"
+    [[ ! -e $work/img ]] || fail "an image was written"
+    [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+    grep -qx "yadokari: checkpoint refused: the executable's calls of mmap go to /[^ ]*/libc.so.6, past the layer that records its mappings (UCX's memory hooks do this: set UCX_MEM_MMAP_HOOK_MODE=none), which is not carried" \
+      "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+    echo "ok: $(cat "$work/refused.err")"
     ;;
   staterefused)
     prog=$1 n=$2 k=$3
