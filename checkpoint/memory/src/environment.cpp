@@ -5,12 +5,13 @@
 // a restart with their values (environment.hpp).
 #include "checkpoint/memory/src/environment.hpp"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 
 #include "checkpoint/memory/src/args_region.hpp"
-#include "checkpoint/memory/src/process.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "checkpoint/memory/src/spin_lock.hpp"
@@ -20,6 +21,28 @@ extern char** environ;
 
 namespace yadokari::memory {
 namespace {
+
+// libc's functions (resolved on first use: another library's constructor may call them before ours).
+struct RealEnvironment {
+  int (*setenv)(const char*, const char*, int);
+  int (*unsetenv)(const char*);
+  int (*putenv)(char*);
+  int (*clearenv)();
+};
+RealEnvironment g_libc;
+
+const RealEnvironment& libc() {
+  if (!g_libc.clearenv) {
+    RealEnvironment r{};
+    r.setenv = reinterpret_cast<decltype(r.setenv)>(dlsym(RTLD_NEXT, "setenv"));
+    r.unsetenv = reinterpret_cast<decltype(r.unsetenv)>(dlsym(RTLD_NEXT, "unsetenv"));
+    r.putenv = reinterpret_cast<decltype(r.putenv)>(dlsym(RTLD_NEXT, "putenv"));
+    r.clearenv = reinterpret_cast<decltype(r.clearenv)>(dlsym(RTLD_NEXT, "clearenv"));
+    g_libc = r;
+  }
+  return g_libc;
+}
+__attribute__((constructor(101))) void resolve_environment() { libc(); }  // before any thread
 
 // The names the application touched; written under the lock, read without it (count is
 // published after the name is in place).
@@ -93,7 +116,7 @@ bool capture_env_changes(EnvChanges& out) {
 }
 
 void replay_env_changes(const EnvChanges& in) {
-  if (in.cleared && g_real.clearenv) g_real.clearenv();
+  if (in.cleared) libc().clearenv();
   SpinGuard l(g_lock);
   g_count.store(0);
   g_cleared.store(in.cleared != 0);
@@ -109,9 +132,9 @@ void replay_env_changes(const EnvChanges& in) {
       std::memcpy(name, entry, name_len);
       name[name_len] = '\0';
       if (entry[name_len] == '=')
-        g_real.setenv(name, entry + name_len + 1, 1);
+        libc().setenv(name, entry + name_len + 1, 1);
       else
-        g_real.unsetenv(name);
+        libc().unsetenv(name);
     }
     at += len + 1;
   }
@@ -131,24 +154,20 @@ YK_C_API char* getenv(const char* name) {
 
 YK_C_API int setenv(const char* name, const char* value, int overwrite) {
   note_app_change(name);
-  if (!g_real.setenv) resolve_real_functions();
-  return g_real.setenv(name, value, overwrite);
+  return libc().setenv(name, value, overwrite);
 }
 
 YK_C_API int unsetenv(const char* name) {
   note_app_change(name);
-  if (!g_real.unsetenv) resolve_real_functions();
-  return g_real.unsetenv(name);
+  return libc().unsetenv(name);
 }
 
 YK_C_API int putenv(char* string) {
   note_app_change(string);
-  if (!g_real.putenv) resolve_real_functions();
-  return g_real.putenv(string);
+  return libc().putenv(string);
 }
 
 YK_C_API int clearenv() {
   if (app_context()) g_cleared.store(true, std::memory_order_release);
-  if (!g_real.clearenv) resolve_real_functions();
-  return g_real.clearenv();
+  return libc().clearenv();
 }

@@ -23,10 +23,6 @@ bool extend_stack(std::uintptr_t lo);
 struct RealFunctions {
   int (*libc_start_main)(int (*)(int, char**, char**), int, char**, void (*)(), void (*)(), void (*)(), void*);
   std::size_t (*malloc_usable_size)(void*);
-  int (*setenv)(const char*, const char*, int);
-  int (*unsetenv)(const char*);
-  int (*putenv)(char*);
-  int (*clearenv)();
 };
 extern RealFunctions g_real;
 void resolve_real_functions();

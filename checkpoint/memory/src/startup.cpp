@@ -108,10 +108,6 @@ void resolve_real_functions() {
   auto next = [](const char* name) { return dlsym(RTLD_NEXT, name); };
   g_real.libc_start_main = reinterpret_cast<decltype(g_real.libc_start_main)>(next("__libc_start_main"));
   g_real.malloc_usable_size = reinterpret_cast<decltype(g_real.malloc_usable_size)>(next("malloc_usable_size"));
-  g_real.setenv = reinterpret_cast<decltype(g_real.setenv)>(next("setenv"));
-  g_real.unsetenv = reinterpret_cast<decltype(g_real.unsetenv)>(next("unsetenv"));
-  g_real.putenv = reinterpret_cast<decltype(g_real.putenv)>(next("putenv"));
-  g_real.clearenv = reinterpret_cast<decltype(g_real.clearenv)>(next("clearenv"));
   resolve_fd_functions();
 }
 
