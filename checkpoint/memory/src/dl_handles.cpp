@@ -11,6 +11,7 @@
 
 #include "common/export.hpp"
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/dynamic_tables.hpp"
 #include "checkpoint/memory/src/loaded_libraries.hpp"
 
 extern "C" {
@@ -45,20 +46,10 @@ int find_in_libc(struct dl_phdr_info* info, std::size_t, void* arg) {
   const char* slash = info->dlpi_name ? std::strrchr(info->dlpi_name, '/') : nullptr;
   if (!slash || std::strcmp(slash + 1, "libc.so.6") != 0) return 0;
   auto* want = static_cast<LibcSymbol*>(arg);
-  const ElfW(Dyn)* dyn = nullptr;
-  for (int i = 0; i < info->dlpi_phnum; ++i)
-    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-      dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-  const ElfW(Sym)* symtab = nullptr;
-  const char* strtab = nullptr;
-  const std::uint32_t* table = nullptr;
-  // ld.so has relocated these entries in place (writable dynamic section); an unrelocated one is small.
-  auto at = [&](ElfW(Addr) v) { return v < info->dlpi_addr ? v + info->dlpi_addr : v; };
-  for (; dyn && dyn->d_tag != DT_NULL; ++dyn) {
-    if (dyn->d_tag == DT_SYMTAB) symtab = reinterpret_cast<const ElfW(Sym)*>(at(dyn->d_un.d_ptr));
-    if (dyn->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(at(dyn->d_un.d_ptr));
-    if (dyn->d_tag == DT_GNU_HASH) table = reinterpret_cast<const std::uint32_t*>(at(dyn->d_un.d_ptr));
-  }
+  const DynamicTables t = dynamic_tables(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
+  const ElfW(Sym)* symtab = t.symtab;
+  const char* strtab = t.strtab;
+  const std::uint32_t* table = t.gnu_hash;
   if (!symtab || !strtab || !table) return 1;
   const std::uint32_t nbuckets = table[0], symoffset = table[1], bloom_words = table[2];
   const auto* buckets =

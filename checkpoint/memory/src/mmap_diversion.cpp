@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "checkpoint/memory/src/dynamic_tables.hpp"
 #include "checkpoint/memory/src/loaded_libraries.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 
@@ -83,42 +84,10 @@ void check() {
   Exe exe;
   dl_iterate_phdr(first_object, &exe);
   if (!exe.found) return;
-  const ElfW(Dyn)* dyn = nullptr;
-  for (int i = 0; i < exe.phnum; ++i)
-    if (exe.phdr[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const ElfW(Dyn)*>(exe.base + exe.phdr[i].p_vaddr);
-  // ld.so has relocated these entries in place (writable dynamic section); an unrelocated one is small.
-  auto at = [&](ElfW(Addr) v) { return v < exe.base ? v + exe.base : v; };
-  const ElfW(Sym)* symtab = nullptr;
-  const char* strtab = nullptr;
-  const ElfW(Rela)* plt = nullptr, *rela = nullptr;
-  std::size_t plt_bytes = 0, rela_bytes = 0;
-  for (; dyn && dyn->d_tag != DT_NULL; ++dyn) {
-    switch (dyn->d_tag) {
-      case DT_SYMTAB:
-        symtab = reinterpret_cast<const ElfW(Sym)*>(at(dyn->d_un.d_ptr));
-        break;
-      case DT_STRTAB:
-        strtab = reinterpret_cast<const char*>(at(dyn->d_un.d_ptr));
-        break;
-      case DT_JMPREL:
-        plt = reinterpret_cast<const ElfW(Rela)*>(at(dyn->d_un.d_ptr));
-        break;
-      case DT_PLTRELSZ:
-        plt_bytes = dyn->d_un.d_val;
-        break;
-      case DT_RELA:
-        rela = reinterpret_cast<const ElfW(Rela)*>(at(dyn->d_un.d_ptr));
-        break;
-      case DT_RELASZ:
-        rela_bytes = dyn->d_un.d_val;
-        break;
-      default:
-        break;
-    }
-  }
-  if (!symtab || !strtab) return;
-  check_table(exe, plt, plt_bytes, symtab, strtab);
-  check_table(exe, rela, rela_bytes, symtab, strtab);
+  const DynamicTables t = dynamic_tables(exe.base, exe.phdr, exe.phnum);
+  if (!t.symtab || !t.strtab) return;
+  check_table(exe, t.plt_relocs, t.plt_relocs_bytes, t.symtab, t.strtab);
+  check_table(exe, t.relocs, t.relocs_bytes, t.symtab, t.strtab);
 }
 
 __attribute__((constructor)) void register_check() { register_refusal_check(check); }

@@ -8,11 +8,9 @@
 // of pthread_create is in the runtime) idle between parallel regions hold no application state, and
 // a fresh runtime simply creates a new pool (openmp.cpp refuses a checkpoint inside a region).
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,7 +23,7 @@
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/identity.hpp"
 #include "checkpoint/memory/src/openmp_pool_signals.hpp"
-#include "checkpoint/memory/src/raw_syscalls.hpp"
+#include "checkpoint/memory/src/thread_signal_sets.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 #include "common/export.hpp"
@@ -125,24 +123,14 @@ void describe_routine(void* (*fn)(void*), char* out, std::size_t len) {
                   static_cast<unsigned long>(reinterpret_cast<std::uintptr_t>(fn) - (map ? map->l_addr : 0)), object);
 }
 
-// A thread's blocked and waiting signals (its own queue), from /proc/self/task/<tid>/status.
+// A thread's mask and the signals waiting in its own queue.
 bool read_thread_signals(int tid, std::uint64_t& blocked, std::uint64_t& pending) {
-  char path[64], text[8192];
+  char path[64];
   std::snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
-  const long fd = real_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>(path), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  std::size_t len = 0;
-  for (long n; len < sizeof text - 1; len += static_cast<std::size_t>(n)) {
-    n = real_syscall(SYS_read, fd, reinterpret_cast<long>(text + len), static_cast<long>(sizeof text - 1 - len));
-    if (n <= 0) break;
-  }
-  real_syscall(SYS_close, fd);
-  text[len] = '\0';
-  const char* blk = std::strstr(text, "\nSigBlk:");
-  const char* pnd = std::strstr(text, "\nSigPnd:");
-  if (!blk || !pnd) return false;
-  blocked = std::strtoull(blk + 8, nullptr, 16);
-  pending = std::strtoull(pnd + 8, nullptr, 16);
+  ThreadSignalSets sets;
+  if (!read_thread_signal_sets(path, sets)) return false;
+  blocked = sets.blocked;
+  pending = sets.pending;
   return true;
 }
 

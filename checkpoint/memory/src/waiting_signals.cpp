@@ -7,7 +7,6 @@
 // the thread's queue are held aside until the process's have gone round, then queued again.
 #include "checkpoint/memory/src/waiting_signals.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -18,6 +17,7 @@
 #include <cstring>
 
 #include "checkpoint/memory/src/raw_syscalls.hpp"
+#include "checkpoint/memory/src/thread_signal_sets.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -30,22 +30,10 @@ struct Queues {
 };
 
 bool read_queues(Queues& q) {
-  const long fd =
-      real_syscall(SYS_openat, AT_FDCWD, reinterpret_cast<long>("/proc/thread-self/status"), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char text[8192];
-  std::size_t len = 0;
-  for (long n; len < sizeof text - 1; len += static_cast<std::size_t>(n)) {
-    n = real_syscall(SYS_read, fd, reinterpret_cast<long>(text + len), static_cast<long>(sizeof text - 1 - len));
-    if (n <= 0) break;
-  }
-  real_syscall(SYS_close, fd);
-  text[len] = '\0';
-  const char* thread = std::strstr(text, "\nSigPnd:");
-  const char* process = std::strstr(text, "\nShdPnd:");
-  if (!thread || !process) return errno = EINVAL, false;
-  q.thread = std::strtoull(thread + 8, nullptr, 16);
-  q.process = std::strtoull(process + 8, nullptr, 16);
+  ThreadSignalSets sets;
+  if (!read_thread_signal_sets("/proc/thread-self/status", sets)) return false;
+  q.thread = sets.pending;
+  q.process = sets.shared_pending;
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,8 @@ namespace {
 class TempDir {
  public:
   TempDir() {
-    char pattern[] = "/tmp/yk-input-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
+    std::string pattern = (std::filesystem::temp_directory_path() / "yk-input-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }
   ~TempDir() { std::system(("rm -rf " + path_).c_str()); }
