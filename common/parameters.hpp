@@ -22,6 +22,7 @@ inline constexpr char kFlavour[] = "YADOKARI_FLAVOUR";
 inline constexpr char kControl[] = "YADOKARI_CONTROL";
 inline constexpr char kJobId[] = "YADOKARI_JOB_ID";
 inline constexpr char kJobSecret[] = "YADOKARI_JOB_SECRET";
+inline constexpr char kAgentRelay[] = "YADOKARI_AGENT_RELAY";
 inline constexpr char kStats[] = "YADOKARI_STATS";
 inline constexpr char kCkptDir[] = "YADOKARI_CKPT_DIR";
 inline constexpr char kRestore[] = "YADOKARI_RESTORE";
@@ -64,6 +65,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {kJobSecret, "text", "", "rank, agent",
      "the job's credential: its secret, presented when registering (the coordinator refuses others), and the "
      "coordinator's public CURVE key, which encrypts the link"},
+    {kAgentRelay, "on|off", "on", "rank",
+     "`off`: a rank connects to the coordinator itself even where its node's agent relays its node's ranks "
+     "(one connection and one message per rank and round at the front end instead of one per node)"},
     {kStats, "path", "", "rank", "at MPI_Finalize each rank writes its channel table and call counts there as JSON"},
     {kCkptDir, "absolute path", "", "front end, rank",
      "checkpoint directory (`--ckpt-dir`); set for the ranks when the job checkpoints"},

@@ -139,6 +139,51 @@ struct KeepEpochs {
   }
 };
 
+// --- Ranks relayed by their node's agent (runtime/agent/rank_relay.hpp) ---
+// A rank whose node's agent listens on the node-local relay socket (protocol/relay_socket.hpp)
+// talks to the coordinator through it: the agent forwards its ranks' messages in batches and the
+// coordinator sends a message meant for several of them once, so the front end handles a message
+// per node and round instead of one per rank. The payloads are the ranks' own encoded messages,
+// unchanged (registration with the job secret included): the coordinator checks them as it checks
+// a direct rank's.
+
+// One rank's message inside a batch; `from` is the agent's number for that rank's connection.
+struct RelayedLetter {
+  std::uint32_t from = 0;
+  std::string bytes;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(from, bytes);
+  }
+};
+
+// Agent -> coordinator: messages of the node's ranks, in the order they came.
+struct RelayedUp {
+  static constexpr MessageType kType = MessageType::relayed_up;
+  // A batch stays well under the control plane's 1 MiB message cap.
+  static constexpr std::size_t kMaxBytes = 512 * 1024;
+  std::vector<RelayedLetter> letters;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(letters);
+  }
+};
+
+// Coordinator -> agent: `bytes` (one encoded message) for each of the agent's rank connections
+// named in `to`.
+struct RelayedDown {
+  static constexpr MessageType kType = MessageType::relayed_down;
+  std::vector<std::uint32_t> to;
+  std::string bytes;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(to, bytes);
+  }
+};
+
 // Coordinator -> every agent when the job ends: the agent ends too (agents that joined on their
 // own have no other way to know).
 struct AgentBye {

@@ -226,6 +226,10 @@ std::string_view message_type_name(MessageType type) {
       return "CheckpointRelease";
     case MessageType::migrate_request:
       return "MigrateRequest";
+    case MessageType::relayed_up:
+      return "RelayedUp";
+    case MessageType::relayed_down:
+      return "RelayedDown";
   }
   return "unknown";
 }

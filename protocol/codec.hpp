@@ -19,7 +19,7 @@ using Message =
                  CheckpointPrepare, CutReport, CutTargets, CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
                  CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat, StopProcesses, RankRestored,
                  RebalanceRequest, RebalanceReply, ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs, AgentBye,
-                 ImageCaptured, CheckpointRelease, MigrateRequest>;
+                 ImageCaptured, CheckpointRelease, MigrateRequest, RelayedUp, RelayedDown>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public yadokari::Error {

@@ -52,10 +52,13 @@ struct StatusReport {
   std::uint64_t last_committed_epoch = 0;         // 0: none yet
   std::uint32_t restarts = 0;                     // automatic restarts so far
   std::vector<std::string> timeline;              // one line per restart (see recovery/)
+  // Registered ranks that reach the front end through their node's agent (runtime/agent/rank_relay.hpp).
+  std::uint32_t relayed_ranks = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch, restarts, timeline);
+    ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch, restarts, timeline,
+       relayed_ranks);
   }
 };
 

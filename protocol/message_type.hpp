@@ -16,7 +16,9 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 8: ImageWritten's traffic row is sparse: its heaviest partners only (kTrafficPartners).
 // 9: MigrateRequest (`yadokari migrate`); ImageWritten carries the image's layout (DMTCP's or
 //    yadokari's own).
-inline constexpr std::uint16_t kProtocolVersion = 9;
+// 10: RelayedUp and RelayedDown (a node's ranks reach the coordinator through its agent);
+//     StatusReport says how many ranks are relayed.
+inline constexpr std::uint16_t kProtocolVersion = 10;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -50,6 +52,8 @@ enum class MessageType : std::uint16_t {
   image_captured = 29,
   checkpoint_release = 30,
   migrate_request = 31,
+  relayed_up = 32,
+  relayed_down = 33,
 };
 
 }  // namespace yadokari::protocol

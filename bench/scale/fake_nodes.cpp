@@ -17,6 +17,8 @@
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
+#include "protocol/relay_socket.hpp"
+#include "runtime/agent/rank_relay.hpp"
 #include "bench/scale/traffic_pattern.hpp"
 
 namespace yadokari::bench::scale {
@@ -75,11 +77,17 @@ void send(zmq::socket_t& socket, const protocol::Message& message, Counts& count
 
 // The agents of the slice, on a thread of their own: heartbeats must keep their pace while the
 // ranks' thread is busy (connecting thousands of sockets, writing images), as a real agent's do.
+// With `relay`, each fake agent relays its node's fake ranks with the agents' own RankRelay, as a
+// real agent does, from the moment it is accepted.
 class FakeAgents {
  public:
-  FakeAgents(const Link& link, NodeSlice nodes, Counts& counts) : counts_(counts) {
+  // The relays live in `relay_context`, the ranks' one: the agents' own I/O thread then carries
+  // only their hellos and heartbeats, as a real agent's carries 16 ranks at most, and thousands of
+  // ranks connecting to their relays do not hold up the beats.
+  FakeAgents(const Link& link, NodeSlice nodes, Counts& counts, zmq::context_t* relay_context)
+      : counts_(counts), relay_context_(relay_context), job_id_(link.job_id) {
     for (int node = nodes.first; node < nodes.end; ++node) {
-      agents_.push_back({node, link.open(), false});
+      agents_.push_back({node, link.open(), false, nullptr});
       send(agents_.back().socket,
            protocol::AgentHello{link.job_id, link.credential.secret, node_id(node), node_hostname(node), getpid(), 0},
            counts_);
@@ -97,25 +105,42 @@ class FakeAgents {
     int node = 0;
     zmq::socket_t socket;
     bool accepted = false;
+    std::unique_ptr<agent::RankRelay> relay;
   };
 
   void serve() {
-    std::vector<zmq::pollitem_t> items;
-    for (auto& agent : agents_) items.push_back({agent.socket.handle(), 0, ZMQ_POLLIN, 0});
     auto next_beat = Clock::now();
     while (!stop_) {
-      const auto now = Clock::now();
-      if (now >= next_beat) {
-        for (auto& agent : agents_)
-          if (agent.accepted && agent.node != silent_node_)
-            send(agent.socket, protocol::Heartbeat{++sequence_}, counts_);
-        next_beat = now + interval_;
-      }
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - now);
+      // Each agent's connection, and its relay once it has one.
+      std::vector<zmq::pollitem_t> items;
+      for (auto& agent : agents_) items.push_back({agent.socket.handle(), 0, ZMQ_POLLIN, 0});
+      for (auto& agent : agents_)
+        if (agent.relay) items.push_back({agent.relay->socket().handle(), 0, ZMQ_POLLIN, 0});
+      auto now = Clock::now();
+      beat_if_due(next_beat);
+      auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - now);
+      for (auto& agent : agents_)
+        if (agent.relay) wait = std::min(wait, agent.relay->until_due(now));
       zmq::poll(items.data(), items.size(), std::clamp(wait, std::chrono::milliseconds(1), interval_));
       for (std::size_t i = 0; i < agents_.size(); ++i)
         if (items[i].revents & ZMQ_POLLIN) receive(agents_[i]);
+      std::size_t item = agents_.size();
+      now = Clock::now();
+      for (auto& agent : agents_) {
+        if (!agent.relay) continue;
+        if (item < items.size() && items[item++].revents & ZMQ_POLLIN) agent.relay->receive();
+        if (auto due = agent.relay->take_due(now)) send(agent.socket, *due, counts_);
+        beat_if_due(next_beat);  // relaying hundreds of nodes' ranks must not delay the beats
+      }
     }
+  }
+
+  void beat_if_due(Clock::time_point& next_beat) {
+    const auto now = Clock::now();
+    if (now < next_beat) return;
+    for (auto& agent : agents_)
+      if (agent.accepted && agent.node != silent_node_) send(agent.socket, protocol::Heartbeat{++sequence_}, counts_);
+    next_beat = now + interval_;
   }
 
   void receive(Agent& agent) {
@@ -130,13 +155,20 @@ class FakeAgents {
           std::_Exit(1);
         }
         agent.accepted = true;
+        if (relay_context_)
+          agent.relay = std::make_unique<agent::RankRelay>(
+              *relay_context_, protocol::relay_socket_path(job_id_, node_hostname(agent.node)));
         ++counts_.accepted;
         if (ack->heartbeat_ms > 0) interval_ = std::chrono::milliseconds(ack->heartbeat_ms);
+      } else if (const auto* down = std::get_if<protocol::RelayedDown>(&message)) {
+        if (agent.relay) agent.relay->deliver(*down);
       }
     }
   }
 
   Counts& counts_;
+  zmq::context_t* relay_context_;  // null: no relays
+  std::string job_id_;
   std::vector<Agent> agents_;
   std::atomic<bool> stop_{false};
   std::atomic<int> silent_node_{-1};
@@ -148,12 +180,15 @@ class FakeAgents {
 // The ranks of the slice: they answer the checkpoint protocol at once.
 class FakeRanks {
  public:
-  FakeRanks(const ScaleOptions& options, const Link& link, NodeSlice nodes, Counts& counts)
-      : options_(options), counts_(counts) {
+  // `relayed`: each rank talks to its node's agent's relay; what the front end handles is then
+  // counted by the agents.
+  FakeRanks(const ScaleOptions& options, const Link& link, NodeSlice nodes, Counts& counts, bool relayed)
+      : options_(options), counts_(relayed ? relayed_counts_ : counts), accepted_(counts.accepted) {
     for (int node = nodes.first; node < nodes.end; ++node)
       for (int i = 0; i < options_.ranks_per_node; ++i) {
         const int rank = node * options_.ranks_per_node + i;
-        if (rank < options_.ranks) ranks_.push_back({rank, node, link.open(), 0, 0, {}});
+        if (rank >= options_.ranks) continue;
+        ranks_.push_back({rank, node, relayed ? open_relayed(link, node) : link.open(), 0, 0, {}});
       }
     for (auto& fake : ranks_)
       send(fake.socket,
@@ -165,7 +200,7 @@ class FakeRanks {
 
   // Serves the ranks until `count` agents and ranks were accepted.
   void serve_until_accepted(std::size_t count) {
-    while (counts_.accepted < count) {
+    while (accepted_ < count) {
       zmq::poll(items_.data(), items_.size(), std::chrono::milliseconds(50));
       for (std::size_t i = 0; i < ranks_.size(); ++i)
         if (items_[i].revents & ZMQ_POLLIN) receive(ranks_[i]);
@@ -180,7 +215,7 @@ class FakeRanks {
       zmq::poll(items_.data(), items_.size(), std::chrono::milliseconds(50));
       for (std::size_t i = 0; i < ranks_.size(); ++i)
         if (items_[i].revents & ZMQ_POLLIN) receive(ranks_[i]);
-      if (!told_ready_ && counts_.accepted == expected) {
+      if (!told_ready_ && accepted_ == expected) {
         told_ready_ = true;
         write_line(answers, "ready");
       }
@@ -206,7 +241,7 @@ class FakeRanks {
       const protocol::Message message = protocol::decode(frame.to_string_view());
       if (const auto* ack = std::get_if<protocol::RegisterAck>(&message)) {
         if (!ack->accepted) throw std::runtime_error("rank " + std::to_string(fake.rank) + " refused: " + ack->reason);
-        ++counts_.accepted;
+        ++accepted_;
       } else if (const auto* prepare = std::get_if<protocol::CheckpointPrepare>(&message)) {
         // The control thread's report at once: stopped at a call boundary, no targets known yet.
         fake.epoch_dir = prepare->epoch_dir;
@@ -249,8 +284,19 @@ class FakeRanks {
     return written;
   }
 
+  static zmq::socket_t open_relayed(const Link& link, int node) {
+    zmq::socket_t socket(*link.context, zmq::socket_type::dealer);
+    socket.set(zmq::sockopt::linger, 0);
+    socket.set(zmq::sockopt::sndhwm, 0);
+    socket.set(zmq::sockopt::rcvhwm, 0);
+    socket.connect("ipc://" + protocol::relay_socket_path(link.job_id, node_hostname(node)));
+    return socket;
+  }
+
   const ScaleOptions& options_;
+  Counts relayed_counts_;  // traffic between the ranks and their relays: not the front end's
   Counts& counts_;
+  std::atomic<std::size_t>& accepted_;
   std::vector<Rank> ranks_;
   std::vector<zmq::pollitem_t> items_;
   bool told_ready_ = false;
@@ -287,12 +333,26 @@ int run_fake_nodes(const ScaleOptions& options, NodeSlice nodes, int commands, i
         // threshold (bench/scale/README.md). Agents say hello once every rank is in, and have an
         // I/O thread and a thread of their own, so their heartbeats keep pace with the ranks'
         // work (answering the protocol, writing images).
-        ranks = std::make_unique<FakeRanks>(options, Link{&context, endpoint, job_id, *credential}, nodes, counts);
         const int first_rank = nodes.first * options.ranks_per_node;
         const int end_rank = std::min(options.ranks, nodes.end * options.ranks_per_node);
-        ranks->serve_until_accepted(static_cast<std::size_t>(end_rank - first_rank));
-        agents = std::make_unique<FakeAgents>(Link{&agent_context, endpoint, job_id, *credential}, nodes, counts);
-        expected = static_cast<std::size_t>(nodes.end - nodes.first + end_rank - first_rank);
+        const auto node_count = static_cast<std::size_t>(nodes.end - nodes.first);
+        const auto rank_count = static_cast<std::size_t>(end_rank - first_rank);
+        const Link rank_link{&context, endpoint, job_id, *credential};
+        const Link agent_link{&agent_context, endpoint, job_id, *credential};
+        if (options.direct) {
+          ranks = std::make_unique<FakeRanks>(options, rank_link, nodes, counts, false);
+          ranks->serve_until_accepted(rank_count);
+          agents = std::make_unique<FakeAgents>(agent_link, nodes, counts, nullptr);
+        } else {
+          // The ranks connect to their agents' relays, which exist once the agents are accepted.
+          agents = std::make_unique<FakeAgents>(agent_link, nodes, counts, &context);
+          while (counts.accepted < node_count) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          ranks = std::make_unique<FakeRanks>(options, rank_link, nodes, counts, true);
+        }
+        expected = node_count + rank_count;
+      } else if (verb == "counts") {
+        write_line(answers, "counts " + std::to_string(counts.sent) + " " + std::to_string(counts.received) + " " +
+                                std::to_string(counts.heartbeats));
       } else if (verb == "lose") {
         int node = -1;
         words >> node;

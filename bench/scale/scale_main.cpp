@@ -54,6 +54,23 @@ std::string hear(int fd) {
   return line;
 }
 
+struct MessageCounts {
+  std::uint64_t sent = 0, received = 0, heartbeats = 0;  // at the front end, summed over the workers
+};
+
+// Asks every worker for its counts ("counts"; "quit" answers them too, and ends the worker).
+MessageCounts message_counts(const std::vector<Worker>& workers, const std::string& verb) {
+  MessageCounts total;
+  for (const auto& worker : workers) say(worker.commands, verb);
+  for (const auto& worker : workers) {
+    unsigned long long s = 0, r = 0, h = 0;
+    if (std::sscanf(hear(worker.answers).c_str(), "counts %llu %llu %llu", &s, &r, &h) != 3)
+      throw std::runtime_error("a worker did not report its counts");
+    total.sent += s, total.received += r, total.heartbeats += h;
+  }
+  return total;
+}
+
 // Each worker holds ~6,000 sockets at most: two descriptors each, under a 20,000 limit.
 std::vector<Worker> start_workers(const scale::ScaleOptions& options) {
   const int nodes = options.nodes();
@@ -214,6 +231,10 @@ int run(const scale::ScaleOptions& options) {
     const auto connected_at = scale::read_meter();
     std::printf("connected: every rank registered, every agent said hello in %.2f s (front-end CPU %.2f s)\n",
                 scale::seconds_between(before_start, connected_at), scale::cpu_between(before_start, connected_at));
+    std::printf("ranks through their agents' relays: %zu of %d (%s)\n", coordinator.relayed_ranks(), options.ranks,
+                options.direct ? "--direct" : "relayed");
+    // The front end's messages so far (registrations, hellos): what the rounds add is theirs.
+    const MessageCounts at_connect = message_counts(workers, "counts");
 
     // Heartbeats alone, for a second: the front end's cost of membership.
     const auto idle_from = scale::read_meter();
@@ -235,8 +256,9 @@ int run(const scale::ScaleOptions& options) {
       worst_latency = std::max(worst_latency, latency);
       worst_cpu = std::max(worst_cpu, cpu);
       total_cpu += cpu;
-      std::printf("round %d: epoch %llu committed, prepare->commit %.3f s, front-end CPU %.3f s\n", round,
-                  static_cast<unsigned long long>(ended->epoch), latency, cpu);
+      std::printf("round %d: epoch %llu committed, prepare->commit %.3f s, front-end CPU %.3f s; %s\n", round,
+                  static_cast<unsigned long long>(ended->epoch), latency, cpu,
+                  scale::thread_cpu_between(from, to).c_str());
       std::fflush(stdout);
     }
 
@@ -279,27 +301,19 @@ int run(const scale::ScaleOptions& options) {
                     plan.outcome.c_str());
     }
 
-    // Messages of the checkpoint protocol at the front end per epoch: what the fake ranks sent and
-    // received, less registration and hello (one message and one answer per rank and agent).
-    std::uint64_t sent = 0, received = 0, heartbeats = 0;
-    for (const auto& worker : workers) {
-      say(worker.commands, "quit");
-      unsigned long long s = 0, r = 0, h = 0;
-      if (std::sscanf(hear(worker.answers).c_str(), "counts %llu %llu %llu", &s, &r, &h) != 3)
-        throw std::runtime_error("a worker did not report its counts");
-      sent += s, received += r, heartbeats += h;
-    }
-    const auto setup = static_cast<std::uint64_t>(options.ranks + nodes);
-    const double in_per_round = static_cast<double>(sent - setup) / options.rounds;
-    const double out_per_round = static_cast<double>(received - setup) / options.rounds;
+    // Messages of the checkpoint protocol at the front end per epoch: what the fake ranks (or their
+    // agents' relays) sent and received since every rank was connected.
+    const MessageCounts at_end = message_counts(workers, "quit");
+    const double in_per_round = static_cast<double>(at_end.sent - at_connect.sent) / options.rounds;
+    const double out_per_round = static_cast<double>(at_end.received - at_connect.received) / options.rounds;
     std::printf("messages per checkpoint at the front end: %.0f in, %.0f out\n", in_per_round, out_per_round);
     std::printf("front end peak memory: %.1f MiB\n", scale::peak_rss_mib());
     std::printf(
-        "RESULT ranks=%d nodes=%d traffic=%s cut_rounds=%d latency_s=%.3f cpu_per_round_s=%.3f "
+        "RESULT ranks=%d nodes=%d path=%s traffic=%s cut_rounds=%d latency_s=%.3f cpu_per_round_s=%.3f "
         "worst_cpu_s=%.3f peak_rss_mib=%.1f msgs_in=%.0f msgs_out=%.0f detect_s=%.2f false_losses=%zu",
-        options.ranks, nodes, scale::pattern_name(options.traffic), options.cut_rounds, worst_latency,
-        total_cpu / options.rounds, worst_cpu, scale::peak_rss_mib(), in_per_round, out_per_round, detection,
-        false_losses);
+        options.ranks, nodes, options.direct ? "direct" : "relayed", scale::pattern_name(options.traffic),
+        options.cut_rounds, worst_latency, total_cpu / options.rounds, worst_cpu, scale::peak_rss_mib(), in_per_round,
+        out_per_round, detection, false_losses);
     for (const auto& plan : plans) std::printf(" plan_%s_s=%.4f", plan.policy.c_str(), plan.seconds);
     std::printf("\n");
   }

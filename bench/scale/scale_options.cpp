@@ -52,6 +52,10 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.lose_node = false;
       continue;
     }
+    if (flag == "--direct") {
+      options.direct = true;
+      continue;
+    }
     if (flag == "--plan-only") {
       options.plan_only = true;
       continue;

@@ -21,6 +21,9 @@ struct ScaleOptions {
   // Heartbeats missed before a node is lost (the front end's default is 6 of 200 ms); more makes a
   // run on a busy machine immune to late heartbeats, at the price of a later detection.
   int heartbeat_misses = 6;
+  // Every fake rank connects to the front end itself, instead of through its node's agent's relay
+  // (the product's default, runtime/agent/rank_relay.hpp).
+  bool direct = false;
   bool lose_node = true;            // after the rounds: a node stops its heartbeats, then every policy plans
   bool plan_only = false;           // no sockets: only the planning after the node loss (plan_only.hpp)
   bool compare_exhaustive = false;  // --plan-only: also comm and auto with the exhaustive refinement

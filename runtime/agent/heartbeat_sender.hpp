@@ -19,7 +19,7 @@ namespace yadokari::agent {
 class SharedSocket {
  public:
   explicit SharedSocket(zmq::socket_t& socket) : socket_(socket) {}
-  // The socket, locked for as long as the returned guard lives. `urgent` (the heartbeat thread)
+  // The socket, locked for as long as the returned guard lives. `urgent` (the heartbeat thread, the rank relay)
   // makes the other thread step back before it takes the lock again.
   class Use {
    public:

@@ -19,9 +19,11 @@
 #include "runtime/agent/heartbeat_sender.hpp"
 #include "runtime/agent/job_processes.hpp"
 #include "runtime/agent/node_images.hpp"
+#include "runtime/agent/relay_service.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
+#include "protocol/relay_socket.hpp"
 
 namespace yadokari::agent {
 namespace {
@@ -265,6 +267,16 @@ int run_node_agent(const AgentOptions& options) {
   if (!options.node_dir.empty()) images.emplace(options.node_dir, options.job_id, options.node);
 
   const HeartbeatSender heartbeats(shared, interval);
+  // The node's ranks reach the coordinator through us when they find the relay socket.
+  std::optional<RelayService> relay;
+  if (options.relay_ranks) {
+    try {
+      relay.emplace(context, shared, protocol::relay_socket_path(options.job_id, this_host()));
+    } catch (const RelayError& e) {
+      std::fprintf(stderr, "yadokari agent (node %s): %s; its ranks connect to the coordinator directly\n",
+                   options.node.c_str(), e.what());
+    }
+  }
   while (!stopping()) {
     if (coordinator_lost()) return fail_lost(options);
     const auto message = receive(shared, std::chrono::milliseconds(100), options.end_on_eof_fd);
@@ -273,7 +285,9 @@ int run_node_agent(const AgentOptions& options) {
       stop_processes(*stop, options);
     else if (std::holds_alternative<protocol::AgentBye>(*message))
       return end_of_job(options);
-    else
+    else if (const auto* down = std::get_if<protocol::RelayedDown>(&*message)) {
+      if (relay) relay->deliver(*down);
+    } else
       serve_images(shared, options, images ? &*images : nullptr, *message);
   }
   return end_of_job(options);

@@ -28,6 +28,9 @@ struct AgentOptions {
   // An agent whose connection to the coordinator has been down this long ends (exit 1): the front
   // end died or its host is gone, and an agent that joined on its own has nobody else to stop it.
   std::chrono::milliseconds coordinator_lost_after{10000};
+  // Relay this node's ranks to the coordinator (rank_relay.hpp); tests that run several agents
+  // of one job on one host turn it off for all but one.
+  bool relay_ranks = true;
   // Polled every turn besides SIGTERM (tests run agents on threads); empty = never.
   std::function<bool()> stop_requested;
 };

@@ -41,6 +41,7 @@ std::string status_table(const protocol::StatusReport& report) {
     for (const auto& n : report.nodes)
       out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", n.node, n.hostname.empty() ? "-" : n.hostname,
                          n.state, n.slots, fmt::format("{:.2f}s ago", n.seconds_since_heard));
+    out += fmt::format("ranks relayed by their node's agent: {} of {}\n", report.relayed_ranks, report.world_size);
   }
   out += fmt::format("automatic restarts: {}\n", report.restarts);
   for (const auto& line : report.timeline) out += line + "\n";
@@ -78,6 +79,7 @@ nlohmann::json status_json(const protocol::StatusReport& report) {
           {"not_answering", report.ranks_not_answering},
           {"last_committed_epoch", report.last_committed_epoch},
           {"nodes", nodes},
+          {"relayed_ranks", report.relayed_ranks},
           {"restarts", report.restarts},
           {"timeline", report.timeline}};
 }

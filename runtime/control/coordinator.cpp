@@ -71,6 +71,7 @@ Coordinator::Coordinator(CoordinatorConfig config) : config_(std::move(config)),
 void Coordinator::begin_incarnation() {
   ranks_.clear();
   rank_routes_.clear();
+  broadcast_plan_.reset();
   progress_ = {};
   checkpoint_wanted_ = false;
   interval_armed_ = false;
@@ -134,14 +135,10 @@ void Coordinator::poll(std::chrono::milliseconds timeout) {
 
 protocol::StatusReport Coordinator::query_all(std::chrono::milliseconds timeout) {
   const std::uint64_t query_id = ++last_query_id_;
-  const std::string query = protocol::encode(protocol::QueryStatus{query_id});
   std::set<std::int32_t> awaited;
-  for (const auto& [rank, entry] : ranks_) {
-    std::array<zmq::const_buffer, 2> frames{zmq::buffer(entry.routing_id), zmq::buffer(query)};
-    // ROUTER drops messages for peers that are gone; those ranks end up "not answering".
-    (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
-    awaited.insert(rank);
-  }
+  // Peers that are gone drop it; those ranks end up "not answering".
+  send_to_ranks(protocol::QueryStatus{query_id});
+  for (const auto& [rank, entry] : ranks_) awaited.insert(rank);
 
   std::map<std::int32_t, protocol::RankStatus> answers;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -172,6 +169,7 @@ protocol::StatusReport Coordinator::query_all(std::chrono::milliseconds timeout)
   for (std::int32_t rank = 0; rank < config_.world_size; ++rank)
     if (!answers.count(rank)) report.ranks_not_answering.push_back(rank);
   report.nodes = nodes();
+  report.relayed_ranks = static_cast<std::uint32_t>(relayed_ranks());
   report.last_committed_epoch = last_committed_epoch_;
   if (status_extras_) status_extras_(report);
   return report;
@@ -182,7 +180,9 @@ void Coordinator::receive_rank_messages(std::map<std::int32_t, protocol::RankSta
     std::vector<zmq::message_t> frames;
     if (!zmq::recv_multipart(sockets_->ranks, std::back_inserter(frames), zmq::recv_flags::dontwait)) return;
     if (frames.size() != 2) continue;  // a DEALER sends exactly one payload frame
-    serve_rank_message(frames[0].to_string(), peer_address(frames[1]), frames[1].to_string_view(), answers, query_id);
+    std::string routing_id = frames[0].to_string();
+    if (is_relayed_route(routing_id)) continue;  // a peer posing as a relayed rank
+    serve_rank_message(std::move(routing_id), peer_address(frames[1]), frames[1].to_string_view(), answers, query_id);
   }
 }
 
@@ -201,6 +201,11 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer, s
         type == protocol::MessageType::image_chunk || type == protocol::MessageType::image_order_done;
     const bool agent_type =
         type == protocol::MessageType::agent_hello || type == protocol::MessageType::heartbeat || image_type;
+    // A node's batch of its ranks' messages (never inside another batch).
+    if (type == protocol::MessageType::relayed_up && !is_relayed_route(routing_id)) {
+      serve_relayed(routing_id, peer, bytes, answers, query_id);
+      return;
+    }
     if (type != protocol::MessageType::register_rank && type != protocol::MessageType::rank_status &&
         !checkpoint_type && !agent_type)
       throw protocol::ProtocolError("unexpected control message " + std::string(protocol::message_type_name(type)));
@@ -274,6 +279,7 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
   if (reason.empty()) {
     ranks_[r.logical_rank] = RankEntry{routing_id, r};
     rank_routes_.insert(routing_id);
+    broadcast_plan_.reset();
     progress_.registered = ranks_.size();
     progress_.last_registered = std::chrono::steady_clock::now();
     progress_.max_init_seconds = std::max(progress_.max_init_seconds, r.init_seconds);
@@ -281,9 +287,7 @@ void Coordinator::serve_registration(const std::string& routing_id, const std::s
     config_.log("yadokari: refused registration from " + peer + " (rank " + std::to_string(r.logical_rank) + ", pid " +
                 std::to_string(r.pid) + " on " + r.hostname + "): " + reason);
 
-  const std::string ack = protocol::encode(protocol::RegisterAck{reason.empty(), reason});
-  std::array<zmq::const_buffer, 2> frames{zmq::buffer(routing_id), zmq::buffer(ack)};
-  (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
+  send_to_route(routing_id, protocol::encode(protocol::RegisterAck{reason.empty(), reason}));
 }
 
 void Coordinator::serve_status_request() {

@@ -117,6 +117,10 @@ class Coordinator {
   protocol::StatusReport query_all(std::chrono::milliseconds timeout);
 
   std::vector<std::int32_t> registered_ranks() const;
+  // How many of them reach us through their node's agent (runtime/agent/rank_relay.hpp), and how
+  // many batches of their messages the agents sent so far.
+  std::size_t relayed_ranks() const;
+  std::uint64_t relayed_batches() const { return relayed_batches_; }
   // What each registered rank said about itself (pid, host), sorted by logical rank.
   std::vector<protocol::RegisterRank> registrations() const;
 
@@ -189,6 +193,13 @@ class Coordinator {
   void apply(OrchestratorStep step);
   void answer_checkpoint_request(const protocol::CheckpointReply& reply);  // the pending one, if any
   void answer_checkpoint_request_now(const protocol::CheckpointReply& reply);
+  // coordinator_relay.cpp
+  void serve_relayed(const std::string& agent_route, const std::string& peer, std::string_view bytes,
+                     std::map<std::int32_t, protocol::RankStatus>* answers, std::uint64_t query_id);
+  static bool is_relayed_route(const std::string& route);
+  // One rank's connection, direct or through its node's agent.
+  void send_to_route(const std::string& route, const std::string& bytes);
+  // Every registered rank; once per agent for the ranks it relays.
   void send_to_ranks(const protocol::Message& message);
   // coordinator_membership.cpp
   void serve_agent_message(const std::string& routing_id, const std::string& peer, const protocol::Message& message);
@@ -223,6 +234,14 @@ class Coordinator {
   // the check must not cost a pass over every rank (bench/scale/README.md).
   std::set<std::string> rank_routes_;
   std::uint64_t last_query_id_ = 0;
+  std::uint64_t relayed_batches_ = 0;
+  // send_to_ranks' recipients, grouped by agent; reset whenever ranks_ changes.
+  struct BroadcastPlan {
+    std::vector<std::string> direct;                            // routing ids
+    std::map<std::string, std::vector<std::uint32_t>> relayed;  // agent route -> its numbers
+  };
+  std::optional<BroadcastPlan> broadcast_plan_;
+  std::chrono::steady_clock::time_point membership_checked_{};
 
   std::unique_ptr<CheckpointOrchestrator> orchestrator_;  // null: checkpointing is off
   bool checkpoint_wanted_ = false;

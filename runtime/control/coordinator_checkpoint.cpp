@@ -147,13 +147,4 @@ void Coordinator::answer_checkpoint_request_now(const protocol::CheckpointReply&
   (void)sockets_->status.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
 }
 
-void Coordinator::send_to_ranks(const protocol::Message& message) {
-  const std::string bytes = protocol::encode(message);
-  for (const auto& [rank, entry] : ranks_) {
-    std::array<zmq::const_buffer, 2> frames{zmq::buffer(entry.routing_id), zmq::buffer(bytes)};
-    // ROUTER drops messages for peers that are gone; the launcher's exit ends the job then.
-    (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
-  }
-}
-
 }  // namespace yadokari::control

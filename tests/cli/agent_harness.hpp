@@ -1,6 +1,6 @@
 #pragma once
 // A coordinator with node agents on threads, in one test process over real ZeroMQ TCP on
-// loopback (test_node_agents.cpp, test_node_images.cpp).
+// loopback (test_node_agents.cpp, test_node_images.cpp, test_rank_relay.cpp).
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -29,15 +29,17 @@ struct Cluster {
   std::vector<std::string> log;
   yadokari::control::Coordinator coordinator;
 
-  explicit Cluster(int misses = kLossesNotWanted) : coordinator(config(misses)) {}
+  // `job`: a job id of its own where agents of concurrent tests must not meet (their relays).
+  explicit Cluster(int misses = kLossesNotWanted, int world_size = 1, const std::string& job = kJob)
+      : coordinator(config(misses, world_size, job)) {}
 
-  yadokari::control::CoordinatorConfig config(int misses) {
+  yadokari::control::CoordinatorConfig config(int misses, int world_size, const std::string& job) {
     yadokari::control::CoordinatorConfig config;
-    config.job_id = kJob;
+    config.job_id = job;
     config.secret = kSecret;
     config.app = "./app";
     config.flavour = "openmpi";
-    config.world_size = 1;
+    config.world_size = world_size;
     config.log = [this](const std::string& line) { log.push_back(line); };
     yadokari::control::CoordinatorConfig::Membership membership;
     membership.heartbeat = {50ms, misses};
@@ -77,16 +79,18 @@ struct AgentThread {
 
   // `credential`: the coordinator's (Cluster::credential), or one made to be refused.
   AgentThread(const std::string& endpoint, const std::string& node, const std::string& credential, int join_slots = 0,
-              const std::filesystem::path& node_dir = {}, std::chrono::milliseconds coordinator_lost_after = 60s) {
+              const std::filesystem::path& node_dir = {}, std::chrono::milliseconds coordinator_lost_after = 60s,
+              bool relay_ranks = true, const std::string& job = kJob) {
     yadokari::agent::AgentOptions options;
     options.coordinator = endpoint;
     options.node = node;
-    options.job_id = kJob;
+    options.job_id = job;
     options.credential = credential;
     options.join_slots = join_slots;
     options.node_dir = node_dir;
     options.hello_timeout = 60s;
     options.coordinator_lost_after = coordinator_lost_after;
+    options.relay_ranks = relay_ranks;
     options.stop_requested = [this] { return stop.load(); };
     result = std::async(std::launch::async, [options] { return yadokari::agent::run_node_agent(options); });
   }

@@ -136,11 +136,11 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 8 peers send ImageWritten without the image's layout that version 9 appends: they must
+  // Version 9 peers send StatusReport without the relayed ranks that version 10 appends: they must
   // not be half-understood.
-  const std::string bytes = with_u16_at(encode(ImageWritten{}), 2, 8);
-  CHECK(kProtocolVersion == 9);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 8, this build speaks version 9");
+  const std::string bytes = with_u16_at(encode(StatusReport{}), 2, 9);
+  CHECK(kProtocolVersion == 10);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 9, this build speaks version 10");
 }
 
 TEST_CASE("a migrate request round-trips with its ranks and target node", "[protocol]") {

@@ -5,7 +5,8 @@
 #   - the loss is detected (the "node n2 lost" line appears) within 2 s of the kill;
 #   - the job finishes by itself, exit 0, after exactly one automatic restart;
 #   - the restart's timeline line gives every phase a time;
-#   - `yadokari status` during the restarted run shows n2 lost, 1 restart and the timeline;
+#   - `yadokari status` during the restarted run shows n2 lost, 1 restart and the timeline, and
+#     every rank relayed by its node's agent (the checkpoint before the loss went through them too);
 #   - the final line equals an uninterrupted run's on the survivors' layout;
 #   - Open MPI: after the restart, ranks that now share a node use shared memory (vader) and
 #     nothing talks to n2 (btl_base_verbose: "Using vader btl for send to ... on node ...").
@@ -53,6 +54,8 @@ if kill -0 "$job" 2>/dev/null; then
     grep -q "^n2 .* lost " <<<"$status" && grep -q "^automatic restarts: 1$" <<<"$status" &&
         grep -q "^restart 1 (node n2 lost): detect " <<<"$status" &&
         pass "status shows n2 lost, 1 restart and its timeline" || fail "status: $status"
+    grep -q "^ranks relayed by their node's agent: 6 of 6$" <<<"$status" &&
+        pass "every rank of the restarted run is relayed by its node's agent" || fail "relay: $status"
 else
     fail "the job ended before its status could be asked"
 fi

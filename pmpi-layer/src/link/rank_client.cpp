@@ -19,6 +19,7 @@
 
 #include "protocol/credential.hpp"
 #include "protocol/curve.hpp"
+#include "protocol/relay_socket.hpp"
 #include "common/parameters.hpp"
 
 namespace yadokari::link {
@@ -199,8 +200,16 @@ std::unique_ptr<RankControlClient> RankControlClient::start_from_env(const RankI
     impl->stop_sender.connect(kStopEndpoint);
     zmq::socket_t dealer = make_socket(impl->context, zmq::socket_type::dealer);
     dealer.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
-    protocol::connect_with_curve(dealer, credential->coordinator_key);
-    dealer.connect(endpoint);
+    // Through the node's agent when it relays (runtime/agent/rank_relay.hpp): the front end then
+    // handles a message per node instead of one per rank. The node-local socket is reachable only
+    // by this user; the agent's own link to the coordinator is encrypted.
+    const std::string relay = protocol::relay_socket_path(impl->registration.job_id, impl->registration.hostname);
+    if (env_or_empty(yadokari::parameters::kAgentRelay) != "off" && protocol::relay_listening(relay)) {
+      dealer.connect("ipc://" + relay);
+    } else {
+      protocol::connect_with_curve(dealer, credential->coordinator_key);
+      dealer.connect(endpoint);
+    }
 
     Impl* raw = impl.get();
     // The thread must never run the application's signal handlers (timers, profilers, its own
