@@ -5,8 +5,10 @@
 # and every policy plans the restart. Direct, the front end sees exactly the checkpoint protocol's
 # messages per rank (in: a first report, one per cut round and ImageWritten; out: prepare, the cut
 # rounds' targets, GO and resume). Relayed, every message out goes once per node (5 x 4 agents), and
-# what comes in is batched per node: at most half of the direct count (16 batches when every node's
-# 16 ranks answer within the agent's linger, which a loaded machine may split).
+# what comes in is batched per node: at most half of the direct count, at least two batches per node
+# (the reports, then after GO the images). Usually 16 (a batch per node and phase); a loaded machine
+# may split a batch at the agent's linger, and a node whose ranks get the second round's targets
+# before their first answers left sends both rounds' reports in one batch (14 seen).
 set -uo pipefail
 harness=$1
 fail() { echo "FAIL: $1"; echo "$out"; exit 1; }
@@ -26,7 +28,7 @@ for path in relayed direct; do
     grep -qx 'ranks through their agents'"'"' relays: 64 of 64 (relayed)' <<<"$out" || fail "relayed: ranks not relayed"
     counts=$(sed -n 's/^messages per checkpoint at the front end: \([0-9]*\) in, \([0-9]*\) out$/\1 \2/p' <<<"$out")
     read -r in out_count <<<"$counts"
-    [[ -n $in && $in -ge 16 && $in -le 128 && $out_count == 20 ]] || fail "relayed: message counts '$counts'"
+    [[ -n $in && $in -ge 8 && $in -le 128 && $out_count == 20 ]] || fail "relayed: message counts '$counts'"
   fi
   grep -q '^node loss: n3 declared lost' <<<"$out" || fail "$path: the lost node was not detected"
   for policy in node balanced comm speed auto; do
