@@ -18,8 +18,8 @@ struct WrittenFile {
 };
 
 // In a process whose restore returned into the application: each file it had open for writing
-// at the checkpoint (a descriptor opened O_WRONLY or O_RDWR), once per path with the largest size
-// any of its descriptors recorded. Empty in a process that was not restored.
+// at the checkpoint (a descriptor opened O_WRONLY or O_RDWR, or a shared mapping of one), once
+// per path with the largest size any of them recorded. Empty in a process that was not restored.
 std::vector<WrittenFile> files_written_at_checkpoint();
 
 // Cuts `path` back to `size` when it is longer now (nothing when it is not), looking at its size

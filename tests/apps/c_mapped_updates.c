@@ -9,6 +9,11 @@
  *   guarded.<rank>.bin  mapped read-only; made writable with mprotect around each store
  *   grown.<rank>.bin    a one-page writable mapping grown with mremap to two pages after the
  *                       pause point; the counters of the second page are stored from then on
+ *   extended.<rank>.bin mapped writable once, before the checkpoint; from iteration 20 on the
+ *                       file is lengthened by a page with truncate(2) by its path (no descriptor
+ *                       open at the checkpoint sees it) and its length is printed: unless the
+ *                       restart cuts it back to its length at the checkpoint, the restarted run
+ *                       prints the failed run's length at iterations 15-19.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/apps/pause_point.h"
@@ -56,6 +62,11 @@ int main(int argc, char** argv) {
   fd = make_file("grown", rank, 2 * kPage);
   int64_t* grown = map_file(fd, kPage, PROT_READ | PROT_WRITE);
   close(fd);
+  fd = make_file("extended", rank, kPage);
+  int64_t* extended = map_file(fd, kPage, PROT_READ | PROT_WRITE);
+  close(fd);
+  char extended_name[64];
+  snprintf(extended_name, sizeof extended_name, "extended.%d.bin", rank);
 
   for (int iteration = 0; iteration < 30; ++iteration) {
     if (iteration == 15) yk_app_pause_point(MPI_COMM_WORLD);
@@ -84,7 +95,12 @@ int main(int argc, char** argv) {
     grown[slot] += 4 * step;
     if (iteration >= 20) grown[kPage / 8 + slot] += 5 * step;
 
-    int64_t sums[4] = {0, 0, 0, 0};
+    extended[slot] += 6 * step;
+    if (iteration >= 20) must(truncate(extended_name, (off_t)(iteration - 18) * kPage) == 0, 8);
+    struct stat extended_stat;
+    must(stat(extended_name, &extended_stat) == 0, 8);
+
+    int64_t sums[6] = {0, 0, 0, 0, 0, (int64_t)extended_stat.st_size};
     must(msync(kept, kPage, MS_SYNC) == 0, 6);
     snprintf(name, sizeof name, "late.%d.bin", rank);
     fd = open(name, O_RDONLY);
@@ -96,14 +112,18 @@ int main(int argc, char** argv) {
       sums[1] += late_now[i];
       sums[2] += guarded[i];
       sums[3] += grown[i] + (iteration >= 20 ? grown[kPage / 8 + i] : 0);
+      sums[4] += extended[i];
     }
-    int64_t all[4];
-    MPI_Allreduce(sums, all, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    int64_t all[6];
+    MPI_Allreduce(sums, all, 6, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-      printf("iteration %d kept %lld late %lld guarded %lld grown %lld\n", iteration, (long long)all[0],
-             (long long)all[1], (long long)all[2], (long long)all[3]);
+      printf("iteration %d kept %lld late %lld guarded %lld grown %lld extended %lld (%lld bytes)\n", iteration,
+             (long long)all[0], (long long)all[1], (long long)all[2], (long long)all[3], (long long)all[4],
+             (long long)all[5]);
   }
-  must(munmap(kept, kPage) == 0 && munmap(guarded, kPage) == 0 && munmap(grown, 2 * kPage) == 0, 7);
+  must(munmap(kept, kPage) == 0 && munmap(guarded, kPage) == 0 && munmap(grown, 2 * kPage) == 0 &&
+           munmap(extended, kPage) == 0,
+       7);
   MPI_Finalize();
   return 0;
 }

@@ -27,10 +27,13 @@ struct MapRecord {
   std::uint32_t prot;   // PROT_* now
   std::uint32_t flags;  // the mmap flags that matter again (MAP_NORESERVE, MAP_GROWSDOWN...)
   MapBacking backing;
-  std::uint32_t accessible;  // ever had a protection other than PROT_NONE: its contents count
-  std::uint64_t offset;      // file offset of addr (file mappings)
-  std::uint64_t dev, ino;    // the file at mmap time
-  char path[kMapPathMax];    // absolute (file mappings)
+  std::uint32_t accessible;     // ever had a protection other than PROT_NONE: its contents count
+  std::uint64_t offset;         // file offset of addr (file mappings)
+  std::uint64_t dev, ino;       // the file at mmap time
+  std::uint64_t file_size;      // shared file mappings: the file's length at the capture (0 before one)
+  std::uint32_t file_writable;  // shared file mappings: the descriptor mapped was open for writing
+  std::uint32_t pad;
+  char path[kMapPathMax];  // absolute (file mappings)
 };
 
 // Whether the contents of `r` travel in the image (a contents area at r.addr follows the table).

@@ -13,10 +13,12 @@
 #include "checkpoint/memory/areas.hpp"
 #include "checkpoint/memory/src/app_mappings.hpp"
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/fd_table.hpp"
 #include "checkpoint/memory/src/layout.hpp"
 #include "checkpoint/memory/src/mapping_image.hpp"
 #include "checkpoint/memory/src/mapping_live.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
+#include "checkpoint/memory/src/written_files_note.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -29,6 +31,7 @@ int g_files[kMaxMappings];  // shared files reopened by prepare_mappings()
 bool g_probed[kMaxMappings];
 
 constexpr int kReadWrite = PROT_READ | PROT_WRITE;
+static_assert(kMaxWrittenFiles >= kMaxAppFds + kMaxMappings, "every reopened descriptor and shared file mapping");
 
 void* as_ptr(std::uint64_t a) { return reinterpret_cast<void*>(a); }
 unsigned long long ull(std::uint64_t v) { return static_cast<unsigned long long>(v); }
@@ -93,9 +96,18 @@ bool capture_mapping_table(AreaSink& sink) {
     for (int i = 0; i < g_snapshot_count; ++i) g_snapshot[i] = t.at(i);
   }
   if (g_snapshot_count == 0) return true;
-  // The contents of a shared file mapping are the file: on disk before the epoch can commit.
-  for (int i = 0; i < g_snapshot_count; ++i)
-    if (g_snapshot[i].backing == MapBacking::file_shared) msync(as_ptr(g_snapshot[i].addr), g_snapshot[i].len, MS_SYNC);
+  // The contents of a shared file mapping are the file: on disk before the epoch can commit. Its
+  // length is part of it: a restart cuts back what the failed run added (apply_mappings).
+  for (int i = 0; i < g_snapshot_count; ++i) {
+    MapRecord& r = g_snapshot[i];
+    if (r.backing != MapBacking::file_shared) continue;
+    msync(as_ptr(r.addr), r.len, MS_SYNC);
+    struct stat st {};
+    if (stat(r.path, &st) == 0)
+      r.file_size = static_cast<std::uint64_t>(st.st_size);
+    else
+      r.file_writable = 0;  // no length known: never cut (the restore refuses a missing file anyway)
+  }
   return sink.area(AreaKind::mappings, 0, sizeof(MapRecord) * static_cast<unsigned>(g_snapshot_count), 0,
                    "application mappings", g_snapshot);
 }
@@ -184,6 +196,9 @@ void apply_mappings() {
                           static_cast<off_t>(r.offset));
       close(g_files[i]);
       g_files[i] = -1;
+      // A file the application could write through the mapping is cut back to its length at the
+      // checkpoint with the files written then (written_files.hpp), whatever path grew it since.
+      if (r.file_writable) note_written_file(r.path, static_cast<std::int64_t>(r.file_size));
     } else {
       flags |= MAP_ANONYMOUS | (r.backing == MapBacking::anon_shared ? MAP_SHARED : MAP_PRIVATE);
       p = map_real().mmap(as_ptr(r.addr), r.len, carries_contents(r) ? kReadWrite : static_cast<int>(r.prot), flags, -1,

@@ -6,6 +6,7 @@
 // libraries (MPI, glibc's own mmap for malloc, which never comes through here) pass through.
 // madvise is not interposed: MADV_DONTNEED/MADV_FREE change contents, which the capture reads.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,6 +100,9 @@ MapRecord describe(std::uint64_t addr, std::uint64_t len, int prot, int flags, i
     r.dev = st.st_dev;
     r.ino = st.st_ino;
   }
+  // Only such a mapping (or a write through another descriptor) can change the file: its length
+  // is put back at a restart (capture_mapping_table).
+  r.file_writable = (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
   char link[40];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(link, r.path, sizeof r.path - 1);

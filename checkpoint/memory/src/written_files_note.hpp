@@ -4,8 +4,9 @@
 
 namespace yadokari::memory {
 
-// One per carried descriptor at most (fd_table.hpp's kMaxAppFds, checked there).
-inline constexpr int kMaxWrittenFiles = 128;
+// One per carried descriptor (fd_table.hpp's kMaxAppFds, checked there) and per shared file
+// mapping (app_mappings.hpp's kMaxMappings) at most.
+inline constexpr int kMaxWrittenFiles = 128 + 256;
 
 // At the start of a restore.
 void forget_written_files();
