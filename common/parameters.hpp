@@ -29,6 +29,7 @@ inline constexpr char kRestore[] = "YADOKARI_RESTORE";
 inline constexpr char kRestoreEpoch[] = "YADOKARI_RESTORE_EPOCH";
 inline constexpr char kRankMap[] = "YADOKARI_RANK_MAP";
 inline constexpr char kMemory[] = "YADOKARI_MEMORY";
+inline constexpr char kFreshLibraries[] = "YADOKARI_FRESH_LIBRARIES";
 inline constexpr char kCkptBackground[] = "YADOKARI_CKPT_BACKGROUND";
 inline constexpr char kCkptFullEvery[] = "YADOKARI_CKPT_FULL_EVERY";
 inline constexpr char kImageFormat[] = "YADOKARI_IMAGE_FORMAT";
@@ -78,6 +79,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
      "`--rank-map` or an automatic restart's placement: real rank i hosts logical rank LIST[i]"},
     {kMemory, "on|off", "", "memory layer",
      "`off` disables the memory layer (checkpoints refused); unset: on when checkpointing or restoring"},
+    {kFreshLibraries, "names separated by : or ,", "", "memory layer",
+     "libraries linked with the application whose data stays the fresh process's after a restart (a file name "
+     "starting with a listed name); the same at the restart as at the checkpoint, or the restore refuses"},
     {kCkptBackground, "on|off", "on", "rank",
      "`off`: each rank writes its image while the application waits, instead of in a forked writer after "
      "its state is captured"},

@@ -14,6 +14,7 @@
 # usage: app_restart.sh --yadokari PATH --flavour openmpi|mpich --np N [--run-mpi-args "STR"]
 #                       [--restart-mpi-args "STR"] [--restart-args "ARGS"] [--env "K=V ..."]
 #                       [--restart-env "K=V ..."] [--run-on] [--part1-env "K=V ..."]
+#                       [--restart-refused "LINE"]
 #                       -- PROGRAM [ARGS...]
 #   --run-mpi-args      launcher arguments of the reference and part1 (--mpi-args)
 #   --restart-mpi-args  launcher arguments of the restart (e.g. another transport)
@@ -22,15 +23,17 @@
 #   --restart-env       environment of the restart only, after --env's (e.g. OMP_NUM_THREADS=1)
 #   --run-on            part1 goes on to its end after epoch 1 instead of stopping
 #   --part1-env         environment of part1 only, after --env's
+#   --restart-refused L the restart must fail instead, with line L on its stderr, leaving every file
+#                       of the checkpoint directory as it was
 # KEEP_WORKDIR=1 keeps everything (the path is printed).
 set -u
 
 usage() {
-    sed -n '/^# usage:/,/^#   --part1-env/p' "$0" >&2
+    sed -n '/^# usage:/,/^#                       of the checkpoint/p' "$0" >&2
     exit 2
 }
 
-yadokari="" flavour="" np="" restart_args="" extra_env="" restart_env="" part1_env="" step_env="" run_on=0
+yadokari="" flavour="" np="" restart_args="" refused="" extra_env="" restart_env="" part1_env="" step_env="" run_on=0
 run_mpi=() restart_mpi=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -44,6 +47,7 @@ while [[ $# -gt 0 ]]; do
         --restart-env) restart_env="$2"; shift 2 ;;
         --run-on) run_on=1; shift ;;
         --part1-env) part1_env="$2"; shift 2 ;;
+        --restart-refused) refused="$2"; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -132,10 +136,19 @@ fi
 
 touch "$work/go"
 step_env="$restart_env"
+checkpoint_files() { (cd "$work/ckpt" && find . -type f -exec sha256sum {} + | sort); }
+[[ -n "$refused" ]] && checkpoint_before=$(checkpoint_files)
 # shellcheck disable=SC2086  # --restart-args is meant to split into words
 YK_APP_PAUSE="$work/go" run_in "$work/run" part2 \
     "$yadokari" restart --ckpt-dir "$work/ckpt" "${restart_mpi[@]}" $restart_args
 rc=$?
+if [[ -n "$refused" ]]; then
+    [[ $rc != 0 ]] || fail "the restart exited 0, expected it to be refused"
+    grep -qF -- "$refused" "$work/part2.err" || { tail -n 5 "$work/part2.err" >&2; fail "the restart did not say: $refused"; }
+    [[ "$(checkpoint_files)" == "$checkpoint_before" ]] || fail "the refused restart changed the checkpoint directory"
+    echo "app_restart: OK (the restart was refused with the expected line, exit $rc; the checkpoint is unchanged)"
+    exit 0
+fi
 [[ $rc == 0 ]] || fail "the restart exited $rc"
 
 if [[ $run_on == 1 ]]; then

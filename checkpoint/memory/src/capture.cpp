@@ -16,6 +16,7 @@
 #include "checkpoint/memory/src/gfortran_entry_points.hpp"
 #include "checkpoint/memory/src/fortran_units.hpp"
 #include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/linked_libraries.hpp"
 #include "checkpoint/memory/src/layout.hpp"
 #include "checkpoint/memory/src/loaded_libraries.hpp"
 #include "checkpoint/memory/src/mapping_image.hpp"
@@ -75,6 +76,7 @@ bool fill_meta(MetaRecord& m, const Context& ctx, int depth, const ExeLayout& ex
   m.tls_size = exe.tls_memsz;
   std::snprintf(m.exe_path, sizeof m.exe_path, "%s", exe_path());
   m.objects = premain_objects();
+  linked_libraries_carried(m.linked_libraries);
   capture_std_streams(m.streams);
   m.carried_count = static_cast<std::uint32_t>(carried_count());
   std::memcpy(m.carried, carried_ranges(), sizeof(CarriedRange) * m.carried_count);
@@ -132,6 +134,7 @@ __attribute__((noinline)) int capture(AreaSink& sink, const Context& ctx, int de
     if (ok) ok = put(AreaKind::exe_data, r.lo, r.hi, ".data/.bss");
   if (ok && tls_size) ok = put(AreaKind::exe_tls, tls_addr, tls_addr + tls_size, "executable TLS");
   if (ok) ok = capture_library_contents(sink);
+  if (ok) ok = capture_linked_library_changes(sink);
   if (ok) ok = put(AreaKind::arena, kArenaBase, arena()->used_end(), "application arena");
   if (ok) ok = capture_mapping_contents(sink);
   if (ok) ok = put(AreaKind::stack, ctx.rsp, kStackTop, "application stack");

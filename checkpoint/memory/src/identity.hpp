@@ -16,7 +16,8 @@ struct ObjectId {
   std::uint32_t pad;
 };
 
-inline constexpr int kMaxObjects = 64;
+// A program that links a scientific stack brings many (LAMMPS under the shim: 64 with the executable).
+inline constexpr int kMaxObjects = 256;
 
 struct ObjectList {
   std::uint32_t count;

@@ -264,6 +264,8 @@ __attribute__((constructor(101))) void init() {
 
 }  // namespace
 
+const LibTable& application_loaded_libraries() { return g_table; }
+
 bool capture_library_table(AreaSink& sink) {
   collect(false);  // the refusal check ran just before: nothing is missing now
   if (g_table.count == 0) return true;

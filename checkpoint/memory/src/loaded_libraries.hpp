@@ -63,6 +63,10 @@ struct LibTable {
 bool capture_library_table(AreaSink& sink);
 bool capture_library_contents(AreaSink& sink);
 
+// The table as this checkpoint's refusal check collected it (it runs before the other checks:
+// its registration is a constructor of priority 101).
+const LibTable& application_loaded_libraries();
+
 // The restore, before anything is overwritten: checks the image's table and loads each library
 // at its address. False with one line in `why`: then nothing stays loaded.
 bool place_libraries(const void* data, std::size_t len, char* why, std::size_t why_len);

@@ -5,13 +5,14 @@
 #include "checkpoint/memory/src/carried.hpp"
 #include "checkpoint/memory/src/context.hpp"
 #include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/linked_libraries.hpp"
 #include "checkpoint/memory/src/std_streams.hpp"
 
 namespace yadokari::memory {
 
 inline constexpr char kMetaMagic[8] = {'Y', 'K', 'M', 'E', 'M', 'E', 'T', 'A'};
 inline constexpr std::uint32_t kMetaVersion =
-    7;  // 2: FdRecord::same_file_as; 3: ProcessState::pending; 4: ::waiting; 5: ::memory_streams; 6: ::jmp_bufs, ::pool_masks, ::env, ::getopt_*, LibRecord::opens, FdRecord::input; 7: MapRecord::file_size
+    7;  // 2: FdRecord::same_file_as; 3: ProcessState::pending; 4: ::waiting; 5: ::memory_streams; 6: ::jmp_bufs, ::pool_masks, ::env, ::getopt_*, LibRecord::opens, FdRecord::input; 7: MapRecord::file_size, ::linked_libraries
 
 struct MetaRecord {
   char magic[8];
@@ -28,7 +29,8 @@ struct MetaRecord {
   std::uint64_t tls_addr, tls_size;  // the executable's TLS block of the application thread
   StreamState streams[3];            // stdin, stdout, stderr
   char exe_path[256];
-  ObjectList objects;  // loaded before main (executable first)
+  ObjectList objects;           // loaded before main (executable first)
+  LinkedMask linked_libraries;  // which of them carry their data (linked_libraries.hpp), a bit per index
   std::uint32_t carried_count;
   std::uint32_t pad2;
   CarriedRange carried[kMaxCarried];

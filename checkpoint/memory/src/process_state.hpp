@@ -73,6 +73,7 @@ struct ProcessState {
   std::uint32_t action_count, exit_count, locale_count, overflow;
   std::uint32_t waiting_count, pad;                 // the other blocked signals that waited, each instance
   siginfo_t waiting[kMaxWaitingSignals];            // with its siginfo, in delivery order (waiting_signals.hpp)
+  std::uint64_t waiting_in_process;                 // bit i: waiting[i] waited in the process's queue
   std::uint32_t memory_stream_count, pad2;          // streams without a descriptor (memory_streams.hpp)
   std::uint64_t memory_streams[kMaxMemoryStreams];  // their FILEs, newest first
   std::uint64_t pointer_guard;        // the capturing process's: their cookie functions are mangled with it

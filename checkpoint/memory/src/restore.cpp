@@ -21,6 +21,7 @@
 #include "checkpoint/memory/src/fd_table.hpp"
 #include "checkpoint/memory/src/fortran_units.hpp"
 #include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/linked_libraries.hpp"
 #include "checkpoint/memory/src/layout.hpp"
 #include "checkpoint/memory/src/loaded_libraries.hpp"
 #include "checkpoint/memory/src/meta.hpp"
@@ -66,6 +67,7 @@ bool check_meta(const MetaRecord& m, const ExeLayout& exe) {
     return fail(why);
   }
   if (!same_objects(m.objects, premain_objects(), why, sizeof why)) return fail(why);
+  if (!check_linked_libraries(m.linked_libraries, why, sizeof why)) return fail(why);
   std::uintptr_t tls_addr = 0;
   std::size_t tls_size = 0;
   exe_tls_block(tls_addr, tls_size);
@@ -131,7 +133,8 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
       return mapping_destination(lo, h.len);
     case AreaKind::libraries:
     case AreaKind::library_tls:
-      return library_destination(h.kind, lo, h.len);
+      if (void* placed = library_destination(h.kind, lo, h.len)) return placed;
+      return linked_library_destination(h.kind, lo, h.len);
     case AreaKind::meta:
     case AreaKind::fds:
     case AreaKind::fortran_units:
@@ -210,6 +213,7 @@ int restore(AreaSource& src, const char* what) {
 
   // Point of no return: from here on, memory of this process is overwritten.
   apply_mappings();
+  reset_linked_libraries();
   std::vector<Range> exe_data = subtract(exe.writable, exe.excluded);
   arena_lock();
   bool arena_seen = false;

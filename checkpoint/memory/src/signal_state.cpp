@@ -96,7 +96,8 @@ void check_waiting_signals() {
   sigset_t blocked;
   pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
   std::uint32_t count = 0;
-  if (!read_waiting_signals(blocked, nullptr, 0, count)) {
+  std::uint64_t in_process = 0;
+  if (!read_waiting_signals(blocked, nullptr, 0, count, in_process)) {
     refusal_add("the signals waiting for the application thread cannot be read: ", std::strerror(errno));
   } else if (count > kMaxWaitingSignals) {
     char line[160];
@@ -129,7 +130,8 @@ bool capture_pending_signals(ProcessState& s) {
   pthread_sigmask(SIG_BLOCK, nullptr, &blocked);
   if (s.have_mask) s.mask = blocked;
   std::uint32_t count = 0;
-  if (!read_waiting_signals(blocked, s.waiting, kMaxWaitingSignals, count) || count > kMaxWaitingSignals) {
+  if (!read_waiting_signals(blocked, s.waiting, kMaxWaitingSignals, count, s.waiting_in_process) ||
+      count > kMaxWaitingSignals) {
     refusal_add("the signals waiting for the application thread changed while they were read");
     return false;
   }
@@ -164,7 +166,7 @@ void replay_signal_state(const ProcessState& s) {
     real().sigaction(s.actions[i].signal, &s.actions[i].action, nullptr);
   if (s.have_altstack) real().sigaltstack(&s.altstack, nullptr);
   if (s.have_mask) real().pthread_sigmask(SIG_SETMASK, &s.mask, nullptr);
-  send_waiting_signals(s.waiting, s.waiting_count);  // blocked: they wait
+  send_waiting_signals(s.waiting, s.waiting_count, s.waiting_in_process);  // blocked: they wait
   if (sigismember(&s.pending, SIGALRM) == 1) pthread_kill(pthread_self(), SIGALRM);
 }
 

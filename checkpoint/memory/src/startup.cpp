@@ -14,6 +14,7 @@
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/fd_table.hpp"
 #include "checkpoint/memory/src/identity.hpp"
+#include "checkpoint/memory/src/linked_libraries.hpp"
 #include "checkpoint/memory/src/layout.hpp"
 #include "checkpoint/memory/src/process.hpp"
 #include "checkpoint/memory/src/routing.hpp"
@@ -124,6 +125,7 @@ YK_C_API int __libc_start_main(int (*main)(int, char**, char**), int argc, char*
   resolve_real_functions();
   if (g_enabled) {
     record_premain_objects();
+    note_linked_libraries_at_main();
     g_args = copy_args(argc, argv, argv + argc + 1);
     if (!g_args) {
       say("cannot map the argument copy at its fixed address; checkpoints disabled");

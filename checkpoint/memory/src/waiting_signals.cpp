@@ -102,8 +102,10 @@ struct Held {
 struct Reader {
   siginfo_t* out;
   std::uint32_t cap, count = 0;
-  void note(const siginfo_t& info) {
+  std::uint64_t in_process = 0;
+  void note(const siginfo_t& info, bool from_process) {
     if (count < cap) out[count] = info;
+    if (from_process && count < 64) in_process |= std::uint64_t{1} << count;
     ++count;
   }
 
@@ -115,8 +117,8 @@ struct Reader {
       if (in_thread) queue_to_thread(first);
       return false;
     }
-    if (in_thread) note(first);
-    if (in_process) note(second);
+    if (in_thread) note(first, false);
+    if (in_process) note(second, true);
     return (!in_thread || queue_to_thread(first)) && (!in_process || queue_to_process(second, false));
   }
 
@@ -142,13 +144,13 @@ struct Reader {
       } else if (is_marker(info, &g_process_end)) {
         process_done = true;
       } else if (merged || (!thread_done && in_process)) {
-        note(info);
+        note(info, false);
         if (held.count < held.capacity)
           held.items[held.count++] = info;
         else
           ok = false;
       } else {
-        note(info);
+        note(info, thread_done);
         ok = thread_done ? queue_to_process(info, false) : queue_to_thread(info);
       }
     }
@@ -161,8 +163,10 @@ struct Reader {
 
 }  // namespace
 
-bool read_waiting_signals(const sigset_t& blocked, siginfo_t* out, std::uint32_t cap, std::uint32_t& count) {
+bool read_waiting_signals(const sigset_t& blocked, siginfo_t* out, std::uint32_t cap, std::uint32_t& count,
+                          std::uint64_t& in_process) {
   count = 0;
+  in_process = 0;
   Queues q;
   if (!read_queues(q)) return false;
   Reader reader{out, cap};
@@ -175,11 +179,17 @@ bool read_waiting_signals(const sigset_t& blocked, siginfo_t* out, std::uint32_t
     if (!ok) return false;
   }
   count = reader.count;
+  in_process = reader.in_process;
   return true;
 }
 
-void send_waiting_signals(const siginfo_t* signals, std::uint32_t count) {
-  for (std::uint32_t i = 0; i < count; ++i) queue_to_thread(signals[i]);
+void send_waiting_signals(const siginfo_t* signals, std::uint32_t count, std::uint64_t in_process) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (i < 64 && ((in_process >> i) & 1))
+      queue_to_process(signals[i], false);
+    else
+      queue_to_thread(signals[i]);
+  }
 }
 
 }  // namespace yadokari::memory

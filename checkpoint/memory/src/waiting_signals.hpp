@@ -14,16 +14,19 @@
 namespace yadokari::memory {
 
 inline constexpr std::uint32_t kMaxWaitingSignals = 64;  // instances carried; more refuse the checkpoint
+static_assert(kMaxWaitingSignals <= 64, "one bit per instance says which queue it waited in");
 
 // Every instance waiting for this thread among the signals `blocked` holds (but SIGALRM), thread's
 // queue first (the order the kernel delivers them), each signal's instances in queue order. Stores
-// the first `cap` in `out` and their number in `count`; the process's queues are as before. False
-// (errno set) if they could not be read: the kernel's limit of queued signals reached, or another
-// thread took one meanwhile.
-bool read_waiting_signals(const sigset_t& blocked, siginfo_t* out, std::uint32_t cap, std::uint32_t& count);
+// the first `cap` in `out` and their number in `count`, and in bit i of `in_process` whether
+// out[i] waited in the process's queue; the queues are as before. False (errno set) if they could
+// not be read: the kernel's limit of queued signals reached, or another thread took one meanwhile.
+bool read_waiting_signals(const sigset_t& blocked, siginfo_t* out, std::uint32_t cap, std::uint32_t& count,
+                          std::uint64_t& in_process);
 
-// In the restarted process, with the mask already in place: the instances again, in order, to this
-// thread (it has them blocked: they wait until the application unblocks them).
-void send_waiting_signals(const siginfo_t* signals, std::uint32_t count);
+// In the restarted process, with the mask already in place, on the main thread: the instances
+// again, in order, each into the queue it waited in (the thread has them blocked: they wait until
+// the application unblocks them, or another thread that does not block them takes a process's one).
+void send_waiting_signals(const siginfo_t* signals, std::uint32_t count, std::uint64_t in_process);
 
 }  // namespace yadokari::memory

@@ -51,6 +51,8 @@
 #   run_restart.sh diverted PROG N K        diverted_mmap.c: its GOT entry for mmap pointed at libc's
 #                                           (as UCX's hooks do): the checkpoint at K is refused with one
 #                                           line naming it (exit 71, no image)
+#   run_restart.sh divertedlib PROG N K     the same with the pages mapped, and the GOT entry diverted,
+#                                           by a library linked with the program (diverted_lib.c)
 #   run_restart.sh staterefused PROG N K    a shared mapping of a deleted file: the checkpoint is
 #                                           refused with one line naming it, the program stops (71)
 #   run_restart.sh python SCRIPT N K        a Python program (numpy_steps.py: numpy imported after the
@@ -533,6 +535,16 @@ a thread other than the main one (an OpenMP thread), whose generator is not carr
     [[ ! -e $work/img ]] || fail "an image was written"
     [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
     grep -qx "yadokari: checkpoint refused: the executable's calls of mmap go to /[^ ]*/libc.so.6, past the layer that records its mappings (UCX's memory hooks do this: set UCX_MEM_MMAP_HOOK_MODE=none), which is not carried" \
+      "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+    echo "ok: $(cat "$work/refused.err")"
+    ;;
+  divertedlib)
+    prog=$1 n=$2 k=$3
+    rc=0; run refused "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" library || rc=$?
+    [[ $rc == 71 ]] || fail "a checkpoint with a library's mmap diverted went ahead: rc $rc, $(cat "$work/refused.err")"
+    [[ ! -e $work/img ]] || fail "an image was written"
+    [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+    grep -qx "yadokari: checkpoint refused: library /[^ ]*/libyk_diverted_lib.so's calls of mmap go to /[^ ]*/libc.so.6, past the layer that records its mappings (UCX's memory hooks do this: set UCX_MEM_MMAP_HOOK_MODE=none), which is not carried" \
       "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
     echo "ok: $(cat "$work/refused.err")"
     ;;

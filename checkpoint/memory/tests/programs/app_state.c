@@ -10,8 +10,10 @@
  * process must hand out the same ones), a SIGALRM handler with an ITIMER_REAL interval timer, a
  * blocked SIGUSR1 raised at iteration 5 (it waits, and is taken when unblocked at the end), a
  * blocked real-time signal queued with values at iteration 5, three times to the thread and twice
- * to the process, and a blocked SIGUSR2 with a value (each taken once per instance, in order,
- * with its value, when unblocked at the end), an
+ * to the process, and a blocked SIGUSR2 with a value queued to the process and another to the
+ * thread (each taken once per instance, in order, with its value, when unblocked at the end; from
+ * iteration 5 on every iteration prints which of the three signals wait in the thread's queue and
+ * which in the process's, from /proc/thread-self/status), an
  * on_exit handler, an fmemopen stream written every iteration and flushed with fflush(NULL) (its
  * buffer is read back), umask, a sub-directory as working directory (files are
  * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
@@ -43,7 +45,7 @@ extern int yk_memtest_boundary(void) __attribute__((weak));
 #define FIXED_ADDR ((void*)0x200000000000UL)
 
 static volatile sig_atomic_t ticks, usr1_taken;
-static volatile int queued_values[16], queued_taken, usr2_value = -1;
+static volatile int queued_values[16], queued_taken, usr2_values[4], usr2_taken;
 static char sentence[] = "the quick brown fox jumps over the lazy dog and keeps on running far away";
 static unsigned char *anon, *grown, *guarded, *priv, *past_end, *shared, *anon_shared, *fixed, *fresh;
 static size_t grown_len, fresh_len;
@@ -63,7 +65,7 @@ static void take_usr1(int sig) {
 static void take_queued(int sig, siginfo_t* info, void* context) {
   (void)context;
   if (sig == SIGUSR2) {
-    usr2_value = info->si_value.sival_int;
+    if (usr2_taken < 4) usr2_values[usr2_taken++] = info->si_value.sival_int;
   } else if (queued_taken < 16) {
     queued_values[queued_taken++] = info->si_value.sival_int;
   }
@@ -180,6 +182,27 @@ static void queue_signals(void) {
   for (int i = 0; i < 2; ++i)
     if (sigqueue(getpid(), SIGRTMIN + 1, (union sigval){.sival_int = to_process[i]}) != 0) exit(4);
   if (sigqueue(getpid(), SIGUSR2, (union sigval){.sival_int = 23}) != 0) exit(4);
+  /* A standard signal waits once per queue: this one too, in the thread's. */
+  if (pthread_sigqueue(pthread_self(), SIGUSR2, (union sigval){.sival_int = 29}) != 0) exit(4);
+}
+
+/* Which of SIGUSR1, SIGUSR2, SIGRTMIN+1 wait in the thread's queue and in the process's ("u1 u2 rt"). */
+static void print_queues(int iteration) {
+  FILE* f = fopen("/proc/thread-self/status", "r");
+  if (!f) exit(4);
+  char line[256];
+  unsigned long long thread = 0, process = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "SigPnd:", 7) == 0) thread = strtoull(line + 7, NULL, 16);
+    if (strncmp(line, "ShdPnd:", 7) == 0) process = strtoull(line + 7, NULL, 16);
+  }
+  fclose(f);
+  const int sigs[] = {SIGUSR1, SIGUSR2, SIGRTMIN + 1};
+  printf("%d waiting in the thread's queue:", iteration);
+  for (int k = 0; k < 3; ++k) printf(" %d", (int)((thread >> (sigs[k] - 1)) & 1));
+  printf(", in the process's:");
+  for (int k = 0; k < 3; ++k) printf(" %d", (int)((process >> (sigs[k] - 1)) & 1));
+  printf("\n");
 }
 
 /* A periodic ITIMER_REAL whose signal is pending reads as disarmed (getitimer's it_value is 0 until
@@ -311,6 +334,7 @@ int main(int argc, char** argv) {
     printf("%d errno %d token %s mode %o locale %s maps %016llx fresh %p\n", i, seen_errno, token ? token : "-",
            (unsigned)(st.st_mode & 0777), setlocale(LC_NUMERIC, NULL), (unsigned long long)h, (void*)fresh);
     if (memstream) printf("%d memory stream: %s\n", i, memstream_buf);
+    if (i >= 5) print_queues(i);
     token = strtok(NULL, " ");
   }
   /* The private file mapping was written; its file must not have been. */
@@ -333,7 +357,9 @@ int main(int argc, char** argv) {
     add_queued_signals(&usr1);
     sigprocmask(SIG_UNBLOCK, &usr1, NULL);
     printf("SIGUSR1 taken when unblocked: %d\n", (int)usr1_taken);
-    printf("SIGUSR2 taken with value %d; SIGRTMIN+1 taken %d times, values", usr2_value, (int)queued_taken);
+    printf("SIGUSR2 taken %d times, values", (int)usr2_taken);
+    for (int i = 0; i < usr2_taken; ++i) printf(" %d", usr2_values[i]);
+    printf("; SIGRTMIN+1 taken %d times, values", (int)queued_taken);
     for (int i = 0; i < queued_taken; ++i) printf(" %d", queued_values[i]);
     printf("\n");
   }
