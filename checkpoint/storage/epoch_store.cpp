@@ -311,7 +311,7 @@ EpochChoice EpochStore::newest_good_epoch(const ImageVerifier& verify) const {
   return choice;
 }
 
-std::vector<std::uint64_t> EpochStore::prune(unsigned keep) const {
+std::vector<std::uint64_t> EpochStore::prune(unsigned keep, const KnownChains& known) const {
   const auto committed = committed_epochs();
   if (committed.empty()) return {};
   keep = std::max(keep, 1u);
@@ -321,7 +321,9 @@ std::vector<std::uint64_t> EpochStore::prune(unsigned keep) const {
   std::set<std::uint64_t> needed = kept;
   std::uint64_t keep_all_below = 0;  // a kept epoch whose chain is unknown: keep everything older
   for (const auto epoch : kept) {
-    if (const auto chain = ancestors(epoch))
+    if (const auto at = known.find(epoch); at != known.end())
+      needed.insert(at->second.begin(), at->second.end());
+    else if (const auto chain = ancestors(epoch))
       needed.insert(chain->begin(), chain->end());
     else
       keep_all_below = std::max(keep_all_below, epoch);

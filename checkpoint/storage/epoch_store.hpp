@@ -8,6 +8,7 @@
 // numbers; anything else in <dir> is ignored.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -73,8 +74,15 @@ class EpochStore {
   // MANIFESTs' parent_epoch and the images' headers; when a kept epoch's MANIFEST cannot be read,
   // every older epoch is kept), and leaves alone every directory newer than the newest committed
   // one (it may be in progress). Deletes older committed epochs and stale uncommitted directories
-  // older than the newest committed one. Returns the epochs removed, ascending.
-  std::vector<std::uint64_t> prune(unsigned keep) const;
+  // older than the newest committed one. Returns the epochs removed, ascending. `known` holds the
+  // chains a caller already knows (the front end, of the epochs it committed itself: what their
+  // ranks reported), which are then not read from the MANIFESTs and images again.
+  using KnownChains = std::map<std::uint64_t, std::set<std::uint64_t>>;
+  std::vector<std::uint64_t> prune(unsigned keep, const KnownChains& known = {}) const;
+
+  // The epochs the images of `epoch` are built on (not `epoch` itself), read from its MANIFEST and
+  // images and theirs; nullopt if unknown.
+  std::optional<std::set<std::uint64_t>> ancestors(std::uint64_t epoch) const;
 
   void check_writable(std::uint64_t min_free_bytes = kDefaultMinFreeBytes) const;
 
@@ -88,9 +96,6 @@ class EpochStore {
   // Why the chain under an increment cannot be used, or nullopt (also for a full image).
   std::optional<std::string> chain_problem(std::uint64_t epoch, const ManifestImage& image,
                                            const ImageVerifier& verify) const;
-  // The epochs the images of `epoch` are built on (not `epoch` itself); nullopt if unknown.
-  std::optional<std::set<std::uint64_t>> ancestors(std::uint64_t epoch) const;
-
   std::filesystem::path dir_;
 };
 

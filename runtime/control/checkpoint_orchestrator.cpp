@@ -326,8 +326,9 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   } catch (const storage::StorageError& e) {
     return give_up("checkpoint epoch " + epoch_text + " failed: " + e.what() + "; " + last_committed_text());
   }
+  note_chain();
   try {
-    store.prune(config_.keep);
+    for (const std::uint64_t removed : store.prune(config_.keep, chains_)) chains_.erase(removed);
   } catch (const storage::StorageError& e) {
     log_(std::string("yadokari: ") + e.what());  // the new epoch is committed all the same
   }
@@ -339,6 +340,22 @@ OrchestratorStep CheckpointOrchestrator::finish_epoch() {
   // Held ranks stay until the job stops them: resumed, they would run past their checkpoint.
   if (holding_ || job_ends_at_commit()) return {{}, end};
   return {{protocol::CheckpointResume{epoch_, true}}, end};
+}
+
+void CheckpointOrchestrator::note_chain() {
+  std::set<std::uint64_t> chain;
+  for (const auto& [rank, image] : images_)
+    if (image.parent_epoch != 0) chain.insert(image.parent_epoch);
+  for (const std::uint64_t parent : std::set<std::uint64_t>(chain)) {
+    if (const auto known = chains_.find(parent); known != chains_.end()) {
+      chain.insert(known->second.begin(), known->second.end());
+    } else if (const auto read = storage::EpochStore(config_.ckpt_dir).ancestors(parent)) {
+      chain.insert(read->begin(), read->end());  // committed by an earlier front end
+    } else {
+      return;  // unknown: retention reads this epoch's chain itself (and keeps everything if it cannot)
+    }
+  }
+  chains_[epoch_] = std::move(chain);
 }
 
 void CheckpointOrchestrator::note_traffic() {

@@ -160,6 +160,7 @@ class CheckpointOrchestrator {
   std::string failed_on_rank(std::int32_t rank, const std::string& error) const;
   std::string last_committed_text() const;
   void note_traffic();  // after a commit: committed_traffic_ from the images' rows
+  void note_chain();    // after a commit: chains_[epoch_] from images_ (and the parents' chains)
 
   OrchestratorConfig config_;
   std::function<void(const std::string&)> log_;
@@ -177,6 +178,10 @@ class CheckpointOrchestrator {
   std::int32_t parked_at_targets_ = 0;                      // reports parked at round_ with every count at targets_
   std::map<std::int32_t, protocol::ImageWritten> images_;
   std::set<std::int32_t> captured_;  // ranks whose state is captured (images_ ones included)
+  // Of the epochs this orchestrator committed: the epochs their images are built on, from what the
+  // ranks reported. Retention then reads no MANIFEST nor image of them (at 16,384 ranks it read two
+  // MANIFESTs and every image's header at each commit; bench/scale/README.md).
+  std::map<std::uint64_t, std::set<std::uint64_t>> chains_;
   bool released_ = false;
   double cut_seconds_ = 0.0;  // note_cut_seconds(), for the MANIFEST
   bool holding_ = false;      // the release told the ranks to stay: no CheckpointResume on commit

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include "checkpoint/image/image_reader.hpp"
 #include "checkpoint/image/image_writer.hpp"
@@ -156,4 +157,17 @@ TEST_CASE("chains: retention keeps everything older than a kept epoch it cannot 
   image::testing::flip_bit(store.rank_image_path(3, 0).string(), 30, 1);
   CHECK(store.prune(1).empty());
   CHECK(store.committed_epochs() == Epochs{1, 2, 3});
+}
+
+TEST_CASE("chains: retention takes a chain the caller knows instead of reading it", "[storage][chain][prune]") {
+  TempDir dir;
+  const EpochStore store(dir.path());
+  commit_sample_epoch(store, 1, kWorld);
+  commit_increment(store, 2, 1);
+  commit_increment(store, 3, 2);
+  // Read from the disk, epoch 3 needs 1 and 2; told (falsely, to see which one is used) that it
+  // is a full image, retention removes them.
+  CHECK(store.ancestors(3) == std::set<std::uint64_t>{1, 2});
+  CHECK(store.prune(1, {{3, {}}}) == Epochs{1, 2});
+  CHECK(store.committed_epochs() == Epochs{3});
 }
