@@ -82,7 +82,6 @@ struct Piece {
 struct Linked {
   std::string path;
   std::uintptr_t base = 0;
-  int index = 0;  // in the list of objects loaded before main
   std::vector<Piece> pieces;
 };
 
@@ -223,7 +222,7 @@ void note_linked_libraries_at_main() {
       if (g_problem->empty()) *g_problem = one_line("cannot be carried: ", l.path, error);
       continue;
     }
-    Linked linked{l.path, l.base, static_cast<int>(i), {}};
+    Linked linked{l.path, l.base, {}};
     for (const Range& r : subtract(layout.writable, layout.excluded)) linked.pieces.push_back(Piece{r.lo, r.hi, false});
     if (l.tls && l.tls_size) linked.pieces.push_back(Piece{l.tls, l.tls + l.tls_size, true});
     for (Piece& p : linked.pieces) p.note();

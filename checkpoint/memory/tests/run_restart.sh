@@ -53,6 +53,9 @@
 #                                           line naming it (exit 71, no image)
 #   run_restart.sh divertedlib PROG N K     the same with the pages mapped, and the GOT entry diverted,
 #                                           by a library linked with the program (diverted_lib.c)
+#   run_restart.sh freshdiffers PROG K N    checkpointed at K, restored with another
+#                                           YADOKARI_FRESH_LIBRARIES (both ways): refused with one
+#                                           line naming the library, the image unchanged
 #   run_restart.sh staterefused PROG N K    a shared mapping of a deleted file: the checkpoint is
 #                                           refused with one line naming it, the program stops (71)
 #   run_restart.sh python SCRIPT N K        a Python program (numpy_steps.py: numpy imported after the
@@ -240,6 +243,28 @@ case $mode in
     grep -q "was not when the checkpoint was taken" "$work/extra.err" || fail "unclear refusal: $(cat "$work/extra.err")"
     echo "ok: $(cat "$work/refused.err")"
     echo "ok: $(cat "$work/extra.err")"
+    ;;
+  freshdiffers)
+    # The libraries whose data the image carries are classified again by the restoring process:
+    # another YADOKARI_FRESH_LIBRARIES is refused before anything changes, the image untouched.
+    prog=$1 k=$2 n=$3
+    for side in restore checkpoint; do
+      at_checkpoint=() at_restore=(YADOKARI_FRESH_LIBRARIES=libyk_fakelib)
+      [[ $side == checkpoint ]] && at_checkpoint=(YADOKARI_FRESH_LIBRARIES=libyk_fakelib) at_restore=()
+      rm -f "$work/img"
+      rc=0; run part1 "$pre" "${at_checkpoint[@]}" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+      expect_ok part1 $rc
+      before=$(sha256sum <"$work/img")
+      rc=0; run refused "$pre" "${at_restore[@]}" YADOKARI_RESTORE="$work/img" -- "$prog" "$n" || rc=$?
+      [[ $rc != 0 ]] || fail "a restore with another YADOKARI_FRESH_LIBRARIES went ahead"
+      [[ ! -s $work/refused.out ]] || fail "the refused restore ran the program"
+      [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+      if [[ $side == restore ]]; then said="the checkpoint carried its data, this process would not carry it"; else said="the checkpoint did not carry its data, this process would carry it"; fi
+      grep -q "library /[^ ]*/libyk_fakelib.so: $said (YADOKARI_FRESH_LIBRARIES must name the same libraries as when the checkpoint was taken)" \
+        "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+      [[ $(sha256sum <"$work/img") == "$before" ]] || fail "the refused restore changed the image"
+      echo "ok: $(cat "$work/refused.err")"
+    done
     ;;
   badimage)
     prog=$1 k=$2 n=$3
