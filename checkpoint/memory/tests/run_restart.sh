@@ -553,23 +553,15 @@ a thread other than the main one (an OpenMP thread), whose generator is not carr
     diff -r "$work/ref" "$work/ckpt" >&2 || fail "the files written across the restart(s) differ"
     echo "ok: stdout and $(wc -l <"$work/ref.tree") files identical"
     ;;
-  diverted)
-    prog=$1 n=$2 k=$3
-    rc=0; run refused "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" || rc=$?
+  diverted | divertedlib)
+    # The same refusal for the executable's GOT entry and for a linked library's (diverted_lib.c).
+    prog=$1 n=$2 k=$3 in_library=() caller="the executable's"
+    if [[ $mode == divertedlib ]]; then in_library=(library) caller="library /[^ ]*/libyk_diverted_lib.so's"; fi
+    rc=0; run refused "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" "${in_library[@]}" || rc=$?
     [[ $rc == 71 ]] || fail "a checkpoint with mmap diverted went ahead: rc $rc, $(cat "$work/refused.err")"
     [[ ! -e $work/img ]] || fail "an image was written"
     [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
-    grep -qx "yadokari: checkpoint refused: the executable's calls of mmap go to /[^ ]*/libc.so.6, past the layer that records its mappings (UCX's memory hooks do this: set UCX_MEM_MMAP_HOOK_MODE=none), which is not carried" \
-      "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
-    echo "ok: $(cat "$work/refused.err")"
-    ;;
-  divertedlib)
-    prog=$1 n=$2 k=$3
-    rc=0; run refused "$pre" YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" -- "$prog" "$n" library || rc=$?
-    [[ $rc == 71 ]] || fail "a checkpoint with a library's mmap diverted went ahead: rc $rc, $(cat "$work/refused.err")"
-    [[ ! -e $work/img ]] || fail "an image was written"
-    [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
-    grep -qx "yadokari: checkpoint refused: library /[^ ]*/libyk_diverted_lib.so's calls of mmap go to /[^ ]*/libc.so.6, past the layer that records its mappings (UCX's memory hooks do this: set UCX_MEM_MMAP_HOOK_MODE=none), which is not carried" \
+    grep -qx "yadokari: checkpoint refused: $caller calls of mmap go to /[^ ]*/libc.so.6, past the layer that records its mappings (UCX's memory hooks do this: set UCX_MEM_MMAP_HOOK_MODE=none), which is not carried" \
       "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
     echo "ok: $(cat "$work/refused.err")"
     ;;
