@@ -273,15 +273,19 @@ struct CheckpointAsk {
   }
 };
 
-// Rank -> coordinator, once the memory restore of a restart is done (the timeline's "restore").
+// Rank -> coordinator, once the memory restore of a restart is done (the timeline's "restore"),
+// or when the rank refuses to restore: then `refused` says why in one line, and the front end
+// prints it. The rank aborts right after; the launcher (Hydra) may drop what the rank printed
+// itself while it tears the job down, so the reason travels here instead.
 struct RankRestored {
   static constexpr MessageType kType = MessageType::rank_restored;
   std::int32_t logical_rank = -1;
   double restore_seconds = 0.0;
+  std::string refused;  // empty: restored
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(logical_rank, restore_seconds);
+    ar(logical_rank, restore_seconds, refused);
   }
 };
 

@@ -4,6 +4,7 @@
 // plugged in by an adapter; this layer knows nothing about files except its own simple format
 // (file_format.hpp) used by tests.
 #include <cstdint>
+#include <string>
 
 namespace yadokari::memory {
 
@@ -68,7 +69,8 @@ struct AreaSource {
 int checkpoint(AreaSink& sink);
 
 // Restore: `what` names the image in messages. Returns YK_MEM_ERROR only before anything was
-// modified; on success it does not return.
-int restore(AreaSource& source, const char* what);
+// modified (why, in one line: on stderr, or into `refusal` when given, for a caller that reports
+// it itself); on success it does not return.
+int restore(AreaSource& source, const char* what, std::string* refusal = nullptr);
 
 }  // namespace yadokari::memory

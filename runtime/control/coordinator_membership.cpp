@@ -163,6 +163,11 @@ bool Coordinator::stop_processes(const std::string& node, const std::vector<std:
 }
 
 void Coordinator::note_restored(const protocol::RankRestored& restored) {
+  if (!restored.refused.empty()) {
+    // The rank aborts after sending this; its own stderr may not make it through the launcher.
+    config_.log("yadokari: rank " + std::to_string(restored.logical_rank) + " cannot restore: " + restored.refused);
+    return;
+  }
   ++progress_.restored;
   progress_.last_restored = std::chrono::steady_clock::now();
   progress_.max_restore_seconds = std::max(progress_.max_restore_seconds, restored.restore_seconds);

@@ -1,4 +1,5 @@
 // Coordinator and rank clients in one process, over real ZeroMQ TCP sockets on loopback.
+#include <algorithm>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -358,10 +359,24 @@ TEST_CASE("what a rank sends just before it ends still reaches the coordinator",
   REQUIRE(client);
   // A restarted rank with nothing left to do restores and ends at once: its RankRestored was
   // lost with the client's socket, and the front end never printed the restart's timeline.
-  client->send(RankRestored{0, 0.25});
+  client->send(RankRestored{0, 0.25, {}});
   client.reset();
   REQUIRE(f.serve_until([&] { return f.coordinator.progress().restored == 1; }));
   CHECK(f.coordinator.progress().max_restore_seconds == 0.25);
+}
+
+TEST_CASE("the front end says why a rank refused to restore, and does not count it restored", "[control]") {
+  Fixture f;
+  RankEnvironment env(f.coordinator.control_endpoint(), kJob, f.coordinator.credential());
+  auto client = start_rank(1);
+  REQUIRE(client);
+  // The rank aborts right after this: under Hydra its own stderr line can be lost.
+  client->send(RankRestored{1, 0.0, "/ckpt/rank-1.img: library libx.so: the checkpoint carried its data"});
+  client.reset();
+  const std::string expected =
+      "yadokari: rank 1 cannot restore: /ckpt/rank-1.img: library libx.so: the checkpoint carried its data";
+  REQUIRE(f.serve_until([&] { return std::find(f.log.begin(), f.log.end(), expected) != f.log.end(); }));
+  CHECK(f.coordinator.progress().restored == 0);
 }
 
 TEST_CASE("a client that never reached a coordinator stops", "[control]") {

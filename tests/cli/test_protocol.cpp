@@ -136,11 +136,18 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 9 peers send StatusReport without the relayed ranks that version 10 appends: they must
-  // not be half-understood.
-  const std::string bytes = with_u16_at(encode(StatusReport{}), 2, 9);
-  CHECK(kProtocolVersion == 10);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 9, this build speaks version 10");
+  // Version 10 ranks send RankRestored without the refusal that version 11 appends: they must not
+  // be half-understood.
+  const std::string bytes = with_u16_at(encode(RankRestored{}), 2, 10);
+  CHECK(kProtocolVersion == 11);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 10, this build speaks version 11");
+}
+
+TEST_CASE("a rank's refusal to restore round-trips with its reason", "[protocol]") {
+  const auto got = decode_as<RankRestored>(encode(RankRestored{3, 0.0, "image.img: library x: why"}));
+  CHECK(got.logical_rank == 3);
+  CHECK(got.refused == "image.img: library x: why");
+  CHECK(decode_as<RankRestored>(encode(RankRestored{1, 0.5, {}})).refused.empty());
 }
 
 TEST_CASE("a migrate request round-trips with its ranks and target node", "[protocol]") {

@@ -5,7 +5,10 @@
 // (at_quick_exit, linked into the executable the same way as a call of __cxa_at_quick_exit). They are recorded here and, in a
 // restarted process, registered again after the restore in the same order, so each runs exactly
 // once at exit. A fresh process's libc knows nothing of the old registrations: without this they
-// would silently never run.
+// would silently never run. The constructors of a library loaded after start run again when the
+// restore loads it; what they register then is not passed on (it is in the record already, and
+// the replay keeps the first run's order among the application's and the library's handlers,
+// also those the library registers later, like the destructor of a function-local static).
 #include <dlfcn.h>
 
 #include "common/export.hpp"
@@ -53,8 +56,6 @@ void record(ExitKind kind, const void* function, const void* argument, const voi
 void replay_exit_handlers(const ProcessState& s) {
   for (std::uint32_t i = 0; i < s.exit_count; ++i) {
     const ExitHandler& h = s.exits[i];
-    // A library loaded after start registered its handlers again when the restore loaded it.
-    if (h.kind != ExitKind::on_exit && in_placed_library(h.dso)) continue;
     auto* argument = reinterpret_cast<void*>(h.argument);
     if (h.kind == ExitKind::on_exit)
       real().on_exit(reinterpret_cast<void (*)(int, void*)>(h.function), argument);
@@ -70,6 +71,7 @@ void replay_exit_handlers(const ProcessState& s) {
 using namespace yadokari::memory;
 
 YK_C_API int __cxa_atexit(void (*function)(void*), void* argument, void* dso) {
+  if (placing_library_at(reinterpret_cast<std::uint64_t>(dso))) return 0;
   int r = real().cxa_atexit(function, argument, dso);
   if (r == 0 && records_process_state())
     record(ExitKind::cxa_atexit, reinterpret_cast<const void*>(function), argument, dso);
@@ -77,6 +79,9 @@ YK_C_API int __cxa_atexit(void (*function)(void*), void* argument, void* dso) {
 }
 
 YK_C_API int on_exit(void (*function)(int, void*), void* argument) {
+  // No DSO handle here, and the caller's address is not reliable (a constructor's last call is a
+  // jump): the handler's own code tells whose it is.
+  if (placing_library_at(reinterpret_cast<std::uint64_t>(function))) return 0;
   int r = real().on_exit(function, argument);
   if (r == 0 && records_process_state())
     record(ExitKind::on_exit, reinterpret_cast<const void*>(function), argument, nullptr);
@@ -85,6 +90,7 @@ YK_C_API int on_exit(void (*function)(int, void*), void* argument) {
 
 // glibc's at_quick_exit (libc_nonshared.a, linked into the executable) is a call of this.
 YK_C_API int __cxa_at_quick_exit(void (*function)(void*), void* dso) {
+  if (placing_library_at(reinterpret_cast<std::uint64_t>(dso))) return 0;
   int r = real().cxa_at_quick_exit(function, dso);
   if (r == 0 && records_process_state())
     record(ExitKind::at_quick_exit, reinterpret_cast<const void*>(function), nullptr, dso);

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,8 +33,9 @@ struct Placed {
 
 LibTable g_incoming;  // .bss: the restore's stack is about to be overwritten
 Placed g_placed[kMaxLibraries];
-int g_placed_count;  // libraries of g_incoming placed (from the last one down)
-bool g_done;         // all placed: their areas may be written
+int g_placed_count;           // libraries of g_incoming placed (from the last one down)
+bool g_done;                  // all placed: their areas may be written
+std::atomic<bool> g_placing;  // inside the loop that loads them again (placing_library_at)
 
 struct Translation {
   std::uint64_t old_handle;
@@ -143,12 +145,19 @@ bool place_libraries(const void* data, std::size_t len, char* why, std::size_t w
       return std::snprintf(why, why_len, "the image's library table is malformed"), false;
   // Dependencies first: the table puts every library before the ones it needs (library_table.cpp).
   // g_placed is filled from its end so that undo() releases in the reverse order of loading.
-  for (std::uint32_t n = g_incoming.count; n-- > 0;) {
-    Placed& p = g_placed[kMaxLibraries - 1 - g_placed_count];
-    std::memset(&p, 0, sizeof p);
-    if (!place(g_incoming.libs[n], p, why, why_len)) return false;
-    ++g_placed_count;
-    if (g_incoming.libs[n].handle) g_translations[g_translation_count++] = {g_incoming.libs[n].handle, p.handle};
+  {
+    // The constructors run on a helper thread (library_placement.cpp), hence a global flag.
+    struct Placing {
+      Placing() { g_placing.store(true, std::memory_order_release); }
+      ~Placing() { g_placing.store(false, std::memory_order_release); }
+    } placing;
+    for (std::uint32_t n = g_incoming.count; n-- > 0;) {
+      Placed& p = g_placed[kMaxLibraries - 1 - g_placed_count];
+      std::memset(&p, 0, sizeof p);
+      if (!place(g_incoming.libs[n], p, why, why_len)) return false;
+      ++g_placed_count;
+      if (g_incoming.libs[n].handle) g_translations[g_translation_count++] = {g_incoming.libs[n].handle, p.handle};
+    }
   }
   // Our references to dependencies go: what needed them holds them now, as in the first run.
   // The requested libraries keep ours, which stands for the application's.
@@ -189,10 +198,10 @@ void* library_destination(AreaKind kind, std::uint64_t addr, std::uint64_t len) 
   return nullptr;
 }
 
-bool in_placed_library(std::uint64_t dso) {
-  if (!g_done) return false;
+bool placing_library_at(std::uint64_t address) {
+  if (!g_placing.load(std::memory_order_acquire)) return false;
   for (std::uint32_t i = 0; i < g_incoming.count; ++i)
-    if (dso >= g_incoming.libs[i].lo && dso < g_incoming.libs[i].hi) return true;
+    if (address >= g_incoming.libs[i].lo && address < g_incoming.libs[i].hi) return true;
   return false;
 }
 

@@ -73,9 +73,10 @@ bool place_libraries(const void* data, std::size_t len, char* why, std::size_t w
 // Where a `libraries` (address != 0) or `library_tls` area may be written, or nullptr.
 void* library_destination(AreaKind kind, std::uint64_t addr, std::uint64_t len);
 
-// For the exit handlers' replay: true if `dso` belongs to a library the restore loaded again (its
-// constructors registered their exit handlers again already).
-bool in_placed_library(std::uint64_t dso);
+// For the exit handlers (exit_handlers.cpp): true while the restore loads the image's libraries
+// again and `address` lies in one of them. What their constructors register then is in the
+// image's record already, which the replay registers in the first run's order.
+bool placing_library_at(std::uint64_t address);
 
 // The application's handle as this process knows it (identity for anything else).
 void* translate_dl_handle(void* handle);

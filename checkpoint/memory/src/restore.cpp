@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "checkpoint/memory/areas.hpp"
 #include "checkpoint/memory/memory.h"
@@ -46,9 +47,14 @@ struct StackCopy {
 } g_stack;
 
 const char* g_what = "";
+// Where a refusal goes when the caller reports it itself (restore()'s `refusal`); else stderr.
+std::string* g_refusal = nullptr;
 
 bool fail(const char* why) {
-  say("cannot restore ", g_what, ": ", why);
+  if (g_refusal)
+    *g_refusal = std::string(g_what) + ": " + why;
+  else
+    say("cannot restore ", g_what, ": ", why);
   return false;
 }
 
@@ -158,8 +164,9 @@ void* destination(const AreaHeader& h, const std::vector<Range>& exe_data) {
 
 }  // namespace
 
-int restore(AreaSource& src, const char* what) {
+int restore(AreaSource& src, const char* what, std::string* refusal) {
   g_what = what ? what : "image";
+  g_refusal = refusal;
   if (!g_enabled) return fail("the memory layer is disabled in this process (see the message above)"), YK_MEM_ERROR;
   if (!t_app) return fail("not called from the application thread"), YK_MEM_ERROR;
   // Otherwise libraries may already hold arena blocks that the restore would overwrite.
@@ -211,7 +218,9 @@ int restore(AreaSource& src, const char* what) {
   // the fresh process's code before the restore point connected.
   if (!restore_fortran(g_fortran, fortran_len, why, sizeof why)) return abandon_mappings(), fail(why), YK_MEM_ERROR;
 
-  // Point of no return: from here on, memory of this process is overwritten.
+  // Point of no return: from here on, memory of this process is overwritten, and whatever fails
+  // is said here, before the process ends (the caller never sees it).
+  g_refusal = nullptr;
   apply_mappings();
   reset_linked_libraries();
   std::vector<Range> exe_data = subtract(exe.writable, exe.excluded);

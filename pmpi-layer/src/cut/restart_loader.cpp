@@ -34,8 +34,12 @@ std::uint64_t g_restored_epoch;
 
 namespace img = yadokari::image;
 
+// The front end prints the reason when it has a link to it: the rank's own stderr can be lost
+// when the launcher tears the job down after MPI_Abort (Hydra drops a rank's last lines).
 [[noreturn]] void refuse(const std::string& line) {
-  print_line("yadokari: rank %d cannot restore: %s", identity().logical_rank, line.c_str());
+  const int rank = identity().logical_rank;
+  if (!send_last_to_coordinator(yadokari::protocol::RankRestored{rank, 0.0, line}))
+    print_line("yadokari: rank %d cannot restore: %s", rank, line.c_str());
   PMPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);
 }
@@ -79,9 +83,11 @@ void cut::restore_if_requested() {
   }
   replay_creation_log();
   auto* source = new ImageAreaSource(*chain);
-  yadokari::memory::restore(*source, path.c_str());
-  // Only on refusal (the memory layer printed why; nothing was modified).
-  refuse(source->failed() ? source->error() : "the memory image does not fit this process (see above)");
+  std::string memory_refusal;
+  yadokari::memory::restore(*source, path.c_str(), &memory_refusal);
+  // Only on refusal (nothing was modified).
+  if (source->failed()) refuse(source->error());
+  refuse(memory_refusal.empty() ? "the memory image does not fit this process" : memory_refusal);
 }
 
 void cut::on_restart() {
@@ -94,7 +100,7 @@ void cut::on_restart() {
   repost_pending_receives();
   ++g_restarts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();
-  send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds});
+  send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds, {}});
 }
 
 }  // namespace yadokari::shim

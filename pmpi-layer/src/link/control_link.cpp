@@ -59,6 +59,13 @@ void send_to_coordinator(const yadokari::protocol::Message& message) {
   if (g_client) g_client->send(message);
 }
 
+bool send_last_to_coordinator(const yadokari::protocol::Message& message) {
+  if (!g_client) return false;
+  g_client->send(message);
+  g_client.reset();  // the client sends what is queued and lingers for it (rank_client.cpp)
+  return true;
+}
+
 const std::string& job_id() { return g_job_id; }
 
 void link::on_finalize() { g_client.reset(); }
