@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ MapRecord g_incoming[kMaxMappings];  // the image's table during a restore
 int g_incoming_count;
 int g_files[kMaxMappings];  // shared files reopened by prepare_mappings()
 bool g_probed[kMaxMappings];
+std::uint64_t g_filled[kMaxMappings];  // bytes of each restored mapping its contents area filled
 
 constexpr int kReadWrite = PROT_READ | PROT_WRITE;
 static_assert(kMaxWrittenFiles >= kMaxAppFds + kMaxMappings, "every reopened descriptor and shared file mapping");
@@ -210,6 +212,7 @@ void apply_mappings() {
       fatal("the process is half restored and cannot continue");
     }
     g_probed[i] = false;
+    g_filled[i] = 0;
   }
   MappingsLocked l;
   live_mappings().assign(g_incoming, g_incoming_count);
@@ -218,15 +221,41 @@ void apply_mappings() {
 void* mapping_destination(std::uint64_t addr, std::uint64_t len) {
   // The readable prefix of a private file mapping may be shorter than the mapping.
   for (int i = 0; i < g_incoming_count; ++i)
-    if (g_incoming[i].addr == addr && len <= g_incoming[i].len && carries_contents(g_incoming[i])) return as_ptr(addr);
+    if (g_incoming[i].addr == addr && len <= g_incoming[i].len && carries_contents(g_incoming[i])) {
+      g_filled[i] = len;
+      return as_ptr(addr);
+    }
   return nullptr;
 }
+
+namespace {
+
+// The pages of a private file mapping past its file's end raised SIGBUS when read; so do they
+// again: they are mapped from an empty file (a memfd closed at once), not left as zeros.
+void map_past_end_of_file(const MapRecord& r, std::uint64_t filled) {
+  const std::uint64_t start = (filled + kPage - 1) / kPage * kPage;
+  if (start >= r.len) return;
+  const int empty = static_cast<int>(syscall(SYS_memfd_create, "yadokari-past-end-of-file", MFD_CLOEXEC));
+  void* p = empty < 0 ? MAP_FAILED
+                      : map_real().mmap(as_ptr(r.addr + start), r.len - start, static_cast<int>(r.prot),
+                                        MAP_PRIVATE | MAP_FIXED, empty, 0);
+  const int error = errno;
+  if (empty >= 0) close(empty);
+  if (p != as_ptr(r.addr + start)) {
+    char a[24];
+    say("cannot map the end of the application's file mapping at ", format_x64(a, r.addr), ": ", std::strerror(error));
+    fatal("the process is half restored and cannot continue");
+  }
+}
+
+}  // namespace
 
 void finish_mappings() {
   for (int i = 0; i < g_incoming_count; ++i) {
     const MapRecord& r = g_incoming[i];
     if (carries_contents(r) && static_cast<int>(r.prot) != kReadWrite)
       map_real().mprotect(as_ptr(r.addr), r.len, static_cast<int>(r.prot));
+    if (carries_contents(r) && r.backing == MapBacking::file_private) map_past_end_of_file(r, g_filled[i]);
   }
   g_incoming_count = 0;
 }

@@ -4,7 +4,8 @@
  * boundary at the start of each iteration; from iteration 2 on: anonymous private mappings
  * (written, partly unmapped, grown and moved with mremap, a PROT_NONE guard page), a private file
  * mapping written to (the file must not change), a private mapping of 4 pages of a file of 1 page
- * and 100 bytes (its last 2 pages are beyond the end of the file: reading them is SIGBUS), a shared file mapping written to (the file is the
+ * and 100 bytes (its last 2 pages are beyond the end of the file: reading them is SIGBUS, which
+ * every iteration checks, also after a restart), a shared file mapping written to (the file is the
  * contents), an anonymous shared mapping, a mapping at a fixed address outside the region
  * (MAP_FIXED_NOREPLACE), one fresh mmap per iteration (its address is printed: the restarted
  * process must hand out the same ones), a SIGALRM handler with an ITIMER_REAL interval timer, a
@@ -28,6 +29,7 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,6 +283,27 @@ static void step(int i) {
   }
 }
 
+static sigjmp_buf probe_jump;
+static void leave_probe(int sig) {
+  (void)sig;
+  siglongjmp(probe_jump, 1);
+}
+
+/* What reading *p does: a page of a file mapping past the file's end raises SIGBUS. */
+static const char* read_outcome(const volatile unsigned char* p) {
+  struct sigaction leave, old;
+  memset(&leave, 0, sizeof leave);
+  leave.sa_handler = leave_probe;
+  sigaction(SIGBUS, &leave, &old);
+  const char* outcome = "SIGBUS";
+  if (sigsetjmp(probe_jump, 1) == 0) {
+    (void)*p;
+    outcome = "readable";
+  }
+  sigaction(SIGBUS, &old, NULL);
+  return outcome;
+}
+
 int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 20;
   const char* dir = argc > 2 ? argv[2] : ".";
@@ -321,6 +344,9 @@ int main(int argc, char** argv) {
       h = sum(anon, 6 * PAGE) ^ sum(anon + 8 * PAGE, 7 * PAGE) ^ sum(grown, grown_len) ^ sum(priv, 4 * PAGE) ^
           sum(past_end, 2 * PAGE) ^ sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
     }
+    if (i >= 2)
+      printf("%d past the file's end: %s, %s\n", i, read_outcome(past_end + 2 * PAGE),
+             read_outcome(past_end + 3 * PAGE));
     if (i == 2) {
       static char* options[] = {"app_state", "-x", "3", "-q", "input.dat", NULL};
       while (getopt(5, options, "x:q") != -1) {
