@@ -15,7 +15,8 @@
  * a fanotify group and a message queue made by glibc's wrappers, an io_uring, a userfaultfd and a
  * perf event made by syscall(), and an io_uring made by an inline system call (no interposer sees
  * it: found in /proc/self/fd at the checkpoint); sbrk: 4 KiB taken with sbrk (never given back:
- * glibc's heap may have grown above it meanwhile);
+ * glibc's heap may have grown above it meanwhile); omp_thread_key: a thread-specific data key given a
+ * value on every thread of an OpenMP team, so also on a pool thread (idle at the pause point);
  * "released" creates all of them and releases them again before the pause point; "omp_region" reaches its pause point inside an OpenMP parallel region,
  * the MPI calls made by the master thread). A checkpoint asked for there must be refused with one line per problem
  * and the job must go on; refusals.sh checks this. Rank 0 writes the lines it expects into
@@ -179,6 +180,7 @@ struct Held {
   int saved_stdout;
   pthread_t thread;
   int have_thread;
+  pthread_key_t omp_key;
 };
 
 /* io_uring_setup as liburing makes it: a system call instruction, no libc in between. */
@@ -422,6 +424,18 @@ static void hold(const char* what, struct Held* h, int rank) {
     got[0] = 1;
     expect("the application moved the program break by 4096 bytes (sbrk), whose memory is not carried");
   }
+  if (strcmp(what, "released") == 0 || strcmp(what, "omp_thread_key") == 0) {
+    static int marks[2];
+    if (pthread_key_create(&h->omp_key, NULL) != 0) abort();
+#pragma omp parallel num_threads(2)
+    pthread_setspecific(h->omp_key, &marks[omp_get_thread_num() % 2]);
+    char line[200];
+    snprintf(line, sizeof line,
+             "thread-specific data of key %u was set on an OpenMP thread, whose value is not carried (a restarted "
+             "process has a new pool)",
+             (unsigned)h->omp_key);
+    expect(line);
+  }
   if (all || strcmp(what, "shm") == 0) {
     h->shm_id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
     h->shm_at = shmat(h->shm_id, NULL, 0);
@@ -495,6 +509,7 @@ static void release(const char* what, struct Held* h) {
     early_started = 0;
   }
   if (all || strcmp(what, "shm") == 0) shmdt(h->shm_at);
+  if (strcmp(what, "released") == 0 || strcmp(what, "omp_thread_key") == 0) pthread_key_delete(h->omp_key);
 }
 
 static long work(int rank, int size, int step) {

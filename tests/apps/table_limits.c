@@ -8,6 +8,7 @@
  *   mappings          mmap until the table of the application's mappings (256) is full and the
  *                     kernel places one outside the region;
  *   exit_handlers     65 atexit handlers (64 are carried);
+ *   thread_keys       65 thread-specific data keys created (64 are carried);
  *   files             129 files kept open (128 are carried; the 129th is named);
  *   waiting_signals   a real-time signal the main thread blocks, queued to it 65 times (64 waiting
  *                     instances are carried);
@@ -36,7 +37,15 @@
 
 #include "tests/apps/pause_point.h"
 
-enum { kTable = 256, kExitHandlers = 64, kFiles = 128, kWaitingSignals = 64, kMemoryStreams = 32, kJmpBufs = 128 };
+enum {
+  kTable = 256,
+  kExitHandlers = 64,
+  kThreadKeys = 64,
+  kFiles = 128,
+  kWaitingSignals = 64,
+  kMemoryStreams = 32,
+  kJmpBufs = 128
+};
 static const uintptr_t kMapBase = 0x120000000000ull, kMapReserve = 1ull << 40; /* src/layout.hpp */
 
 static void pause_step(const char* step) {
@@ -157,6 +166,13 @@ int main(int argc, char** argv) {
       if (atexit(on_exit_nothing) == 0) ++filled;
     snprintf(line, sizeof line,
              "the application registered more signal handlers, exit handlers or setlocale calls than are carried");
+  } else if (strcmp(mode, "thread_keys") == 0) {
+    static pthread_key_t keys[kThreadKeys + 1];
+    for (int i = 0; i <= kThreadKeys; ++i)
+      if (pthread_key_create(&keys[i], NULL) == 0) ++filled;
+    snprintf(line, sizeof line,
+             "the application created or set more than %d thread-specific data keys, which are not carried",
+             kThreadKeys);
   } else if (strcmp(mode, "waiting_signals") == 0) {
     sigset_t blocked;
     sigemptyset(&blocked);

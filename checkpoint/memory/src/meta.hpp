@@ -12,7 +12,7 @@ namespace yadokari::memory {
 
 inline constexpr char kMetaMagic[8] = {'Y', 'K', 'M', 'E', 'M', 'E', 'T', 'A'};
 inline constexpr std::uint32_t kMetaVersion =
-    7;  // 2: FdRecord::same_file_as; 3: ProcessState::pending; 4: ::waiting; 5: ::memory_streams; 6: ::jmp_bufs, ::pool_masks, ::env, ::getopt_*, LibRecord::opens, FdRecord::input; 7: MapRecord::file_size, ::linked_libraries
+    8;  // 2: FdRecord::same_file_as; 3: ProcessState::pending; 4: ::waiting; 5: ::memory_streams; 6: ::jmp_bufs, ::pool_masks, ::env, ::getopt_*, LibRecord::opens, FdRecord::input; 7: MapRecord::file_size, ::linked_libraries; 8: ProcessState::keys, ::limits
 
 struct MetaRecord {
   char magic[8];

@@ -22,4 +22,8 @@ void expect_openmp_pool_masks(const std::uint64_t* masks, std::uint32_t count);
 // Called on a new pool thread before it runs the runtime's code.
 void take_openmp_pool_mask();
 
+// Whether the calling thread is one of the pool's (thread_keys.cpp: a value it keeps would not
+// come back with the new pool).
+bool on_openmp_pool_thread();
+
 }  // namespace yadokari::memory

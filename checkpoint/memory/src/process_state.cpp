@@ -19,7 +19,7 @@
 namespace yadokari::memory {
 namespace {
 
-constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '8'};
+constexpr char kMagic[8] = {'Y', 'K', 'P', 'R', 'O', 'C', '0', '9'};
 
 ProcessState g_live;
 ProcessState g_out;       // the capture's copy (.bss: not on the stack being captured)
@@ -31,6 +31,8 @@ void check_for_capture() {
   ProcessStateLocked l;
   if (g_live.overflow)
     refusal_add("the application registered more signal handlers, exit handlers or setlocale calls than are carried");
+  char line[200];
+  if (!thread_keys_carried(g_live.keys, line, sizeof line)) refusal_add(line);
   char cwd[kCwdMax];
   if (g_live.have_cwd && !getcwd(cwd, sizeof cwd))
     refusal_add("the application's working directory cannot be named (deleted?): ", std::strerror(errno));
@@ -72,6 +74,8 @@ bool capture_process_state(AreaSink& sink, int errno_value) {
   g_out.pool_mask_count = openmp_pool_masks(g_out.pool_masks, kMaxPoolThreads);
   if (!capture_env_changes(g_out.env)) return false;  // refused by the check as well
   capture_timers(g_out);
+  read_thread_key_values(g_out.keys);  // the capture runs on the main thread
+  read_resource_limits(g_out.limits);
   return sink.area(AreaKind::process_state, 0, sizeof g_out, 0, "application process state", &g_out);
 }
 
@@ -85,6 +89,8 @@ bool prepare_process_state(const void* data, std::size_t len, char* why, std::si
     std::snprintf(why, why_len, "the image's process state is malformed");
     return false;
   }
+  if (!thread_keys_fit(s->keys, why, why_len)) return false;
+  if (!resource_limits_fit(s->limits, why, why_len)) return false;
   struct stat st {};
   if (s->have_cwd && (stat(s->cwd, &st) != 0 || !S_ISDIR(st.st_mode))) {
     std::snprintf(why, why_len, "the application's working directory %s does not exist in this process", s->cwd);
@@ -107,6 +113,8 @@ void replay_process_state() {
   remangle_jmp_bufs(g_incoming.jmp_bufs, g_incoming.jmp_buf_count, g_incoming.pointer_guard);
   expect_openmp_pool_masks(g_incoming.pool_masks, g_incoming.pool_mask_count);
   replay_env_changes(g_incoming.env);
+  replay_thread_keys(g_incoming.keys);
+  replay_resource_limits(g_incoming.limits);
   optind = g_incoming.getopt_ind;
   opterr = g_incoming.getopt_err;
   optopt = g_incoming.getopt_opt;
@@ -130,4 +138,6 @@ YK_C_API void yk_mem_restore_point(void) {
   s.have_cwd = s.have_umask = s.have_mask = s.have_altstack = 0;
   s.have_timer[0] = s.have_timer[1] = s.have_timer[2] = 0;
   s.action_count = s.exit_count = s.locale_count = s.overflow = 0;
+  forget_thread_key_records(s.keys);
+  s.limits = ResourceLimits{};
 }

@@ -1,7 +1,7 @@
 #pragma once
 // libc process state the application owns (checkpoint/memory/README.md, "The application's process
 // state"): working directory, umask, signal dispositions, mask, pending signals and alternate stack,
-// interval timers, exit handlers, locale, strtok's and getopt's positions, errno. Interposers in signal_state.cpp,
+// interval timers, exit handlers, thread-specific data keys, resource limits, locale, strtok's and getopt's positions, errno. Interposers in signal_state.cpp,
 // exit_handlers.cpp and libc_state.cpp record what the application sets; the capture saves it as
 // the process_state area (after the mappings table, so a restore can refuse before it modifies
 // anything); after a restore has jumped back, it is replayed in the fresh process.
@@ -27,6 +27,8 @@
 #include "checkpoint/memory/src/jmp_bufs.hpp"
 #include "checkpoint/memory/src/memory_streams.hpp"
 #include "checkpoint/memory/src/openmp_pool_signals.hpp"
+#include "checkpoint/memory/src/resource_limits.hpp"
+#include "checkpoint/memory/src/thread_keys.hpp"
 #include "checkpoint/memory/src/waiting_signals.hpp"
 
 namespace yadokari::memory {
@@ -82,6 +84,8 @@ struct ProcessState {
   std::uint32_t pool_mask_count, pad4;        // the OpenMP pool threads' masks (openmp_pool_signals.hpp)
   std::uint64_t pool_masks[kMaxPoolThreads];  // oldest thread first, bit sig-1
   EnvChanges env;                             // the variables the application changed (environment.hpp)
+  ThreadKeys keys;                            // thread-specific data keys (thread_keys.hpp)
+  ResourceLimits limits;                      // setrlimit/prlimit (resource_limits.hpp)
   SavedAction actions[kMaxSignalActions];     // in the order they were (last) set
   ExitHandler exits[kMaxExitHandlers];        // in registration order
   LocaleCall locales[kMaxLocaleCalls];

@@ -23,6 +23,7 @@
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/identity.hpp"
 #include "checkpoint/memory/src/openmp_pool_signals.hpp"
+#include "checkpoint/memory/src/thread_keys.hpp"
 #include "checkpoint/memory/src/thread_signal_sets.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
@@ -93,15 +94,19 @@ bool called_from_openmp_runtime(const void* caller) {
          (std::strstr(info.dli_fname, "/libgomp.so") || std::strstr(info.dli_fname, "/libomp.so"));
 }
 
+YK_TLS bool t_openmp_pool;
+
 void* thread_start(void* p) {
   Start s = *static_cast<Start*>(p);
   __libc_free(p);
   t_app = s.app;
   t_lib = !s.app;
   if (s.slot >= 0) {
-    if (g_threads[s.slot].openmp_pool) take_openmp_pool_mask();
+    t_openmp_pool = g_threads[s.slot].openmp_pool;
+    if (t_openmp_pool) take_openmp_pool_mask();
     g_threads[s.slot].tid.store(static_cast<int>(gettid()));
-    pthread_setspecific(g_exit_key, reinterpret_cast<void*>(static_cast<std::uintptr_t>(s.slot) + 1));
+    // The layer's own key: libc's function, not the application's (thread_keys.cpp).
+    real_pthread_setspecific(g_exit_key, reinterpret_cast<void*>(static_cast<std::uintptr_t>(s.slot) + 1));
   }
   return s.fn(s.arg);
 }
@@ -202,6 +207,8 @@ void expect_openmp_pool_masks(const std::uint64_t* masks, std::uint32_t count) {
   for (std::uint32_t i = 0; i < g_pool_mask_count; ++i) g_pool_masks[i] = masks[i];
   g_pool_masks_taken.store(0);
 }
+
+bool on_openmp_pool_thread() { return t_openmp_pool; }
 
 void take_openmp_pool_mask() {
   const std::uint32_t i = g_pool_masks_taken.fetch_add(1);

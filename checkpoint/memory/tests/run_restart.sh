@@ -64,6 +64,10 @@
 #                                           equal an uninterrupted run's
 #   run_restart.sh statetaken PROG N K      the address of a mapping taken in the fresh process before
 #                                           the (late) restore: refused with one line, nothing changed
+#   run_restart.sh limitrefused PROG N K    the app_state program checkpointed at K (after it set its
+#                                           limits), restored where its open files' hard limit is
+#                                           lower and cannot be raised: refused with one line,
+#                                           nothing changed; restored where it can be, it goes on
 #   run_restart.sh glibcpaths PROG MODE N K the glibc_paths program: MODE carried is checkpointed at K
 #                                           and restarted (stdout equals an uninterrupted run's);
 #                                           released must checkpoint; every other MODE must refuse the
@@ -105,6 +109,33 @@ expect_ok() {  # NAME RC
 # The files program's input: 200 lines of 8..190 bytes (several stdio buffers' worth).
 make_input() {
   awk 'BEGIN { for (i = 1; i <= 200; i++) { s = ""; for (j = 0; j < (i * 37) % 180; j++) s = s sprintf("%c", 97 + (i + j) % 26); print "line " i " " s } }' >"$1"
+}
+
+# The app_state program run to its checkpoint at K (restore point at the first boundary) in
+# $work/d, image $work/img, the sums of its files kept.
+checkpoint_state_late() {  # PROG N K
+  mkdir "$work/d"
+  local rc=0
+  run part1 "$pre" YK_MEMTEST_RESTORE_LATE=1 YK_MEMTEST_CKPT_AT="$3" YK_MEMTEST_CKPT_FILE="$work/img" \
+    -- "$1" "$2" "$work/d" || rc=$?
+  expect_ok part1 $rc
+  (cd "$work/d" && find . -type f -exec md5sum {} + | sort) >"$work/before.sums"
+}
+
+# The restore run as "refused" (its exit status RC) stopped before anything changed: exit 70 after
+# only "start", LINE its one line on stderr, the program's files as they were; the same image then
+# restores where nothing is in the way.
+expect_state_restore_refused() {  # RC LINE PROG N
+  [[ $1 == 70 ]] || fail "the restore went ahead: rc $1, $(cat "$work/refused.err")"
+  [[ $(cat "$work/refused.out") == start ]] || fail "the refused restore ran the program: $(head -3 "$work/refused.out")"
+  [[ $(wc -l <"$work/refused.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/refused.err")"
+  grep -qF "$2" "$work/refused.err" || fail "unclear refusal: $(cat "$work/refused.err")"
+  (cd "$work/d" && find . -type f -exec md5sum {} + | sort) >"$work/after.sums"
+  same "$work/before.sums" "$work/after.sums" "the refused restore changed the program's files"
+  local rc=0
+  run back "$pre" YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" -- "$3" "$4" "$work/d" || rc=$?
+  expect_ok back $rc
+  echo "ok: $(cat "$work/refused.err")"
 }
 
 same() {  # EXPECTED ACTUAL WHAT
@@ -618,23 +649,25 @@ a thread other than the main one (an OpenMP thread), whose generator is not carr
     ;;
   statetaken)
     prog=$1 n=$2 k=$3
-    mkdir "$work/d"
-    rc=0; run part1 "$pre" YK_MEMTEST_RESTORE_LATE=1 YK_MEMTEST_CKPT_AT="$k" YK_MEMTEST_CKPT_FILE="$work/img" \
+    checkpoint_state_late "$prog" "$n" "$k"
+    rc=0; run refused "$pre" YK_STATE_SQUAT=1 YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" \
       -- "$prog" "$n" "$work/d" || rc=$?
-    expect_ok part1 $rc
-    (cd "$work/d" && find . -type f -exec md5sum {} + | sort) >"$work/before.sums"
-    rc=0; run taken "$pre" YK_STATE_SQUAT=1 YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" \
-      -- "$prog" "$n" "$work/d" || rc=$?
-    [[ $rc == 70 ]] || fail "a restore onto a taken address went ahead: rc $rc, $(cat "$work/taken.err")"
-    [[ $(cat "$work/taken.out") == start ]] || fail "the refused restore ran the program: $(head -3 "$work/taken.out")"
-    [[ $(wc -l <"$work/taken.err") == 1 ]] || fail "expected one line on stderr, got: $(cat "$work/taken.err")"
-    grep -q "the application's mapping at 0x200000000000 (8192 bytes) cannot be restored: the address range is in use in this process" \
-      "$work/taken.err" || fail "unclear refusal: $(cat "$work/taken.err")"
-    (cd "$work/d" && find . -type f -exec md5sum {} + | sort) >"$work/after.sums"
-    same "$work/before.sums" "$work/after.sums" "the refused restore changed the program's files"
-    rc=0; run back "$pre" YK_MEMTEST_RESTORE_LATE=1 YADOKARI_RESTORE="$work/img" -- "$prog" "$n" "$work/d" || rc=$?
-    expect_ok back $rc
-    echo "ok: $(cat "$work/taken.err")"
+    expect_state_restore_refused $rc \
+      "the application's mapping at 0x200000000000 (8192 bytes) cannot be restored: the address range is in use in this process" \
+      "$prog" "$n"
+    ;;
+  limitrefused)
+    prog=$1 n=$2 k=$3
+    checkpoint_state_late "$prog" "$n" "$k"
+    hard=$(ulimit -Hn)  # the image's: the program lowers only the soft limit
+    # A hard limit of 950 (the layer keeps the application's files above 900) and no
+    # CAP_SYS_RESOURCE (not even as root): the image's cannot be set.
+    rc=0
+    (ulimit -n 950 && run refused -- setpriv --bounding-set=-sys_resource env "$pre" YK_MEMTEST_RESTORE_LATE=1 \
+      YADOKARI_RESTORE="$work/img" "$prog" "$n" "$work/d") || rc=$?
+    expect_state_restore_refused $rc \
+      "the application's limit RLIMIT_NOFILE (soft 1000, hard $hard) cannot be set in this process (its hard limit is 950): Operation not permitted" \
+      "$prog" "$n"
     ;;
   *)
     fail "unknown mode $mode"

@@ -16,7 +16,8 @@
  * iteration 5 on every iteration prints which of the three signals wait in the thread's queue and
  * which in the process's, from /proc/thread-self/status), an
  * on_exit handler, an fmemopen stream written every iteration and flushed with fflush(NULL) (its
- * buffer is read back), umask, a sub-directory as working directory (files are
+ * buffer is read back), thread-specific data keys and values, the core size and open files' soft
+ * limits, umask, a sub-directory as working directory (files are
  * created relative to it), setlocale, strtok across iterations, errno across the boundary. From
  * iteration 4 on a tick is held pending across each boundary (see hold_a_tick). Its environment:
  * YK_STATE_GONE set before the loop, YK_STATE_SET set and YK_STATE_GONE unset at iteration 2;
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -283,6 +285,58 @@ static void step(int i) {
   }
 }
 
+/* Thread-specific data: a key made before the loop and given a value at iteration 3, one made at
+ * iteration 2, one made at 2 and deleted at 4 (its number is free again), and one made at 9, which
+ * must get the same number after a restart. Every iteration prints the numbers and values. */
+static pthread_key_t key_early, key_late, key_gone, key_next;
+
+static char* text(const char* what, int i) {
+  char* value = malloc(48);
+  snprintf(value, 48, "%s at %d", what, i);
+  return value;
+}
+
+static const char* value_of(pthread_key_t key) {
+  const char* v = pthread_getspecific(key);
+  return v ? v : "(null)";
+}
+
+/* Resource limits: at iteration 3 the core size's soft limit goes to 4096 bytes (setrlimit) and the
+ * open files' soft limit to 1000 (prlimit; the layer keeps the application's files above 900);
+ * every iteration prints both soft limits. */
+static void step_limits(int i) {
+  struct rlimit limit;
+  if (i == 3) {
+    getrlimit(RLIMIT_CORE, &limit);
+    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= 4096 ? 4096 : limit.rlim_max;
+    setrlimit(RLIMIT_CORE, &limit);
+    getrlimit(RLIMIT_NOFILE, &limit);
+    limit.rlim_cur = limit.rlim_max >= 1000 ? 1000 : limit.rlim_max;
+    prlimit(0, RLIMIT_NOFILE, &limit, NULL);
+  }
+  struct rlimit core, files;
+  getrlimit(RLIMIT_CORE, &core);
+  getrlimit(RLIMIT_NOFILE, &files);
+  if (i >= 2) printf("%d limits core %lld files %lld\n", i, (long long)core.rlim_cur, (long long)files.rlim_cur);
+}
+
+static void step_thread_keys(int i) {
+  if (i == 2) {
+    pthread_key_create(&key_late, free);
+    pthread_key_create(&key_gone, NULL);
+    pthread_setspecific(key_late, text("late key set", i));
+  }
+  if (i == 3) pthread_setspecific(key_early, text("early key set", i));
+  if (i == 4) pthread_key_delete(key_gone);
+  if (i == 9) {
+    pthread_key_create(&key_next, NULL);
+    pthread_setspecific(key_next, text("next key set", i));
+  }
+  if (i >= 2)
+    printf("%d keys %u %u %u: %s, %s, %s\n", i, (unsigned)key_early, (unsigned)key_late, (unsigned)key_next,
+           value_of(key_early), value_of(key_late), i >= 9 ? value_of(key_next) : "-");
+}
+
 static sigjmp_buf probe_jump;
 static void leave_probe(int sig) {
   (void)sig;
@@ -313,6 +367,7 @@ int main(int argc, char** argv) {
   write_file("input.bin", 4 * PAGE, 3);
   if (access("shared.bin", F_OK) != 0) write_file("shared.bin", 4 * PAGE, 0);
   atexit(bye_atexit);
+  pthread_key_create(&key_early, NULL);
   if (getenv("YK_STATE_SQUAT"))
     mmap(FIXED_ADDR, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   setenv("YK_STATE_GONE", "set before the loop", 1);
@@ -344,6 +399,8 @@ int main(int argc, char** argv) {
       h = sum(anon, 6 * PAGE) ^ sum(anon + 8 * PAGE, 7 * PAGE) ^ sum(grown, grown_len) ^ sum(priv, 4 * PAGE) ^
           sum(past_end, 2 * PAGE) ^ sum(shared, 4 * PAGE) ^ sum(anon_shared, 2 * PAGE) ^ sum(fixed, 2 * PAGE);
     }
+    step_thread_keys(i);
+    step_limits(i);
     if (i >= 2)
       printf("%d past the file's end: %s, %s\n", i, read_outcome(past_end + 2 * PAGE),
              read_outcome(past_end + 3 * PAGE));
