@@ -1,8 +1,9 @@
 #pragma once
 // libc process state the application owns (checkpoint/memory/README.md, "The application's process
 // state"): working directory, umask, signal dispositions, mask, pending signals and alternate stack,
-// interval timers, exit handlers, thread-specific data keys, resource limits, locale, strtok's and getopt's positions, errno. Interposers in signal_state.cpp,
-// exit_handlers.cpp and libc_state.cpp record what the application sets; the capture saves it as
+// interval timers, exit handlers, thread-specific data keys, resource limits, locale, strtok's and
+// getopt's positions, errno. Interposers in signal_state.cpp, exit_handlers.cpp, libc_state.cpp,
+// thread_key_calls.cpp and resource_limit_calls.cpp record what the application sets; the capture saves it as
 // the process_state area (after the mappings table, so a restore can refuse before it modifies
 // anything); after a restore has jumped back, it is replayed in the fresh process.
 //

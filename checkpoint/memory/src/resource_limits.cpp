@@ -1,17 +1,14 @@
-// The application's resource limits (resource_limits.hpp): the interposers of setrlimit and
-// prlimit, and the record's capture, check and replay.
+// The application's resource limits (resource_limits.hpp): libc's functions, the record's capture,
+// check and replay. The interposers are in resource_limit_calls.cpp.
 #include "checkpoint/memory/src/resource_limits.hpp"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "checkpoint/memory/src/diag.hpp"
-#include "checkpoint/memory/src/process_state.hpp"
-#include "common/export.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -60,15 +57,14 @@ void describe(std::uint64_t value, char* out, std::size_t len) {
     std::snprintf(out, len, "%llu", static_cast<unsigned long long>(value));
 }
 
-void record(int resource) {
-  if (resource < 0 || resource >= kResourceCount || !records_process_state()) return;
-  ProcessStateLocked l;
-  note_limit_changed(live_process_state().limits, resource);
-}
-
 }  // namespace
 
 void note_limit_changed(ResourceLimits& limits, int resource) { limits.changed |= 1U << resource; }
+
+int real_setrlimit(int resource, const struct rlimit* limit) { return real().setrlimit(resource, limit); }
+int real_prlimit(pid_t pid, int resource, const struct rlimit* limit, struct rlimit* old) {
+  return real().prlimit(pid, static_cast<__rlimit_resource>(resource), limit, old);
+}
 
 void read_resource_limits(ResourceLimits& limits) {
   for (int r = 0; r < kResourceCount; ++r) {
@@ -114,26 +110,3 @@ void replay_resource_limits(const ResourceLimits& limits) {
 }
 
 }  // namespace yadokari::memory
-
-using namespace yadokari::memory;
-
-YK_C_API int setrlimit(__rlimit_resource_t resource, const struct rlimit* limit) noexcept {
-  const int r = real().setrlimit(resource, limit);
-  if (r == 0) record(static_cast<int>(resource));
-  return r;
-}
-
-YK_C_API int setrlimit64(__rlimit_resource_t resource, const struct rlimit64* limit) noexcept {
-  return setrlimit(resource, reinterpret_cast<const struct rlimit*>(limit));
-}
-
-YK_C_API int prlimit(pid_t pid, __rlimit_resource resource, const struct rlimit* limit, struct rlimit* old) noexcept {
-  const int r = real().prlimit(pid, resource, limit, old);
-  if (r == 0 && limit && (pid == 0 || pid == getpid())) record(static_cast<int>(resource));
-  return r;
-}
-
-YK_C_API int prlimit64(pid_t pid, __rlimit_resource resource, const struct rlimit64* limit,
-                       struct rlimit64* old) noexcept {
-  return prlimit(pid, resource, reinterpret_cast<const struct rlimit*>(limit), reinterpret_cast<struct rlimit*>(old));
-}

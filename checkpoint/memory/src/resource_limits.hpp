@@ -7,6 +7,7 @@
 // What the restarted process cannot set (a hard limit above its own, without the privilege to
 // raise it) refuses the restore with one line.
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,8 +22,11 @@ struct ResourceLimits {
   std::uint64_t soft[kResourceCount], hard[kResourceCount];  // at the checkpoint (changed ones)
 };
 
-// The interposers (under the process state's lock).
+// The interposers (resource_limit_calls.cpp, under the process state's lock).
 void note_limit_changed(ResourceLimits& limits, int resource);
+// libc's functions, which they call.
+int real_setrlimit(int resource, const struct rlimit* limit);
+int real_prlimit(pid_t pid, int resource, const struct rlimit* limit, struct rlimit* old);
 // The capture: the changed limits as they are now.
 void read_resource_limits(ResourceLimits& limits);
 // The restore, before anything is modified: each limit can be set in this process (tried, and put

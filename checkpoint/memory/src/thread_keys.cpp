@@ -1,23 +1,15 @@
-// The application's thread-specific data keys (thread_keys.hpp): the interposers of
-// pthread_key_create, pthread_key_delete and pthread_setspecific, and the record's capture, checks
-// and replay.
+// The application's thread-specific data keys (thread_keys.hpp): libc's functions, the record's
+// notes, capture, checks and replay. The interposers are in thread_key_calls.cpp.
 #include "checkpoint/memory/src/thread_keys.hpp"
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 
 #include "checkpoint/memory/src/diag.hpp"
-#include "checkpoint/memory/src/identity.hpp"
-#include "checkpoint/memory/src/linked_libraries.hpp"
-#include "checkpoint/memory/src/openmp_pool_signals.hpp"
-#include "checkpoint/memory/src/process_state.hpp"
-#include "checkpoint/memory/src/routing.hpp"
-#include "common/export.hpp"
 
 namespace yadokari::memory {
 namespace {
@@ -44,13 +36,6 @@ const Real& real() {
   return g_real_keys;
 }
 
-// Whether this thread is the main one, asked of the kernel once per thread.
-YK_TLS signed char t_main_thread;
-bool on_main_thread() {
-  if (!t_main_thread) t_main_thread = gettid() == getpid() ? 1 : -1;
-  return t_main_thread > 0;
-}
-
 ThreadKeyRecord* find(ThreadKeys& keys, std::uint32_t key) {
   for (std::uint32_t i = 0; i < keys.count; ++i)
     if (keys.keys[i].key == key) return &keys.keys[i];
@@ -72,20 +57,6 @@ ThreadKeyRecord* find_or_add(ThreadKeys& keys, std::uint32_t key) {
 // Whether `key` is allocated in this process's libc, without changing anything: glibc answers
 // EINVAL for a free key before it looks at the value, and setting the value a key has is no change.
 bool key_allocated(pthread_key_t key) { return real().setspecific(key, pthread_getspecific(key)) == 0; }
-
-// Whether the code at `pc` belongs to a library whose state a restarted process has fresh: an
-// object loaded before main other than the executable and the linked libraries whose data is the
-// application's (linked_libraries.hpp). A key such a library makes (libomp's, lazily in the first
-// parallel region the application starts) is its own.
-bool in_fresh_library(const void* pc) {
-  Dl_info info;
-  if (!dladdr(pc, &info) || !info.dli_fbase) return false;
-  const auto base = reinterpret_cast<std::uint64_t>(info.dli_fbase);
-  const ObjectList& objects = premain_objects();
-  for (std::uint32_t i = 1; i < objects.count; ++i)  // the first is the executable
-    if (objects.objects[i].base == base) return !is_carried_linked_library(base);
-  return false;
-}
 
 bool marked(const std::uint64_t* bits, std::uint32_t key) {
   return key < kThreadKeySlots && ((bits[key / 64] >> (key % 64)) & 1U);
@@ -110,6 +81,9 @@ void note_thread_key_created(ThreadKeys& keys, std::uint32_t key, const void* de
 }
 
 int real_pthread_setspecific(unsigned key, const void* value) { return real().setspecific(key, value); }
+int real_pthread_key_create(unsigned* key, void (*destructor)(void*)) { return real().key_create(key, destructor); }
+int real_pthread_key_delete(unsigned key) { return real().key_delete(key); }
+bool is_application_key(const ThreadKeys& keys, std::uint32_t key) { return marked(keys.application, key); }
 
 void note_thread_key_set(ThreadKeys& keys, std::uint32_t key, bool main_thread, bool pool_thread, bool non_null) {
   if (!marked(keys.application, key)) return;  // a library's key: its values are its own
@@ -215,35 +189,3 @@ void replay_thread_keys(const ThreadKeys& keys) {
 }
 
 }  // namespace yadokari::memory
-
-using namespace yadokari::memory;
-
-YK_C_API int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) {
-  const int r = real().key_create(key, destructor);
-  if (r == 0 && app_context() && !in_fresh_library(__builtin_return_address(0))) {
-    ProcessStateLocked l;
-    note_thread_key_created(live_process_state().keys, *key, reinterpret_cast<const void*>(destructor),
-                            records_process_state());
-  }
-  return r;
-}
-
-YK_C_API int pthread_key_delete(pthread_key_t key) {
-  const int r = real().key_delete(key);
-  if (r == 0 && app_context() && !in_fresh_library(__builtin_return_address(0))) {
-    ProcessStateLocked l;
-    note_thread_key_deleted(live_process_state().keys, key);
-  }
-  return r;
-}
-
-YK_C_API int pthread_setspecific(pthread_key_t key, const void* value) {
-  const int r = real().setspecific(key, value);
-  // A library's key (most calls: libraries keep per-thread state this way) costs no lock. The
-  // marks change only when a key is made or deleted, never concurrently with its own use.
-  if (r == 0 && records_process_state() && marked(live_process_state().keys.application, key)) {
-    ProcessStateLocked l;
-    note_thread_key_set(live_process_state().keys, key, on_main_thread(), on_openmp_pool_thread(), value != nullptr);
-  }
-  return r;
-}

@@ -34,8 +34,15 @@ struct ThreadKeys {
   std::uint64_t application[kThreadKeySlots / 64];    // bit k: the application's code made key k
 };
 
-// libc's pthread_setspecific, for the layer's own keys (never noted as the application's).
-int real_pthread_setspecific(unsigned key, const void* value);
+// libc's functions (thread_key_calls.cpp interposes them); pthread_setspecific also for the
+// layer's own keys, which are never the application's.
+// (The value is only stored, never read, as glibc declares it: else GCC takes a caller's
+// uninitialised pointer for a read of it.)
+__attribute__((access(none, 2))) int real_pthread_setspecific(unsigned key, const void* value);
+int real_pthread_key_create(unsigned* key, void (*destructor)(void*));
+int real_pthread_key_delete(unsigned key);
+// Whether the application's code made `key` (its values may be carried).
+bool is_application_key(const ThreadKeys& keys, std::uint32_t key);
 
 // The live record (under the process state's lock): what the interposers noted. `recorded`: made
 // after the restore point (made again at a restart); before it, the key is only marked as the
