@@ -1,8 +1,8 @@
 /* Holds, at its pause point, state the memory layer cannot carry (argv[1] chooses: socket, pipe,
- * fifo, thread, dlopen_tls (a plugin whose thread-local variable glibc allocated inside a library
+ * fifo, thread (blocked in sigwait, not a wait a thread is carried from), dlopen_tls (a plugin whose thread-local variable glibc allocated inside a library
  * call, refusal_plugin.c), shm, several; kernel_objects: an eventfd, an epoll instance, a timerfd, a
  * memfd and a directory opened with open(O_DIRECTORY); thread_exit: a thread that ended with
- * pthread_exit (not named) while another runs; socket_dup: a socket and its dup (both named);
+ * pthread_exit and was joined (not named) while the sigwait one runs; socket_dup: a socket and its dup (both named);
  * glibc_paths: descriptors glibc opens itself (a popen pipe, a tmpfile, an opendir stream), a POSIX
  * timer, a library loaded with dlmopen, standard output redirected with dup2 and the copy of it
  * kept to put it back (seven lines); locale: a locale object from newlocale in use by the thread
@@ -84,16 +84,23 @@ void* refusal_exiting_worker(void* arg) {
 
 static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t worker_cond = PTHREAD_COND_INITIALIZER;
-static int worker_tid, worker_stop;
+static int worker_tid;
 
-/* Exported (the executable is linked with -rdynamic), so the refusal names it. */
+/* Exported (the executable is linked with -rdynamic), so the refusal names it. It waits in
+ * sigwait, a system call that is not one of the waits a thread is carried from (a signal would cut
+ * it short: it is never sent one, only named). SIGUSR2 ends it. */
 void* refusal_worker(void* arg) {
   (void)arg;
+  sigset_t usr2;
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &usr2, NULL);
   pthread_mutex_lock(&worker_lock);
   worker_tid = gettid();
   pthread_cond_broadcast(&worker_cond);
-  while (!worker_stop) pthread_cond_wait(&worker_cond, &worker_lock);
   pthread_mutex_unlock(&worker_lock);
+  int sig = 0;
+  sigwait(&usr2, &sig);
   return NULL;
 }
 
@@ -304,9 +311,11 @@ static void hold(const char* what, struct Held* h, int rank) {
     char exe[4096], line[4400];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    snprintf(line, sizeof line,
-             "thread %d (started at refusal_worker in %s) is running application code, which is not carried",
-             worker_tid, exe);
+    snprintf(
+        line, sizeof line,
+        "thread %d (started at refusal_worker in %s) is blocked in system call %d, which is not one of the waits a "
+        "thread is carried from",
+        worker_tid, exe, SYS_rt_sigtimedwait);
     expect(line);
   }
   if (all || strcmp(what, "dlopen_tls") == 0) {
@@ -412,10 +421,10 @@ static void hold(const char* what, struct Held* h, int rank) {
     char exe[4096], line[4400];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    snprintf(line, sizeof line,
-             "thread %d (started at refusal_constructor_worker in %s) is running application code, which is not "
-             "carried",
-             early_tid, exe);
+    snprintf(
+        line, sizeof line,
+        "thread %d (started at refusal_constructor_worker in %s) was started before MPI_Init, which is not carried",
+        early_tid, exe);
     expect(line);
   }
   if (strcmp(what, "several") == 0 || strcmp(what, "sbrk") == 0) {
@@ -469,12 +478,9 @@ static void release(const char* what, struct Held* h) {
     close(h->dir);
   }
   if (h->have_thread) {
-    pthread_mutex_lock(&worker_lock);
-    worker_stop = 1;
-    pthread_cond_broadcast(&worker_cond);
-    pthread_mutex_unlock(&worker_lock);
+    pthread_kill(h->thread, SIGUSR2);
     pthread_join(h->thread, NULL);
-    worker_tid = worker_stop = h->have_thread = 0;
+    worker_tid = h->have_thread = 0;
   }
   if (h->plugin) dlclose(h->plugin);
   h->plugin = NULL;

@@ -23,6 +23,8 @@
 #include "checkpoint/memory/src/meta.hpp"
 #include "checkpoint/memory/src/openmp.hpp"
 #include "checkpoint/memory/src/syslog_state.hpp"
+#include "checkpoint/memory/src/thread_park.hpp"
+#include "checkpoint/memory/src/thread_restart.hpp"
 #include "checkpoint/memory/src/process.hpp"
 #include "checkpoint/memory/src/process_state.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
@@ -153,9 +155,17 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
     return refuse("this process was started to restore an image and has not restored it"), YK_MEM_ERROR;
   auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (sp < g_stack_lo || sp >= kStackTop) return refuse("not running on the application stack"), YK_MEM_ERROR;
+  bool parked = false;
   {
     LibraryScope scope;  // the checks may allocate (dladdr, /proc)
-    if (!refusal_run_checks()) return YK_MEM_ERROR;
+    // The application's other threads stand still from here until the capture is done (for a
+    // background write: until the writer is forked), so that nothing the checks and the capture
+    // read changes meanwhile.
+    parked = park_application_threads();
+    if (!refusal_run_checks()) {
+      if (parked) release_application_threads();
+      return YK_MEM_ERROR;
+    }
   }
   flush_output();
   note_cpu_clocks();
@@ -163,6 +173,7 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   Context ctx;
   if (yk_ctx_save(&ctx) == 0) {
     int r = capture(sink, ctx, depth);
+    if (parked) release_application_threads();
     errno = g_errno_at_call;
     return r;
   }
@@ -173,6 +184,9 @@ __attribute__((noinline)) int checkpoint(AreaSink& sink) {
   reapply_syslog_settings();
   continue_cpu_clocks();
   replay_process_state();
+  const int application_errno = errno;  // the replay's last step; creating threads may change it
+  start_carried_threads_again();
+  errno = application_errno;
   return YK_MEM_RESTARTED;
 }
 

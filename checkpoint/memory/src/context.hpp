@@ -32,6 +32,9 @@ __attribute__((returns_twice)) int yk_ctx_save(yadokari::memory::Context* ctx);
 int yk_run_on_stack(void* top, int (*fn)(int, char**, char**), int a, char** b, char** c);
 // Switches to `top` and calls fn(arg), which must not return.
 [[noreturn]] void yk_jump_to_stack(void* top, void (*fn)(void*), void* arg);
+// Stores the stack pointer at the call into *sp, then returns fn(arg): the frames of fn and what
+// it calls lie below *sp (thread_restart.cpp copies them back into a thread started again).
+void* yk_call_recording_sp(void* (*fn)(void*), void* arg, std::uint64_t* sp);
 // The current stack-protector canary.
 std::uint64_t yk_read_canary(void);
 }

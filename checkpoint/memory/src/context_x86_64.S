@@ -89,6 +89,24 @@ yk_jump_to_stack:
     .cfi_endproc
     .size yk_jump_to_stack, .-yk_jump_to_stack
 
+/* void* yk_call_recording_sp(void* (*fn)(void*), void* arg, uint64_t* sp) */
+    .globl yk_call_recording_sp
+    .hidden yk_call_recording_sp
+    .type yk_call_recording_sp,@function
+yk_call_recording_sp:
+    .cfi_startproc
+    pushq %rbx
+    .cfi_def_cfa_offset 16
+    movq %rsp, (%rdx)
+    movq %rdi, %rax
+    movq %rsi, %rdi
+    call *%rax
+    popq %rbx
+    .cfi_def_cfa_offset 8
+    ret
+    .cfi_endproc
+    .size yk_call_recording_sp, .-yk_call_recording_sp
+
 /* uint64_t yk_read_canary(void) */
     .globl yk_read_canary
     .hidden yk_read_canary

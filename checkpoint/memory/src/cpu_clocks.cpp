@@ -12,6 +12,7 @@
 #include "checkpoint/memory/memory.h"
 #include "common/export.hpp"
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/next_symbol.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 
 namespace yadokari::memory {
@@ -41,19 +42,15 @@ bool g_corrected;                // g_offset is not zero
 long g_ticks_per_second;         // times()' unit
 YK_TLS bool t_thread_corrected;  // this thread is the application thread of a restarted process
 
-template <typename F>
-void next(F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-  if (!f) fatal("cannot resolve libc's clock_gettime/getrusage/times");
-}
+constexpr const char* kUnresolved = "cannot resolve libc's clock_gettime/getrusage/times";
 
 // Resolved at load time: nothing needed after a restore may be resolved lazily.
 __attribute__((constructor(101))) void resolve() {
   if (g_real_clocks.times) return;
   Real r{};
-  next(r.clock_gettime, "clock_gettime");
-  next(r.getrusage, "getrusage");
-  next(r.times, "times");
+  resolve_next(r.clock_gettime, "clock_gettime", kUnresolved);
+  resolve_next(r.getrusage, "getrusage", kUnresolved);
+  resolve_next(r.times, "times", kUnresolved);
   g_ticks_per_second = sysconf(_SC_CLK_TCK);
   g_real_clocks = r;
 }

@@ -55,14 +55,6 @@ bool g_random_used;
 // stream in that thread's TLS, which no capture reads, and a restarted pool thread would start a
 // new stream from the master state: refused (README, "RANDOM_NUMBER").
 std::atomic<bool> g_random_used_off_main;
-// Whether this thread is the main one, asked of the kernel once per thread (gettid and getpid are
-// system calls, and RANDOM_NUMBER may be called once per element in a loop): 0 not known yet.
-YK_TLS signed char t_main_thread;
-
-bool off_main_thread() {
-  if (!t_main_thread) t_main_thread = gettid() == getpid() ? 1 : -1;
-  return t_main_thread < 0;
-}
 constexpr std::int32_t kSeedMax = sizeof FortranState::seed / sizeof FortranState::seed[0];
 SpinLock g_lock;
 
@@ -636,7 +628,7 @@ void random_call(gf::Entry e, std::uintptr_t a, std::uintptr_t b, std::uintptr_t
   bool size_only = (e == gf::Entry::random_seed_i4 || e == gf::Entry::random_seed_i8) && a != 0 && b == 0 && c == 0;
   if (app_context() && !size_only) {
     g_random_used = true;
-    if (off_main_thread()) g_random_used_off_main.store(true, std::memory_order_relaxed);
+    if (!on_main_thread()) g_random_used_off_main.store(true, std::memory_order_relaxed);
   }
   reinterpret_cast<Words>(gf::real(e))(a, b, c);
 }

@@ -13,6 +13,7 @@
 
 #include "common/export.hpp"
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/next_symbol.hpp"
 #include "checkpoint/memory/src/process_state.hpp"
 #include "checkpoint/memory/src/routing.hpp"
 
@@ -27,20 +28,16 @@ struct Real {
   char* (*strtok)(char*, const char*);
 } g_real_libc;
 
-template <typename F>
-void next(F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-  if (!f) fatal("cannot resolve libc's chdir/umask/setlocale/strtok");
-}
+constexpr const char* kUnresolved = "cannot resolve libc's chdir/umask/setlocale/strtok";
 
 __attribute__((constructor(101))) void resolve() {
   if (g_real_libc.strtok) return;
   Real r{};
-  next(r.chdir, "chdir");
-  next(r.fchdir, "fchdir");
-  next(r.umask, "umask");
-  next(r.setlocale, "setlocale");
-  next(r.strtok, "strtok");
+  resolve_next(r.chdir, "chdir", kUnresolved);
+  resolve_next(r.fchdir, "fchdir", kUnresolved);
+  resolve_next(r.umask, "umask", kUnresolved);
+  resolve_next(r.setlocale, "setlocale", kUnresolved);
+  resolve_next(r.strtok, "strtok", kUnresolved);
   g_real_libc = r;
 }
 

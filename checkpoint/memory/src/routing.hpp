@@ -19,6 +19,10 @@ extern std::atomic<bool> g_arena_on;            // application allocations go to
 extern bool g_restore_pending;                  // this process will restore; the arena stays off until then
 extern std::atomic<bool> g_past_restore_point;  // yk_mem_restore_point() was called (process_state.hpp)
 
+// Whether the caller is the process's main thread, asked of the kernel once per thread (gettid
+// and getpid are system calls, and RANDOM_NUMBER may be called once per element in a loop).
+bool on_main_thread();
+
 inline bool app_context() { return t_app && t_depth == 0; }
 inline bool use_arena() { return t_app && t_depth == 0 && g_arena_on.load(std::memory_order_relaxed); }
 

@@ -16,6 +16,7 @@
 
 #include "common/export.hpp"
 #include "checkpoint/memory/src/diag.hpp"
+#include "checkpoint/memory/src/next_symbol.hpp"
 #include "checkpoint/memory/src/process_state.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/waiting_signals.hpp"
@@ -33,26 +34,24 @@ struct Real {
   int (*sigaltstack)(const stack_t*, stack_t*);
   int (*setitimer)(int, const struct itimerval*, struct itimerval*);
   unsigned (*alarm)(unsigned);
+  useconds_t (*ualarm)(useconds_t, useconds_t);
 } g_real_sig;
 
-template <typename F>
-void next(F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-  if (!f) fatal("cannot resolve libc's signal and timer functions");
-}
+constexpr const char* kUnresolved = "cannot resolve libc's signal and timer functions";
 
 __attribute__((constructor(101))) void resolve() {
   if (g_real_sig.alarm) return;
   Real r{};
-  next(r.sigaction, "sigaction");
-  next(r.signal, "signal");
-  next(r.sysv_signal, "sysv_signal");
-  next(r.sigset, "sigset");
-  next(r.sigprocmask, "sigprocmask");
-  next(r.pthread_sigmask, "pthread_sigmask");
-  next(r.sigaltstack, "sigaltstack");
-  next(r.setitimer, "setitimer");
-  next(r.alarm, "alarm");
+  resolve_next(r.sigaction, "sigaction", kUnresolved);
+  resolve_next(r.signal, "signal", kUnresolved);
+  resolve_next(r.sysv_signal, "sysv_signal", kUnresolved);
+  resolve_next(r.sigset, "sigset", kUnresolved);
+  resolve_next(r.sigprocmask, "sigprocmask", kUnresolved);
+  resolve_next(r.pthread_sigmask, "pthread_sigmask", kUnresolved);
+  resolve_next(r.sigaltstack, "sigaltstack", kUnresolved);
+  resolve_next(r.setitimer, "setitimer", kUnresolved);
+  resolve_next(r.alarm, "alarm", kUnresolved);
+  resolve_next(r.ualarm, "ualarm", kUnresolved);
   g_real_sig = r;
 }
 
@@ -232,6 +231,13 @@ YK_C_API int setitimer(int which, const struct itimerval* value, struct itimerva
 
 YK_C_API unsigned alarm(unsigned seconds) {
   unsigned r = real().alarm(seconds);
+  if (records_process_state()) record_timer(ITIMER_REAL);
+  return r;
+}
+
+// glibc's ualarm sets ITIMER_REAL through its internal setitimer, which no interposer sees.
+YK_C_API useconds_t ualarm(useconds_t value, useconds_t interval) {
+  useconds_t r = real().ualarm(value, interval);
   if (records_process_state()) record_timer(ITIMER_REAL);
   return r;
 }

@@ -16,13 +16,6 @@
 namespace yadokari::memory {
 namespace {
 
-// Whether this thread is the main one, asked of the kernel once per thread.
-YK_TLS signed char t_main_thread;
-bool on_main_thread() {
-  if (!t_main_thread) t_main_thread = gettid() == getpid() ? 1 : -1;
-  return t_main_thread > 0;
-}
-
 // Whether the code at `pc` belongs to a library whose state a restarted process has fresh: an
 // object loaded before main other than the executable and the linked libraries whose data is the
 // application's (linked_libraries.hpp). A key such a library makes (libomp's, lazily in the first

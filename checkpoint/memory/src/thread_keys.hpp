@@ -49,8 +49,7 @@ bool is_application_key(const ThreadKeys& keys, std::uint32_t key);
 // application's (its code makes it again).
 void note_thread_key_created(ThreadKeys& keys, std::uint32_t key, const void* destructor, bool recorded);
 // `pool_thread`: set on an OpenMP pool thread, whose value the new pool of a restarted process
-// would not have. Other threads than the main one and the pool's are refused while they run, and
-// their values end with them.
+// would not have. A carried thread's values are read by its park handler (thread_park.cpp).
 void note_thread_key_set(ThreadKeys& keys, std::uint32_t key, bool main_thread, bool pool_thread, bool non_null);
 void note_thread_key_deleted(ThreadKeys& keys, std::uint32_t key);
 // At the restore point: the records go, the marks of the application's keys stay.
