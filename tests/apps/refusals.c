@@ -8,7 +8,9 @@
  * kept to put it back (seven lines); locale: a locale object from newlocale in use by the thread
  * (uselocale) and its duplocale copy (three lines), while a newlocale("") object of only libc's built-in C
  * data is not named; constructor_thread: a thread the executable's
- * constructor started before main, still running; resolver: the resolver's datagram socket kept open
+ * constructor started before main, still running; park_signal: a handler of the application's for
+ * the signal the layer stops its threads with, while a thread runs; thread_plugin_tls: a library
+ * with thread-local storage loaded after start, while a thread runs; resolver: the resolver's datagram socket kept open
  * by RES_STAYOPEN after one query to a name server the program answers itself (a thread that ends
  * before the pause point) and the changed settings; raw_syscalls: a socket, a pipe, an eventfd and a
  * memfd made by syscall() with their numbers (glibc's wrappers bypassed); newer_kernel_objects: a pidfd,
@@ -103,6 +105,19 @@ void* refusal_worker(void* arg) {
   sigwait(&usr2, &sig);
   return NULL;
 }
+
+/* park_signal and thread_plugin_tls: a thread that could be carried (it waits on a condition
+ * variable), so that what is named is the other problem of the mode. */
+static int idle_stop;
+static pthread_t idle_thread;
+static void* refusal_idle_worker(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&worker_lock);
+  while (!idle_stop) pthread_cond_wait(&worker_cond, &worker_lock);
+  pthread_mutex_unlock(&worker_lock);
+  return NULL;
+}
+static void refusal_ignore(int sig) { (void)sig; }
 
 /* Started by the executable's constructor (before main) in mode constructor_thread: application
  * code like any thread main starts. Exported, so the refusal names it. */
@@ -318,6 +333,29 @@ static void hold(const char* what, struct Held* h, int rank) {
         worker_tid, exe, SYS_rt_sigtimedwait);
     expect(line);
   }
+  if (strcmp(what, "park_signal") == 0) {
+    /* The signal the layer stops its threads with, taken by the application. */
+    signal(SIGRTMAX - 2, refusal_ignore);
+    if (pthread_create(&idle_thread, NULL, refusal_idle_worker, NULL) != 0) abort();
+    char line[200];
+    snprintf(line, sizeof line,
+             "the application handles signal %d, which the layer needs to stop its threads at a checkpoint",
+             SIGRTMAX - 2);
+    expect(line);
+  }
+  if (strcmp(what, "thread_plugin_tls") == 0) {
+    /* A library with thread-local storage loaded after start, and a thread that could use it. */
+    h->plugin = dlopen("libyk_refusal_plugin.so", RTLD_NOW);
+    struct link_map* map = NULL;
+    if (!h->plugin || dlinfo(h->plugin, RTLD_DI_LINKMAP, &map) != 0) abort();
+    if (pthread_create(&idle_thread, NULL, refusal_idle_worker, NULL) != 0) abort();
+    char line[4400];
+    snprintf(line, sizeof line,
+             "library %s, loaded after start, has thread-local storage, which is not carried for threads other than "
+             "the main one",
+             map->l_name);
+    expect(line);
+  }
   if (all || strcmp(what, "dlopen_tls") == 0) {
     /* A bare name: found only through the executable's RUNPATH (the shim must not change that).
      * Its reduction touches its thread-local variable first inside a library call: the memory
@@ -481,6 +519,13 @@ static void release(const char* what, struct Held* h) {
     pthread_kill(h->thread, SIGUSR2);
     pthread_join(h->thread, NULL);
     worker_tid = h->have_thread = 0;
+  }
+  if (strcmp(what, "park_signal") == 0 || strcmp(what, "thread_plugin_tls") == 0) {
+    pthread_mutex_lock(&worker_lock);
+    idle_stop = 1;
+    pthread_cond_broadcast(&worker_cond);
+    pthread_mutex_unlock(&worker_lock);
+    pthread_join(idle_thread, NULL);
   }
   if (h->plugin) dlclose(h->plugin);
   h->plugin = NULL;

@@ -15,12 +15,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "checkpoint/memory/memory.h"
 #include "checkpoint/memory/src/app_threads.hpp"
 #include "checkpoint/memory/src/diag.hpp"
 #include "checkpoint/memory/src/exe_layout.hpp"
 #include "checkpoint/memory/src/linked_libraries.hpp"
+#include "checkpoint/memory/src/loaded_libraries.hpp"
 #include "checkpoint/memory/src/process_state.hpp"
 #include "checkpoint/memory/src/refusal.hpp"
 #include "checkpoint/memory/src/routing.hpp"
@@ -41,6 +43,7 @@ int park_signal() { return SIGRTMAX - 2; }
 
 CarriedThreads g_carried;
 std::atomic<std::uint32_t> g_release{0};
+bool g_live_parked;  // this checkpoint parked running threads
 
 struct CodeRange {
   std::uint64_t lo, hi;
@@ -55,7 +58,35 @@ int g_wrapper_count;
 std::uint32_t g_app_keys[kMaxThreadKeys];
 std::uint32_t g_app_key_count;
 
-__attribute__((constructor)) void carry_table() { yk_mem_carry(&g_carried, sizeof g_carried, "application threads"); }
+int has_tls(dl_phdr_info* info, std::size_t, void* data) {
+  auto* lib = static_cast<std::pair<std::uint64_t, bool>*>(data);
+  if (info->dlpi_addr != lib->first) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_phdr[i].p_memsz) lib->second = true;
+  return 1;
+}
+
+// A parked thread's blocks of the libraries the application loaded after start are not carried
+// (glibc allocates them per thread on first use, and the restarted thread's DTV is new): refused
+// while such a thread runs, one line per library that has thread-local storage. Runs after the
+// library table's own check (a constructor of priority 101) collected the libraries.
+void check_loaded_library_tls() {
+  if (!g_live_parked) return;
+  const LibTable& libs = application_loaded_libraries();
+  for (std::uint32_t i = 0; i < libs.count; ++i) {
+    std::pair<std::uint64_t, bool> lib{libs.libs[i].base, false};
+    dl_iterate_phdr(has_tls, &lib);
+    if (lib.second)
+      refusal_add("library ", libs.libs[i].path,
+                  ", loaded after start, has thread-local storage, which is not carried for threads other than the "
+                  "main one");
+  }
+}
+
+__attribute__((constructor)) void carry_table() {
+  yk_mem_carry(&g_carried, sizeof g_carried, "application threads");
+  register_refusal_check(check_loaded_library_tls);
+}
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr, 0);
@@ -264,6 +295,7 @@ const CarriedThreads& carried_threads() { return g_carried; }
 
 bool park_application_threads() {
   g_carried.count = 0;
+  g_live_parked = false;
   AppThread* threads = app_threads();
   int live = 0;
   for (int i = 0; i < kMaxThreads; ++i) {
@@ -320,6 +352,7 @@ bool park_application_threads() {
     if (g_carried.threads[t.park_index].key_count > kMaxCarriedThreadKeys)
       name_thread(t, "has values for more than 16 thread-specific data keys, which are not carried");
   }
+  g_live_parked = parked > 0;
   return parked > 0;
 }
 
