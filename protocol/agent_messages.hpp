@@ -1,9 +1,11 @@
 #pragma once
 // The conversation between a node agent (runtime/agent/) and the coordinator: hello and
 // heartbeats, stop orders, node-local image orders and chunks.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/message_type.hpp"
@@ -25,10 +27,14 @@ struct AgentHello {
   std::int64_t pid = 0;
   // > 0: a node that was not part of the job joins it with this many slots (`yadokari join`).
   std::int32_t join_slots = 0;
+  // With node-local storage: the TCP port on which this agent takes image copies from other
+  // agents (0: none; copies to it go through the coordinator), and its CURVE public key there.
+  std::int32_t image_port = 0;
+  std::string image_key;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, secret, node, hostname, pid, join_slots);
+    ar(job_id, secret, node, hostname, pid, join_slots, image_port, image_key);
   }
 };
 
@@ -85,15 +91,21 @@ struct ImageOrder {
   std::uint64_t size = 0;  // the whole file, as the MANIFEST (or ImageWritten) says
   std::uint64_t xxh64 = 0;
   std::string to_node;  // copy only
+  // Copy only: where `to_node`'s agent takes copies (tcp://address:port, the address its
+  // connection to the coordinator came from) and its key there; empty: send the chunks to the
+  // coordinator, which passes them on.
+  std::string to_endpoint;
+  std::string to_key;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(order_id, kind, epoch, rank, size, xxh64, to_node);
+    ar(order_id, kind, epoch, rank, size, xxh64, to_node, to_endpoint, to_key);
   }
 };
 
-// Agent -> coordinator -> agent of `to_node`, in order; a copy is a sequence of chunks, the last
-// one flagged. Chunks stay well under the control plane's 1 MiB message cap.
+// Agent -> agent of `to_node` (its image port), or agent -> coordinator -> that agent when it has
+// none; in order, a copy is a sequence of chunks, the last one flagged. Chunks stay well under the
+// control plane's 1 MiB message cap. `secret` is the job's: an image port takes chunks only with it.
 struct ImageChunk {
   static constexpr MessageType kType = MessageType::image_chunk;
   static constexpr std::size_t kMaxBytes = 256 * 1024;
@@ -106,12 +118,36 @@ struct ImageChunk {
   std::uint64_t offset = 0;
   bool last = false;
   std::string bytes;
+  std::string secret;
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(order_id, epoch, rank, size, xxh64, to_node, offset, last, bytes);
+    ar(order_id, epoch, rank, size, xxh64, to_node, offset, last, bytes, secret);
   }
 };
+
+// How long a copy of `bytes` may take: long enough for a large image over a slow link, short
+// enough that a stuck copy ends the epoch. The coordinator fails the order after it; the sending
+// agent keeps its connection for the copy that long.
+inline std::chrono::steady_clock::duration copy_timeout(std::uint64_t bytes) {
+  constexpr std::uint64_t kSlowestBytesPerSecond = 10u << 20;
+  return std::chrono::seconds(30 + bytes / kSlowestBytesPerSecond);
+}
+
+// An agent's image port as another node reaches it: the address its connection to the coordinator
+// came from (as ZeroMQ reports a peer: "10.0.0.2", or "::1", put in brackets) and its port.
+// An IPv4 peer of a dual-stack socket, "::ffff:10.0.0.2", as "10.0.0.2".
+inline std::string plain_peer_address(std::string address) {
+  constexpr std::string_view kMapped = "::ffff:";
+  if (address.starts_with(kMapped) && address.find('.') != std::string::npos) address.erase(0, kMapped.size());
+  return address;
+}
+
+inline std::string image_port_endpoint(const std::string& peer, std::int32_t port) {
+  const std::string address = plain_peer_address(peer);
+  const bool v6 = address.find(':') != std::string::npos;
+  return "tcp://" + (v6 ? "[" + address + "]" : address) + ":" + std::to_string(port);
+}
 
 // Agent -> coordinator: the order is done (copy: by the receiving agent, once the copy is durable
 // and verified; or by the sending one when it cannot read its image).

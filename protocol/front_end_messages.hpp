@@ -54,11 +54,14 @@ struct StatusReport {
   std::vector<std::string> timeline;              // one line per restart (see recovery/)
   // Registered ranks that reach the front end through their node's agent (runtime/agent/rank_relay.hpp).
   std::uint32_t relayed_ranks = 0;
+  // Image chunks of node-local copies that went through the front end (--node-dir: copies go node to
+  // node, so 0 unless an agent has no image port).
+  std::uint64_t image_chunks_passed_on = 0;
 
   template <class Archive>
   void serialize(Archive& ar) {
     ar(job_id, app, flavour, world_size, ranks, ranks_not_answering, nodes, last_committed_epoch, restarts, timeline,
-       relayed_ranks);
+       relayed_ranks, image_chunks_passed_on);
   }
 };
 

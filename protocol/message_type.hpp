@@ -19,7 +19,7 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 10: RelayedUp and RelayedDown (a node's ranks reach the coordinator through its agent);
 //     StatusReport says how many ranks are relayed.
 // 11: RankRestored says why a rank refused to restore (the front end prints it).
-inline constexpr std::uint16_t kProtocolVersion = 11;
+inline constexpr std::uint16_t kProtocolVersion = 12;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,

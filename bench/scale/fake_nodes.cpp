@@ -89,7 +89,8 @@ class FakeAgents {
     for (int node = nodes.first; node < nodes.end; ++node) {
       agents_.push_back({node, link.open(), false, nullptr});
       send(agents_.back().socket,
-           protocol::AgentHello{link.job_id, link.credential.secret, node_id(node), node_hostname(node), getpid(), 0},
+           protocol::AgentHello{
+               link.job_id, link.credential.secret, node_id(node), node_hostname(node), getpid(), 0, 0, {}},
            counts_);
     }
     thread_ = std::thread([this] { serve(); });

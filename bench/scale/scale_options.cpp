@@ -84,6 +84,10 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.seed = static_cast<std::uint64_t>(positive(flag, value));
     else if (flag == "--heartbeat-misses")
       options.heartbeat_misses = positive(flag, value);
+    else if (flag == "--heartbeat-ms")
+      options.heartbeat_ms = positive(flag, value);
+    else if (flag == "--idle-seconds")
+      options.idle_seconds = positive(flag, value);
     else if (flag == "--workers")
       options.workers = positive(flag, value);
     else if (flag == "--dir")

@@ -21,6 +21,10 @@ struct ScaleOptions {
   // Heartbeats missed before a node is lost (the front end's default is 6 of 200 ms); more makes a
   // run on a busy machine immune to late heartbeats, at the price of a later detection.
   int heartbeat_misses = 6;
+  int heartbeat_ms = 200;  // the agents' heartbeat interval (the front end's default)
+  // Seconds of heartbeats alone before the rounds: the front end's cost of membership per second,
+  // which the rounds' figures are also given without (a round's wall time here is the fake ranks').
+  int idle_seconds = 2;
   // Every fake rank connects to the front end itself, instead of through its node's agent's relay
   // (the product's default, runtime/agent/rank_relay.hpp).
   bool direct = false;

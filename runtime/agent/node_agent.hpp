@@ -31,6 +31,9 @@ struct AgentOptions {
   // Relay this node's ranks to the coordinator (rank_relay.hpp); tests that run several agents
   // of one job on one host turn it off for all but one.
   bool relay_ranks = true;
+  // With node_dir: take other agents' image copies on a port of this agent's own (image_links.hpp);
+  // off, copies to this node come through the coordinator (tests of that path).
+  bool image_port = true;
   // Polled every turn besides SIGTERM (tests run agents on threads); empty = never.
   std::function<bool()> stop_requested;
 };

@@ -60,7 +60,7 @@ std::string NodeImages::problem_with_file(const fs::path& path, std::uint64_t ep
 }
 
 std::string NodeImages::send_copy(const protocol::ImageOrder& order,
-                                  const std::function<void(const protocol::ImageChunk&)>& send) const {
+                                  const std::function<void(protocol::ImageChunk&)>& send) const {
   if (auto problem = problem_with(order.epoch, order.rank, order.size, order.xxh64); !problem.empty()) return problem;
   const fs::path path = image_path(order.epoch, order.rank);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

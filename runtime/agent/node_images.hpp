@@ -29,10 +29,11 @@ class NodeImages {
   // checksum, and a header naming this job, rank and epoch. Returns the problem, "" if good.
   std::string problem_with(std::uint64_t epoch, std::int32_t rank, std::uint64_t size, std::uint64_t xxh64) const;
 
-  // A copy order: verifies the image, then hands `send` its chunks in order. Returns the problem
+  // A copy order: verifies the image, then hands `send` its chunks in order (it may add to them:
+  // the job secret). Returns the problem
   // ("" when every chunk went out); the order is then answered by the receiving agent.
   std::string send_copy(const protocol::ImageOrder& order,
-                        const std::function<void(const protocol::ImageChunk&)>& send) const;
+                        const std::function<void(protocol::ImageChunk&)>& send) const;
 
   // A chunk of a copy to this node. Returns the order's answer once the copy is complete (durable
   // and verified, then renamed into place) or failed; nothing while more chunks are due.

@@ -42,6 +42,7 @@ std::string status_table(const protocol::StatusReport& report) {
       out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", n.node, n.hostname.empty() ? "-" : n.hostname,
                          n.state, n.slots, fmt::format("{:.2f}s ago", n.seconds_since_heard));
     out += fmt::format("ranks relayed by their node's agent: {} of {}\n", report.relayed_ranks, report.world_size);
+    out += fmt::format("image chunks passed on by the front end: {}\n", report.image_chunks_passed_on);
   }
   out += fmt::format("automatic restarts: {}\n", report.restarts);
   for (const auto& line : report.timeline) out += line + "\n";
@@ -80,6 +81,7 @@ nlohmann::json status_json(const protocol::StatusReport& report) {
           {"last_committed_epoch", report.last_committed_epoch},
           {"nodes", nodes},
           {"relayed_ranks", report.relayed_ranks},
+          {"image_chunks_passed_on", report.image_chunks_passed_on},
           {"restarts", report.restarts},
           {"timeline", report.timeline}};
 }

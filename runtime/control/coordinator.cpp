@@ -43,7 +43,7 @@ std::string peer_address(zmq::message_t& frame) {
   try {
     return frame.gets("Peer-Address");
   } catch (const zmq::error_t&) {
-    return "unknown peer";
+    return std::string(kUnknownPeer);
   }
 }
 
@@ -170,6 +170,7 @@ protocol::StatusReport Coordinator::query_all(std::chrono::milliseconds timeout)
     if (!answers.count(rank)) report.ranks_not_answering.push_back(rank);
   report.nodes = nodes();
   report.relayed_ranks = static_cast<std::uint32_t>(relayed_ranks());
+  report.image_chunks_passed_on = image_chunks_passed_on_;
   report.last_committed_epoch = last_committed_epoch_;
   if (status_extras_) status_extras_(report);
   return report;

@@ -23,6 +23,9 @@
 
 namespace yadokari::control {
 
+// What the coordinator calls a peer whose address ZeroMQ cannot tell.
+inline constexpr std::string_view kUnknownPeer = "unknown peer";
+
 struct CoordinatorConfig {
   std::string job_id;
   std::string secret;
@@ -164,6 +167,8 @@ class Coordinator {
   std::uint64_t order_image(const std::string& node, protocol::ImageOrder order);
   // The answer to an order, once it came (each is returned once).
   std::optional<protocol::ImageOrderDone> take_image_order_result(std::uint64_t order_id);
+  // Image chunks that came through this coordinator (copies to agents without an image port).
+  std::uint64_t image_chunks_passed_on() const { return image_chunks_passed_on_; }
   // The node whose agent runs on `hostname` ("" if none).
   std::string node_of_host(const std::string& hostname) const;
 
@@ -263,6 +268,7 @@ class Coordinator {
   struct AgentEntry {
     std::string routing_id;
     protocol::AgentHello hello;
+    std::string image_endpoint;  // where other agents send it copies; empty: through us
   };
   std::map<std::string, AgentEntry> agents_;  // by node id
   // The nodes each agent connection said hello for (a heartbeat is one lookup, not a pass over
@@ -280,6 +286,7 @@ class Coordinator {
   std::map<std::uint64_t, PendingOrder> orders_;
   std::map<std::uint64_t, protocol::ImageOrderDone> order_results_;
   std::uint64_t last_order_id_ = 0;
+  std::uint64_t image_chunks_passed_on_ = 0;
   std::optional<membership::HeartbeatTracker> tracker_;
   std::vector<membership::NodeEvent> lost_;
 };

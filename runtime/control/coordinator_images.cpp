@@ -1,6 +1,6 @@
 // The coordinator's side of node-local images (--node-dir): image orders to the agents (verify,
-// copy), chunks relayed from the sending agent to the receiving one, the replicas an epoch waits
-// for before it commits, and telling agents which epochs to keep.
+// copy: sent node to node, to the receiver's image port; through us only to an agent without one),
+// the replicas an epoch waits for before it commits, and telling agents which epochs to keep.
 #include <algorithm>
 #include <array>
 #include <zmq.hpp>
@@ -12,12 +12,6 @@
 
 namespace yadokari::control {
 namespace {
-
-// Long enough for a large image over a slow link, short enough that a stuck copy ends the epoch.
-std::chrono::steady_clock::duration order_timeout(std::uint64_t bytes) {
-  constexpr std::uint64_t kSlowestBytesPerSecond = 10u << 20;
-  return std::chrono::seconds(30 + bytes / kSlowestBytesPerSecond);
-}
 
 bool node_usable(const std::optional<membership::NodeState>& state) {
   return state && *state != membership::NodeState::lost;
@@ -45,7 +39,7 @@ void Coordinator::send_to_agent(const std::string& node, const protocol::Message
 
 std::uint64_t Coordinator::order_image(const std::string& node, protocol::ImageOrder order) {
   order.order_id = ++last_order_id_;
-  PendingOrder pending{std::chrono::steady_clock::now() + order_timeout(order.size), node,
+  PendingOrder pending{std::chrono::steady_clock::now() + protocol::copy_timeout(order.size), node,
                        order.kind == protocol::ImageOrderKind::copy ? order.to_node : std::string(), std::nullopt,
                        order.epoch};
   orders_.emplace(order.order_id, pending);
@@ -56,8 +50,15 @@ std::uint64_t Coordinator::order_image(const std::string& node, protocol::ImageO
     finish_image_order({order.order_id, false, "node " + node + " has no live agent"});
   else if (!can_receive)
     finish_image_order({order.order_id, false, "node " + pending.to_node + " has no live agent"});
-  else
+  else {
+    // The bytes go node to node when the receiver has an image port; we only say who copies what.
+    if (!pending.to_node.empty())
+      if (const auto& to = agents_.at(pending.to_node); !to.image_endpoint.empty()) {
+        order.to_endpoint = to.image_endpoint;
+        order.to_key = to.hello.image_key;
+      }
     send_to_agent(node, order);
+  }
   return order.order_id;
 }
 
@@ -73,7 +74,10 @@ void Coordinator::serve_image_message(const protocol::Message& message) {
   if (const auto* chunk = std::get_if<protocol::ImageChunk>(&message)) {
     // Relayed as is; only for an order we gave, to the node it names.
     const auto order = orders_.find(chunk->order_id);
-    if (order != orders_.end() && order->second.to_node == chunk->to_node) send_to_agent(chunk->to_node, *chunk);
+    if (order != orders_.end() && order->second.to_node == chunk->to_node) {
+      ++image_chunks_passed_on_;
+      send_to_agent(chunk->to_node, *chunk);
+    }
   } else if (const auto* done = std::get_if<protocol::ImageOrderDone>(&message)) {
     finish_image_order(*done);
   }
@@ -146,8 +150,9 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
       result.ok = true;
       result.nodes = {origin};
     } else {
-      const std::uint64_t id = order_image(origin, protocol::ImageOrder{0, protocol::ImageOrderKind::copy, epoch,
-                                                                        image.rank, image.size, image.xxh64, partner});
+      const std::uint64_t id = order_image(
+          origin, protocol::ImageOrder{
+                      0, protocol::ImageOrderKind::copy, epoch, image.rank, image.size, image.xxh64, partner, {}, {}});
       if (const auto pending = orders_.find(id); pending != orders_.end()) {
         pending->second.replica = ReplicaResult{image.rank, false, {origin, partner}, {}};
         continue;

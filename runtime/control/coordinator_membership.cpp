@@ -59,7 +59,10 @@ void Coordinator::serve_agent_message(const std::string& routing_id, const std::
       nodes.erase(hello.node);
       if (nodes.empty()) nodes_of_agent_route_.erase(earlier->second.routing_id);
     }
-    agents_[hello.node] = AgentEntry{routing_id, hello};
+    // Other nodes reach its image port at the address its connection came from.
+    const bool reachable = hello.image_port > 0 && hello.image_key.size() == 32 && peer != kUnknownPeer;
+    agents_[hello.node] =
+        AgentEntry{routing_id, hello, reachable ? protocol::image_port_endpoint(peer, hello.image_port) : ""};
     nodes_of_agent_route_[routing_id].insert(hello.node);
     tracker_->joined(hello.node, now);
   } else {

@@ -98,7 +98,8 @@ std::string check_epoch(const storage::EpochStore& store, const storage::Manifes
         if (!live.count(node)) continue;
         any = true;
         const auto id = coordinator.order_image(
-            node, protocol::ImageOrder{0, protocol::ImageOrderKind::verify, epoch, rank, image.size, image.xxh64, {}});
+            node, protocol::ImageOrder{
+                      0, protocol::ImageOrderKind::verify, epoch, rank, image.size, image.xxh64, {}, {}, {}});
         orders.emplace(id, Verification{rank, link, node});
       }
       if (!any)
@@ -194,10 +195,16 @@ void stage_node_local_images(const NodeLocalEpoch& chosen, const std::vector<std
       const auto rank = static_cast<std::size_t>(copy.rank);
       const auto& link =
           copy.link == 0 ? NodeLocalLink{chosen.epoch, chosen.images[rank], {}} : chosen.parents[rank][copy.link - 1];
-      const auto id =
-          coordinator.order_image(chosen.verified_on[rank][copy.source],
-                                  protocol::ImageOrder{0, protocol::ImageOrderKind::copy, link.epoch, copy.rank,
-                                                       link.image.size, link.image.xxh64, target_node[rank]});
+      const auto id = coordinator.order_image(chosen.verified_on[rank][copy.source],
+                                              protocol::ImageOrder{0,
+                                                                   protocol::ImageOrderKind::copy,
+                                                                   link.epoch,
+                                                                   copy.rank,
+                                                                   link.image.size,
+                                                                   link.image.xxh64,
+                                                                   target_node[rank],
+                                                                   {},
+                                                                   {}});
       orders.emplace(id, copy);
     }
     std::vector<std::uint64_t> ids;

@@ -80,7 +80,7 @@ struct AgentThread {
   // `credential`: the coordinator's (Cluster::credential), or one made to be refused.
   AgentThread(const std::string& endpoint, const std::string& node, const std::string& credential, int join_slots = 0,
               const std::filesystem::path& node_dir = {}, std::chrono::milliseconds coordinator_lost_after = 60s,
-              bool relay_ranks = true, const std::string& job = kJob) {
+              bool relay_ranks = true, const std::string& job = kJob, bool image_port = true) {
     yadokari::agent::AgentOptions options;
     options.coordinator = endpoint;
     options.node = node;
@@ -91,6 +91,7 @@ struct AgentThread {
     options.hello_timeout = 60s;
     options.coordinator_lost_after = coordinator_lost_after;
     options.relay_ranks = relay_ranks;
+    options.image_port = image_port;
     options.stop_requested = [this] { return stop.load(); };
     result = std::async(std::launch::async, [options] { return yadokari::agent::run_node_agent(options); });
   }

@@ -69,7 +69,7 @@ TEST_CASE("an agent's image traffic keeps its node alive as heartbeats do", "[ag
   agent.set(zmq::sockopt::linger, 0);
   protocol::connect_with_curve(agent, protocol::parse_credential(cluster.credential())->coordinator_key);
   agent.connect(cluster.coordinator.control_endpoint());
-  const std::string hello = protocol::encode(protocol::AgentHello{kJob, kSecret, "n1", "host-n1", getpid(), 0});
+  const std::string hello = protocol::encode(protocol::AgentHello{kJob, kSecret, "n1", "host-n1", getpid(), 0, 0, {}});
   agent.send(zmq::buffer(hello), zmq::send_flags::none);
   REQUIRE(cluster.serve_until([&] { return state_of(cluster.coordinator, "n1") == "alive"; }));
   // No heartbeat from here on, only chunks of a copy, one per turn of the coordinator's loop,

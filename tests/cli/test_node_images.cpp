@@ -11,6 +11,7 @@
 #include <iterator>
 #include <vector>
 
+#include "runtime/agent/image_links.hpp"
 #include "runtime/agent/node_images.hpp"
 #include "tests/cli/agent_harness.hpp"
 #include "checkpoint/image/image_writer.hpp"
@@ -76,7 +77,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   }));
   const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
   const auto written = write_image(source, 1'000'000);  // about four chunks
-  const protocol::ImageOrder copy{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2"};
+  const protocol::ImageOrder copy{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2", {}, {}};
 
   const auto done = run(cluster, "n1", copy);
   CHECK(done.ok);
@@ -85,8 +86,10 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   REQUIRE(fs::exists(target));
   CHECK(contents(target) == contents(source));
   CHECK_FALSE(fs::exists(fs::path(target.string() + ".tmp")));
+  // Node to node: not one chunk came through the coordinator.
+  CHECK(cluster.coordinator.image_chunks_passed_on() == 0);
 
-  const protocol::ImageOrder verify{0, protocol::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}};
+  const protocol::ImageOrder verify{0, protocol::ImageOrderKind::verify, 1, 0, written.size, written.xxh64, {}, {}, {}};
   CHECK(run(cluster, "n2", verify).ok);
 
   SECTION("a damaged image is neither verified nor copied") {
@@ -117,6 +120,65 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
     to_nowhere.to_node = "n9";
     CHECK(run(cluster, "n1", to_nowhere).error == "node n9 has no live agent");
   }
+}
+
+TEST_CASE("a copy to an agent without an image port goes through the coordinator", "[agents]") {
+  Disks disks;
+  Cluster cluster;
+  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential(), 0, disks.of("n1"));
+  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential(), 0, disks.of("n2"), 60s, true, kJob,
+                 false);
+  REQUIRE(cluster.serve_until([&] {
+    return !cluster.coordinator.agent_hostname("n1").empty() && !cluster.coordinator.agent_hostname("n2").empty();
+  }));
+  const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
+  const auto written = write_image(source, 1'000'000);
+  const auto done =
+      run(cluster, "n1",
+          protocol::ImageOrder{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2", {}, {}});
+  CHECK(done.ok);
+  CHECK(contents(disks.of("n2") / kJob / "1" / "rank-0.img") == contents(source));
+  CHECK(cluster.coordinator.image_chunks_passed_on() == 4);  // 1,000,000 bytes and a header in 256 KiB chunks
+}
+
+TEST_CASE("an image port takes only chunks with the job's secret, for its own node", "[agents]") {
+  zmq::context_t context;
+  agent::ImagePort port(context);
+  REQUIRE(port.port() > 0);
+  zmq::socket_t sender(context, zmq::socket_type::dealer);
+  sender.set(zmq::sockopt::linger, 0);
+  protocol::connect_with_curve(sender, port.public_key());
+  sender.connect(protocol::image_port_endpoint("127.0.0.1", port.port()));
+  protocol::ImageChunk chunk;
+  chunk.order_id = 3;
+  chunk.to_node = "n2";
+  chunk.bytes = "data";
+  const auto deliver = [&](const protocol::ImageChunk& c) {
+    sender.send(zmq::buffer(protocol::encode(c)), zmq::send_flags::none);
+    std::string refused;
+    std::optional<protocol::ImageChunk> got;
+    for (int i = 0; i < 500 && !got && refused.empty(); ++i) {
+      zmq::pollitem_t item{port.socket().handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::chrono::milliseconds(10));
+      got = port.take(kSecret, "n2", refused);
+    }
+    return std::make_pair(got, refused);
+  };
+  chunk.secret = "not-the-secret";
+  auto [wrong_secret, why] = deliver(chunk);
+  CHECK_FALSE(wrong_secret);
+  CHECK(why == "an image chunk from 127.0.0.1 without the job's secret");
+  chunk.secret = kSecret;
+  chunk.to_node = "n9";
+  auto [wrong_node, why_node] = deliver(chunk);
+  CHECK_FALSE(wrong_node);
+  CHECK(why_node == "an image chunk from 127.0.0.1 for node n9");
+  chunk.to_node = "n2";
+  auto [good, nothing] = deliver(chunk);
+  REQUIRE(good);
+  CHECK(nothing.empty());
+  CHECK(good->bytes == "data");
+  CHECK(good->order_id == 3);
 }
 
 TEST_CASE("a node's storage keeps only the epochs it is told to", "[agents]") {

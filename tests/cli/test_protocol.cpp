@@ -136,11 +136,24 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 10 ranks send RankRestored without the refusal that version 11 appends: they must not
-  // be half-understood.
-  const std::string bytes = with_u16_at(encode(RankRestored{}), 2, 10);
-  CHECK(kProtocolVersion == 11);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 10, this build speaks version 11");
+  // Version 11 agents say hello without the image port that version 12 appends: they must not be
+  // half-understood.
+  const std::string bytes = with_u16_at(encode(AgentHello{}), 2, 11);
+  CHECK(kProtocolVersion == 12);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 11, this build speaks version 12");
+}
+
+TEST_CASE("an agent's image port and the copy orders that name it round-trip", "[protocol]") {
+  const auto hello = decode_as<AgentHello>(encode(AgentHello{"j", "s", "n2", "h", 7, 0, 40123, std::string(32, 'k')}));
+  CHECK(hello.image_port == 40123);
+  CHECK(hello.image_key == std::string(32, 'k'));
+  ImageOrder order{9, ImageOrderKind::copy, 2, 1, 100, 5, "n3", "tcp://10.0.0.3:40123", std::string(32, 'q')};
+  const auto got = decode_as<ImageOrder>(encode(order));
+  CHECK(got.to_endpoint == "tcp://10.0.0.3:40123");
+  CHECK(got.to_key == std::string(32, 'q'));
+  ImageChunk chunk;
+  chunk.secret = "the-job-secret";
+  CHECK(decode_as<ImageChunk>(encode(chunk)).secret == "the-job-secret");
 }
 
 TEST_CASE("a rank's refusal to restore round-trips with its reason", "[protocol]") {

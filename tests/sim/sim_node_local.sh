@@ -2,7 +2,8 @@
 # Node-local images with replicas on a partner node (--node-dir; issue 4). Every simulated node has
 # a private tmpfs at /run/yadokari/node-disk, gone when the node is killed. 3 nodes x 2 slots,
 # 6 ranks, checkpoints when the test asks for them (`yadokari checkpoint`: no interval, so no epoch
-# the test reads is pruned under it); each image is replicated to the next node (n1->n2->n3->n1).
+# the test reads is pruned under it); each image is replicated to the next node (n1->n2->n3->n1),
+# agent to agent (`yadokari status`: no image chunk passed on by the front end).
 #   loss      once an epoch is committed, n2 is killed: its own images and the replicas of n1's
 #             are gone with it. Checked: every MANIFEST entry names two nodes; the job restarts
 #             once, the images of n2's ranks are staged from n3 (their replica) to wherever they
@@ -52,6 +53,10 @@ if epoch=$(ask_checkpoint); then
 else
     fail "no epoch committed: $(tail -3 run.err)"
 fi
+# The replicas went node to node, to the partners' image ports: no chunk through the front end.
+status=$("$Y" status 2>&1)
+grep -q "^image chunks passed on by the front end: 0$" <<<"$status" &&
+    pass "the replicas went node to node (no image chunk through the front end)" || fail "status: $status"
 # The front end sees only MANIFESTs: the images are on the nodes.
 ls "$ckpt"/*/rank-*.img >/dev/null 2>&1 && fail "images in the checkpoint directory" \
     || pass "no image in the checkpoint directory"
