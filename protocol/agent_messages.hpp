@@ -163,6 +163,31 @@ struct ImageOrderDone {
   }
 };
 
+// Several of the above in one message: an epoch's orders to one node (coordinator -> agent), and
+// the answers an agent has at one turn of its loop (agent -> coordinator), so that the front end
+// handles messages per node, not per image. A batch stays well under the 1 MiB message cap.
+struct ImageOrders {
+  static constexpr MessageType kType = MessageType::image_orders;
+  static constexpr std::size_t kMaxOrders = 1024;
+  std::vector<ImageOrder> orders;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(orders);
+  }
+};
+
+struct ImageOrdersDone {
+  static constexpr MessageType kType = MessageType::image_orders_done;
+  static constexpr std::size_t kMaxAnswers = 1024;
+  std::vector<ImageOrderDone> done;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(done);
+  }
+};
+
 // Coordinator -> every agent after an epoch ends: the epochs still worth keeping; an agent
 // removes its node's directories of every other epoch of the job.
 struct KeepEpochs {

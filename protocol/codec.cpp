@@ -230,6 +230,10 @@ std::string_view message_type_name(MessageType type) {
       return "RelayedUp";
     case MessageType::relayed_down:
       return "RelayedDown";
+    case MessageType::image_orders:
+      return "ImageOrders";
+    case MessageType::image_orders_done:
+      return "ImageOrdersDone";
   }
   return "unknown";
 }

@@ -14,12 +14,12 @@
 
 namespace yadokari::protocol {
 
-using Message =
-    std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest, StatusReport, ErrorReply,
-                 CheckpointPrepare, CutReport, CutTargets, CutGo, ImageWritten, CheckpointResume, CheckpointAsk,
-                 CheckpointRequest, CheckpointReply, AgentHello, AgentAck, Heartbeat, StopProcesses, RankRestored,
-                 RebalanceRequest, RebalanceReply, ImageOrder, ImageChunk, ImageOrderDone, KeepEpochs, AgentBye,
-                 ImageCaptured, CheckpointRelease, MigrateRequest, RelayedUp, RelayedDown>;
+using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus, StatusRequest, StatusReport,
+                             ErrorReply, CheckpointPrepare, CutReport, CutTargets, CutGo, ImageWritten,
+                             CheckpointResume, CheckpointAsk, CheckpointRequest, CheckpointReply, AgentHello, AgentAck,
+                             Heartbeat, StopProcesses, RankRestored, RebalanceRequest, RebalanceReply, ImageOrder,
+                             ImageChunk, ImageOrderDone, KeepEpochs, AgentBye, ImageCaptured, CheckpointRelease,
+                             MigrateRequest, RelayedUp, RelayedDown, ImageOrders, ImageOrdersDone>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public yadokari::Error {

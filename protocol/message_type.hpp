@@ -19,6 +19,9 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 10: RelayedUp and RelayedDown (a node's ranks reach the coordinator through its agent);
 //     StatusReport says how many ranks are relayed.
 // 11: RankRestored says why a rank refused to restore (the front end prints it).
+// 12: image copies agent to agent (AgentHello's image port, ImageOrder's endpoint, ImageChunk's
+//     secret); ImageOrders / ImageOrdersDone (an epoch's orders to a node, and answers, at once).
+
 inline constexpr std::uint16_t kProtocolVersion = 12;
 
 enum class MessageType : std::uint16_t {
@@ -55,6 +58,8 @@ enum class MessageType : std::uint16_t {
   migrate_request = 31,
   relayed_up = 32,
   relayed_down = 33,
+  image_orders = 34,
+  image_orders_done = 35,
 };
 
 }  // namespace yadokari::protocol

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -84,14 +85,18 @@ class FakeAgents {
   // The relays live in `relay_context`, the ranks' one: the agents' own I/O thread then carries
   // only their hellos and heartbeats, as a real agent's carries 16 ranks at most, and thousands of
   // ranks connecting to their relays do not hold up the beats.
-  FakeAgents(const Link& link, NodeSlice nodes, Counts& counts, zmq::context_t* relay_context)
+  // `image_port`: each says hello with an image port (--node-dir), so that copy orders name one.
+  FakeAgents(const Link& link, NodeSlice nodes, Counts& counts, zmq::context_t* relay_context, bool image_port)
       : counts_(counts), relay_context_(relay_context), job_id_(link.job_id) {
     for (int node = nodes.first; node < nodes.end; ++node) {
       agents_.push_back({node, link.open(), false, nullptr});
-      send(agents_.back().socket,
-           protocol::AgentHello{
-               link.job_id, link.credential.secret, node_id(node), node_hostname(node), getpid(), 0, 0, {}},
-           counts_);
+      protocol::AgentHello hello{
+          link.job_id, link.credential.secret, node_id(node), node_hostname(node), getpid(), 0, 0, {}};
+      if (image_port) {
+        hello.image_port = 40000 + node % 20000;
+        hello.image_key.assign(32, 'k');
+      }
+      send(agents_.back().socket, hello, counts_);
     }
     thread_ = std::thread([this] { serve(); });
   }
@@ -163,6 +168,11 @@ class FakeAgents {
         if (ack->heartbeat_ms > 0) interval_ = std::chrono::milliseconds(ack->heartbeat_ms);
       } else if (const auto* down = std::get_if<protocol::RelayedDown>(&message)) {
         if (agent.relay) agent.relay->deliver(*down);
+      } else if (const auto* orders = std::get_if<protocol::ImageOrders>(&message)) {
+        // Copied at once: the answers the receiving agent would send in one turn of its loop.
+        protocol::ImageOrdersDone done;
+        for (const auto& order : orders->orders) done.done.push_back({order.order_id, true, {}});
+        send(agent.socket, done, counts_);
       }
     }
   }
@@ -246,6 +256,8 @@ class FakeRanks {
       } else if (const auto* prepare = std::get_if<protocol::CheckpointPrepare>(&message)) {
         // The control thread's report at once: stopped at a call boundary, no targets known yet.
         fake.epoch_dir = prepare->epoch_dir;
+        std::error_code ignored;  // a node-local directory is the rank's to make, as the shim does
+        std::filesystem::create_directories(fake.epoch_dir, ignored);
         send(
             fake.socket,
             protocol::CutReport{prepare->epoch, fake.rank, protocol::CutState::parked, 0, 0, ++fake.serial, {{1, 100}}},
@@ -343,10 +355,10 @@ int run_fake_nodes(const ScaleOptions& options, NodeSlice nodes, int commands, i
         if (options.direct) {
           ranks = std::make_unique<FakeRanks>(options, rank_link, nodes, counts, false);
           ranks->serve_until_accepted(rank_count);
-          agents = std::make_unique<FakeAgents>(agent_link, nodes, counts, nullptr);
+          agents = std::make_unique<FakeAgents>(agent_link, nodes, counts, nullptr, options.node_dir);
         } else {
           // The ranks connect to their agents' relays, which exist once the agents are accepted.
-          agents = std::make_unique<FakeAgents>(agent_link, nodes, counts, &context);
+          agents = std::make_unique<FakeAgents>(agent_link, nodes, counts, &context, options.node_dir);
           while (counts.accepted < node_count) std::this_thread::sleep_for(std::chrono::milliseconds(5));
           ranks = std::make_unique<FakeRanks>(options, rank_link, nodes, counts, true);
         }

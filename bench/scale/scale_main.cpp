@@ -196,7 +196,9 @@ int run(const scale::ScaleOptions& options) {
   config.app = "fake";
   config.flavour = "openmpi";
   config.world_size = options.ranks;
-  config.checkpoint = control::CoordinatorConfig::Checkpointing{std::filesystem::absolute(dir), 1, 0, 0.0, {}};
+  config.checkpoint = control::CoordinatorConfig::Checkpointing{
+      std::filesystem::absolute(dir), 1, 0, 0.0,
+      options.node_dir ? std::filesystem::absolute(dir) / "node-disks" : std::filesystem::path()};
   config.membership = control::CoordinatorConfig::Membership{};
   config.membership->heartbeat.misses = options.heartbeat_misses;
   config.membership->heartbeat.interval = milliseconds(options.heartbeat_ms);

@@ -56,6 +56,10 @@ ScaleOptions parse_scale_options(int argc, char** argv) {
       options.direct = true;
       continue;
     }
+    if (flag == "--node-dir") {
+      options.node_dir = true;
+      continue;
+    }
     if (flag == "--plan-only") {
       options.plan_only = true;
       continue;

@@ -28,6 +28,9 @@ struct ScaleOptions {
   // Every fake rank connects to the front end itself, instead of through its node's agent's relay
   // (the product's default, runtime/agent/rank_relay.hpp).
   bool direct = false;
+  // Node-local images (--node-dir): each epoch's images replicated to a partner node; the fake
+  // agents answer the coordinator's copy orders as the receiving agents would, at once.
+  bool node_dir = false;
   bool lose_node = true;            // after the rounds: a node stops its heartbeats, then every policy plans
   bool plan_only = false;           // no sockets: only the planning after the node loss (plan_only.hpp)
   bool compare_exhaustive = false;  // --plan-only: also comm and auto with the exhaustive refinement

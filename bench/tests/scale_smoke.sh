@@ -8,13 +8,15 @@
 # what comes in is batched per node: at most half of the direct count, at least two batches per node
 # (the reports, then after GO the images). Usually 16 (a batch per node and phase); a loaded machine
 # may split a batch at the agent's linger, and a node whose ranks get the second round's targets
-# before their first answers left sends both rounds' reports in one batch (14 seen).
+# before their first answers left sends both rounds' reports in one batch (14 seen). With
+# --node-dir (relayed), the epoch's replicas add messages per node, not per image.
 set -uo pipefail
 harness=$1
 fail() { echo "FAIL: $1"; echo "$out"; exit 1; }
-for path in relayed direct; do
+for path in relayed direct node-dir; do
   flag=()
   [[ $path == direct ]] && flag=(--direct)
+  [[ $path == node-dir ]] && flag=(--node-dir)
   # 25 missed heartbeats (5 s): a busy machine must not make a live fake node look lost.
   out=$("$harness" --ranks 64 --ranks-per-node 16 --rounds 1 --cut-rounds 2 --traffic sparse --heartbeat-misses 25 \
     "${flag[@]}" 2>&1)
@@ -25,10 +27,16 @@ for path in relayed direct; do
     grep -qx 'ranks through their agents'"'"' relays: 0 of 64 (--direct)' <<<"$out" || fail "direct: ranks relayed"
     grep -qx 'messages per checkpoint at the front end: 256 in, 320 out' <<<"$out" || fail "direct: message counts"
   else
-    grep -qx 'ranks through their agents'"'"' relays: 64 of 64 (relayed)' <<<"$out" || fail "relayed: ranks not relayed"
+    grep -qx 'ranks through their agents'"'"' relays: 64 of 64 (relayed)' <<<"$out" || fail "$path: ranks not relayed"
     counts=$(sed -n 's/^messages per checkpoint at the front end: \([0-9]*\) in, \([0-9]*\) out$/\1 \2/p' <<<"$out")
     read -r in out_count <<<"$counts"
-    [[ -n $in && $in -ge 8 && $in -le 128 && $out_count == 20 ]] || fail "relayed: message counts '$counts'"
+    if [[ $path == relayed ]]; then
+      [[ -n $in && $in -ge 8 && $in -le 128 && $out_count == 20 ]] || fail "relayed: message counts '$counts'"
+    else
+      # Per node, one message more in (the answers to its copy orders) and three more out (the
+      # release while the replicas are made, the copy orders in one message, the epochs to keep).
+      [[ -n $in && $in -ge 12 && $in -le 132 && $out_count == 32 ]] || fail "node-dir: message counts '$counts'"
+    fi
   fi
   grep -q '^node loss: n3 declared lost' <<<"$out" || fail "$path: the lost node was not detected"
   for policy in node balanced comm speed auto; do

@@ -17,9 +17,8 @@
 
 #include "runtime/agent/detector_priority.hpp"
 #include "runtime/agent/heartbeat_sender.hpp"
-#include "runtime/agent/image_links.hpp"
+#include "runtime/agent/image_service.hpp"
 #include "runtime/agent/job_processes.hpp"
-#include "runtime/agent/node_images.hpp"
 #include "runtime/agent/relay_service.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/credential.hpp"
@@ -61,24 +60,25 @@ constexpr std::chrono::milliseconds kPollSlice{10};
 
 // `image_port` (may be null) is watched too: `image_port_ready` says whether it has something.
 std::optional<protocol::Message> receive(SharedSocket& shared, std::chrono::milliseconds timeout, int eof_fd,
-                                         ImagePort* image_port = nullptr, bool* image_port_ready = nullptr) {
+                                         zmq::socket_t* image_port = nullptr, bool* image_port_ready = nullptr) {
   zmq::message_t frame;
   {
     SharedSocket::Use use(shared, false);
     zmq::socket_t& socket = use.socket();
-    std::array<zmq::pollitem_t, 3> items{{{socket.handle(), 0, ZMQ_POLLIN, 0},
-                                          {image_port ? image_port->socket().handle() : nullptr, -1, ZMQ_POLLIN, 0},
-                                          {nullptr, eof_fd, ZMQ_POLLIN, 0}}};
-    // Unused items are skipped: a null socket with fd -1 is never ready.
+    std::vector<zmq::pollitem_t> items{{socket.handle(), 0, ZMQ_POLLIN, 0}};
+    const std::size_t port_item = items.size();
+    if (image_port) items.push_back({image_port->handle(), 0, ZMQ_POLLIN, 0});
+    const std::size_t eof_item = items.size();
+    if (eof_fd >= 0) items.push_back({nullptr, eof_fd, ZMQ_POLLIN, 0});
     try {
-      zmq::poll(items.data(), eof_fd >= 0 ? 3 : 2, std::min(timeout, kPollSlice));
+      zmq::poll(items.data(), items.size(), std::min(timeout, kPollSlice));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) return std::nullopt;
       throw;
     }
-    if (eof_fd >= 0 && (items[2].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && at_end_of_file(eof_fd))
+    if (eof_fd >= 0 && (items[eof_item].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && at_end_of_file(eof_fd))
       g_front_end_gone = true;
-    if (image_port_ready) *image_port_ready = image_port && (items[1].revents & ZMQ_POLLIN);
+    if (image_port_ready) *image_port_ready = image_port && (items[port_item].revents & ZMQ_POLLIN);
     if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
     if (!socket.recv(frame, zmq::recv_flags::dontwait)) return std::nullopt;
   }
@@ -94,67 +94,6 @@ void send(SharedSocket& shared, const protocol::Message& message) {
   const std::string bytes = protocol::encode(message);
   SharedSocket::Use use(shared, false);
   (void)use.socket().send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-}
-
-// What a node's image storage needs to serve orders: the images (null without --node-dir), the
-// connections to other agents' image ports, and the job's secret that chunks carry.
-struct ImageService {
-  NodeImages* images = nullptr;
-  ImageSenders* senders = nullptr;
-  std::string secret;
-};
-
-// Image orders, copies and pruning (--node-dir); a node without storage answers orders with why.
-// A copy goes straight to the receiving agent's image port when the order names one, else
-// through the coordinator.
-void serve_images(SharedSocket& socket, const AgentOptions& options, const ImageService& service,
-                  const protocol::Message& message) {
-  NodeImages* images = service.images;
-  if (const auto* order = std::get_if<protocol::ImageOrder>(&message)) {
-    std::string problem = "node " + options.node + " keeps no images (its agent has no --node-dir)";
-    if (images && order->kind == protocol::ImageOrderKind::verify)
-      problem = images->problem_with(order->epoch, order->rank, order->size, order->xxh64);
-    else if (images)
-      problem = images->send_copy(*order, [&](protocol::ImageChunk& chunk) {
-        chunk.secret = service.secret;
-        if (order->to_endpoint.empty() || !service.senders)
-          send(socket, chunk);
-        else
-          service.senders->send(order->to_endpoint, order->to_key, chunk, protocol::copy_timeout(order->size));
-      });
-    // A copy that went out is answered by the receiving agent.
-    if (!problem.empty() || order->kind == protocol::ImageOrderKind::verify)
-      send(socket, protocol::ImageOrderDone{order->order_id, problem.empty(), problem});
-  } else if (const auto* chunk = std::get_if<protocol::ImageChunk>(&message)) {
-    if (!images) {
-      if (chunk->last || chunk->offset == 0)
-        send(socket,
-             protocol::ImageOrderDone{chunk->order_id, false,
-                                      "node " + options.node + " keeps no images (its agent has no --node-dir)"});
-      return;
-    }
-    if (const auto done = images->receive(*chunk)) send(socket, *done);
-  } else if (const auto* keep = std::get_if<protocol::KeepEpochs>(&message)) {
-    if (images) images->keep_only(keep->epochs);
-  }
-}
-
-// Chunks other agents sent to this node's image port; a finished copy is answered to the
-// coordinator, as one that came through it.
-void serve_image_port(SharedSocket& socket, const AgentOptions& options, ImagePort& port, NodeImages& images,
-                      const std::string& secret) {
-  for (;;) {
-    std::string refused;
-    const auto chunk = port.take(secret, options.node, refused);
-    if (!refused.empty())
-      std::fprintf(stderr, "yadokari agent (node %s): ignored %s on its image port\n", options.node.c_str(),
-                   refused.c_str());
-    if (!chunk) {
-      if (refused.empty()) return;
-      continue;
-    }
-    if (const auto done = images.receive(*chunk)) send(socket, *done);
-  }
 }
 
 // Whether the connection to the coordinator is up, from the socket's monitor events. ZMTP
@@ -278,30 +217,12 @@ int run_node_agent(const AgentOptions& options) {
     return fail(options, "cannot connect to " + options.coordinator + ": " + e.what());
   }
   SharedSocket shared(socket);
-  // With node-local storage, other agents send their copies for this node straight here.
-  std::optional<ImagePort> image_port;
-  if (!options.node_dir.empty() && options.image_port) {
-    try {
-      image_port.emplace(context);
-    } catch (const zmq::error_t& e) {
-      std::fprintf(stderr,
-                   "yadokari agent (node %s): cannot open a port for image copies (%s); they come through "
-                   "the coordinator\n",
-                   options.node.c_str(), e.what());
-    }
-  }
-  protocol::AgentHello greeting{options.job_id,
-                                credential->secret,
-                                options.node,
-                                this_host(),
-                                static_cast<std::int64_t>(getpid()),
-                                options.join_slots,
-                                0,
-                                {}};
-  if (image_port) {
-    greeting.image_port = image_port->port();
-    greeting.image_key = image_port->public_key();
-  }
+  // With node-local storage, other agents send their copies for this node straight to its port.
+  ImageService images(context, options.node_dir, options.job_id, options.node, credential->secret, options.image_port,
+                      [&shared](const protocol::Message& message) { send(shared, message); });
+  const protocol::AgentHello greeting{
+      options.job_id,     credential->secret, options.node,     this_host(), static_cast<std::int64_t>(getpid()),
+      options.join_slots, images.port(),      images.port_key()};
   const std::string hello = protocol::encode(greeting);
   (void)socket.send(zmq::buffer(hello), zmq::send_flags::dontwait);
 
@@ -327,11 +248,6 @@ int run_node_agent(const AgentOptions& options) {
     }
   }
 
-  std::optional<NodeImages> images;
-  if (!options.node_dir.empty()) images.emplace(options.node_dir, options.job_id, options.node);
-  ImageSenders senders(context);
-  const ImageService image_service{images ? &*images : nullptr, &senders, credential->secret};
-
   const HeartbeatSender heartbeats(shared, interval);
   // The node's ranks reach the coordinator through us when they find the relay socket.
   std::optional<RelayService> relay;
@@ -346,19 +262,20 @@ int run_node_agent(const AgentOptions& options) {
   while (!stopping()) {
     if (coordinator_lost()) return fail_lost(options);
     bool image_port_ready = false;
-    const auto message = receive(shared, std::chrono::milliseconds(100), options.end_on_eof_fd,
-                                 image_port ? &*image_port : nullptr, &image_port_ready);
-    if (image_port_ready && images) serve_image_port(shared, options, *image_port, *images, credential->secret);
-    senders.close_idle();
-    if (!message) continue;
-    if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
-      stop_processes(*stop, options);
-    else if (std::holds_alternative<protocol::AgentBye>(*message))
-      return end_of_job(options);
-    else if (const auto* down = std::get_if<protocol::RelayedDown>(&*message)) {
-      if (relay) relay->deliver(*down);
-    } else
-      serve_images(shared, options, image_service, *message);
+    const auto message =
+        receive(shared, std::chrono::milliseconds(100), options.end_on_eof_fd, images.port_socket(), &image_port_ready);
+    if (image_port_ready) images.serve_port();
+    if (message) {
+      if (const auto* stop = std::get_if<protocol::StopProcesses>(&*message))
+        stop_processes(*stop, options);
+      else if (std::holds_alternative<protocol::AgentBye>(*message))
+        return end_of_job(options);
+      else if (const auto* down = std::get_if<protocol::RelayedDown>(&*message)) {
+        if (relay) relay->deliver(*down);
+      } else
+        images.serve(*message);
+    }
+    images.flush();
   }
   return end_of_job(options);
 }

@@ -198,8 +198,9 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer, s
         type == protocol::MessageType::cut_report || type == protocol::MessageType::image_written ||
         type == protocol::MessageType::checkpoint_ask || type == protocol::MessageType::rank_restored ||
         type == protocol::MessageType::image_captured;
-    const bool image_type =
-        type == protocol::MessageType::image_chunk || type == protocol::MessageType::image_order_done;
+    const bool image_type = type == protocol::MessageType::image_chunk ||
+                            type == protocol::MessageType::image_order_done ||
+                            type == protocol::MessageType::image_orders_done;
     const bool agent_type =
         type == protocol::MessageType::agent_hello || type == protocol::MessageType::heartbeat || image_type;
     // A node's batch of its ranks' messages (never inside another batch).
@@ -223,7 +224,8 @@ void Coordinator::serve_rank_message(std::string routing_id, std::string peer, s
   if (std::holds_alternative<protocol::AgentHello>(message) || std::holds_alternative<protocol::Heartbeat>(message)) {
     serve_agent_message(routing_id, peer, message);
   } else if (std::holds_alternative<protocol::ImageChunk>(message) ||
-             std::holds_alternative<protocol::ImageOrderDone>(message)) {
+             std::holds_alternative<protocol::ImageOrderDone>(message) ||
+             std::holds_alternative<protocol::ImageOrdersDone>(message)) {
     heard_from_agent(routing_id);
     serve_image_message(message);
   } else if (const auto* restored = std::get_if<protocol::RankRestored>(&message)) {

@@ -165,6 +165,8 @@ class Coordinator {
   // answer is picked up with take_image_order_result. An order to a node without an agent, or
   // whose node is lost before it is answered, fails with the reason.
   std::uint64_t order_image(const std::string& node, protocol::ImageOrder order);
+  // The same for several orders to one node, sent in one message (ImageOrders); ids in order.
+  std::vector<std::uint64_t> order_images(const std::string& node, std::vector<protocol::ImageOrder> orders);
   // The answer to an order, once it came (each is returned once).
   std::optional<protocol::ImageOrderDone> take_image_order_result(std::uint64_t order_id);
   // Image chunks that came through this coordinator (copies to agents without an image port).

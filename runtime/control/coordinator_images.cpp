@@ -3,6 +3,7 @@
 // the replicas an epoch waits for before it commits, and telling agents which epochs to keep.
 #include <algorithm>
 #include <array>
+#include <map>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -38,28 +39,47 @@ void Coordinator::send_to_agent(const std::string& node, const protocol::Message
 }
 
 std::uint64_t Coordinator::order_image(const std::string& node, protocol::ImageOrder order) {
-  order.order_id = ++last_order_id_;
-  PendingOrder pending{std::chrono::steady_clock::now() + protocol::copy_timeout(order.size), node,
-                       order.kind == protocol::ImageOrderKind::copy ? order.to_node : std::string(), std::nullopt,
-                       order.epoch};
-  orders_.emplace(order.order_id, pending);
+  return order_images(node, {std::move(order)}).front();
+}
+
+// One message per node however many images it holds: the front end's messages grow with the nodes.
+std::vector<std::uint64_t> Coordinator::order_images(const std::string& node,
+                                                     std::vector<protocol::ImageOrder> orders) {
+  std::vector<std::uint64_t> ids;
+  protocol::ImageOrders batch;
+  const auto send_batch = [&] {
+    if (!batch.orders.empty()) send_to_agent(node, batch);
+    batch.orders.clear();
+  };
   const bool can_send = agents_.count(node) && (!tracker_ || node_usable(tracker_->state(node)));
-  const bool can_receive = pending.to_node.empty() || (agents_.count(pending.to_node) &&
-                                                       (!tracker_ || node_usable(tracker_->state(pending.to_node))));
-  if (!can_send)
-    finish_image_order({order.order_id, false, "node " + node + " has no live agent"});
-  else if (!can_receive)
-    finish_image_order({order.order_id, false, "node " + pending.to_node + " has no live agent"});
-  else {
+  for (auto& order : orders) {
+    order.order_id = ++last_order_id_;
+    ids.push_back(order.order_id);
+    PendingOrder pending{std::chrono::steady_clock::now() + protocol::copy_timeout(order.size), node,
+                         order.kind == protocol::ImageOrderKind::copy ? order.to_node : std::string(), std::nullopt,
+                         order.epoch};
+    orders_.emplace(order.order_id, pending);
+    const bool can_receive = pending.to_node.empty() || (agents_.count(pending.to_node) &&
+                                                         (!tracker_ || node_usable(tracker_->state(pending.to_node))));
+    if (!can_send) {
+      finish_image_order({order.order_id, false, "node " + node + " has no live agent"});
+      continue;
+    }
+    if (!can_receive) {
+      finish_image_order({order.order_id, false, "node " + pending.to_node + " has no live agent"});
+      continue;
+    }
     // The bytes go node to node when the receiver has an image port; we only say who copies what.
     if (!pending.to_node.empty())
       if (const auto& to = agents_.at(pending.to_node); !to.image_endpoint.empty()) {
         order.to_endpoint = to.image_endpoint;
         order.to_key = to.hello.image_key;
       }
-    send_to_agent(node, order);
+    batch.orders.push_back(std::move(order));
+    if (batch.orders.size() == protocol::ImageOrders::kMaxOrders) send_batch();
   }
-  return order.order_id;
+  send_batch();
+  return ids;
 }
 
 std::optional<protocol::ImageOrderDone> Coordinator::take_image_order_result(std::uint64_t order_id) {
@@ -80,6 +100,8 @@ void Coordinator::serve_image_message(const protocol::Message& message) {
     }
   } else if (const auto* done = std::get_if<protocol::ImageOrderDone>(&message)) {
     finish_image_order(*done);
+  } else if (const auto* several = std::get_if<protocol::ImageOrdersDone>(&message)) {
+    for (const auto& each : several->done) finish_image_order(each);
   }
 }
 
@@ -125,24 +147,27 @@ void Coordinator::fail_image_orders_of(const std::string& node) {
 void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
   const std::uint64_t epoch = orchestrator_->current_epoch().value_or(0);
   std::vector<std::string> live;
-  for (const auto& [node, agent] : agents_)
+  std::map<std::string, std::string> node_by_host;  // one lookup per image, not a pass over the agents
+  for (const auto& [node, agent] : agents_) {
+    node_by_host.emplace(agent.hello.hostname, node);
     if (!tracker_ || node_usable(tracker_->state(node))) live.push_back(node);
+  }
+  std::map<std::string, std::string> partner_of;
+  for (std::size_t i = 0; i < live.size(); ++i)
+    if (live.size() > 1) partner_of[live[i]] = live[(i + 1) % live.size()];
+  std::vector<ReplicaResult> results;                                         // known at once
+  std::map<std::string, std::vector<protocol::ImageOrder>> copies_by_origin;  // one message per node
   bool told_no_partner = false;
   for (const auto& image : images) {
     const auto rank = ranks_.find(image.rank);
-    const std::string origin = rank == ranks_.end() ? std::string() : node_of_host(rank->second.registration.hostname);
+    const auto host = rank == ranks_.end() ? node_by_host.end() : node_by_host.find(rank->second.registration.hostname);
+    const std::string origin = host == node_by_host.end() ? std::string() : host->second;
     ReplicaResult result{image.rank, false, {}, {}};
-    std::string partner;
-    for (std::size_t i = 0; i < live.size() && !origin.empty(); ++i)
-      if (live[i] == origin)
-        for (std::size_t step = 1; step < live.size() && partner.empty(); ++step)
-          partner = live[(i + step) % live.size()];
-    const bool origin_live = std::find(live.begin(), live.end(), origin) != live.end();
     if (origin.empty()) {
       result.error = "rank " + std::to_string(image.rank) + " runs on a host without a node agent";
-    } else if (!origin_live) {
+    } else if (std::find(live.begin(), live.end(), origin) == live.end()) {
       result.error = "node " + origin + ", which holds rank " + std::to_string(image.rank) + "'s image, is lost";
-    } else if (partner.empty()) {
+    } else if (!partner_of.count(origin)) {
       if (!told_no_partner)
         config_.log("yadokari: epoch " + std::to_string(epoch) +
                     ": no other live node to hold replicas; each image is kept on its own node only");
@@ -150,19 +175,29 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
       result.ok = true;
       result.nodes = {origin};
     } else {
-      const std::uint64_t id = order_image(
-          origin, protocol::ImageOrder{
-                      0, protocol::ImageOrderKind::copy, epoch, image.rank, image.size, image.xxh64, partner, {}, {}});
-      if (const auto pending = orders_.find(id); pending != orders_.end()) {
-        pending->second.replica = ReplicaResult{image.rank, false, {origin, partner}, {}};
+      copies_by_origin[origin].push_back(protocol::ImageOrder{
+          0, protocol::ImageOrderKind::copy, epoch, image.rank, image.size, image.xxh64, partner_of[origin], {}, {}});
+      continue;
+    }
+    results.push_back(std::move(result));
+  }
+  for (auto& [origin, copies] : copies_by_origin) {
+    std::vector<std::pair<std::int32_t, std::string>> rank_and_partner;
+    for (const auto& copy : copies) rank_and_partner.emplace_back(copy.rank, copy.to_node);
+    const auto ids = order_images(origin, std::move(copies));
+    for (std::size_t c = 0; c < ids.size(); ++c) {
+      const auto& [rank, partner] = rank_and_partner[c];
+      if (const auto pending = orders_.find(ids[c]); pending != orders_.end()) {
+        pending->second.replica = ReplicaResult{rank, false, {origin, partner}, {}};
         continue;
       }
       // Failed at once (a node without a live agent).
-      const auto failed = take_image_order_result(id);
-      result.error = failed ? failed->error : "the copy could not start";
+      const auto failed = take_image_order_result(ids[c]);
+      results.push_back(ReplicaResult{rank, false, {}, failed ? failed->error : "the copy could not start"});
     }
-    if (orchestrator_->current_epoch() == epoch) apply(orchestrator_->on_replica(result));
   }
+  for (const auto& result : results)
+    if (orchestrator_->current_epoch() == epoch) apply(orchestrator_->on_replica(result));
 }
 
 void Coordinator::send_keep_epochs() {

@@ -154,6 +154,15 @@ TEST_CASE("an agent's image port and the copy orders that name it round-trip", "
   ImageChunk chunk;
   chunk.secret = "the-job-secret";
   CHECK(decode_as<ImageChunk>(encode(chunk)).secret == "the-job-secret");
+  // An epoch's orders to a node, and an agent's answers, travel in one message each.
+  const auto orders = decode_as<ImageOrders>(encode(ImageOrders{{order, order}}));
+  REQUIRE(orders.orders.size() == 2);
+  CHECK(orders.orders[1].to_endpoint == "tcp://10.0.0.3:40123");
+  const auto done = decode_as<ImageOrdersDone>(encode(ImageOrdersDone{{{9, true, {}}, {10, false, "node n3: why"}}}));
+  REQUIRE(done.done.size() == 2);
+  CHECK(done.done[1].order_id == 10);
+  CHECK_FALSE(done.done[1].ok);
+  CHECK(done.done[1].error == "node n3: why");
 }
 
 TEST_CASE("a rank's refusal to restore round-trips with its reason", "[protocol]") {
