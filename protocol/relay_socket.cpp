@@ -1,5 +1,6 @@
 #include "protocol/relay_socket.hpp"
 
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -40,16 +41,42 @@ std::string prepare_relay_directory() {
   return "";
 }
 
-bool relay_listening(const std::string& path) {
+namespace {
+
+// 0 when something accepts connections at `path`, else connect's errno.
+int connect_error(const std::string& path) {
   sockaddr_un address{};
-  if (path.size() >= sizeof address.sun_path) return false;
+  if (path.size() >= sizeof address.sun_path) return ENAMETOOLONG;
   address.sun_family = AF_UNIX;
   std::memcpy(address.sun_path, path.data(), path.size());
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  const bool up = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  if (fd < 0) return errno;
+  const int error = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 ? 0 : errno;
   close(fd);
-  return up;
+  return error;
+}
+
+}  // namespace
+
+bool relay_listening(const std::string& path) { return connect_error(path) == 0; }
+
+int remove_dead_relay_sockets(std::chrono::seconds older_than) {
+  const std::string dir = relay_directory();
+  DIR* listing = opendir(dir.c_str());
+  if (!listing) return 0;
+  const auto oldest_kept = std::chrono::system_clock::now() - older_than;
+  int removed = 0;
+  while (const dirent* entry = readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (!name.ends_with(".sock")) continue;
+    const std::string path = dir + "/" + name;
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (std::chrono::system_clock::from_time_t(st.st_mtime) > oldest_kept) continue;
+    if (connect_error(path) == ECONNREFUSED && unlink(path.c_str()) == 0) ++removed;
+  }
+  closedir(listing);
+  return removed;
 }
 
 }  // namespace yadokari::protocol

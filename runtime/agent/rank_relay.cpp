@@ -26,6 +26,8 @@ RankRelay::RankRelay(zmq::context_t& context, std::string path)
   if (protocol::relay_listening(path_))
     throw RelayError("cannot relay the ranks of this node: another agent of the job listens on " + path_);
   (void)::unlink(path_.c_str());  // left by an agent that was killed
+  // And those that killed agents of other jobs left, which nothing else would ever remove.
+  (void)protocol::remove_dead_relay_sockets(std::chrono::minutes(1));
   socket_.set(zmq::sockopt::linger, 0);
   socket_.set(zmq::sockopt::maxmsgsize, kMaxRankMessageBytes);
   socket_.set(zmq::sockopt::sndhwm, 0);

@@ -2,9 +2,15 @@
 // agent on a thread and real rank clients in one process. The ranks register and answer a
 // status query through the relay; the checkpoint protocol through it runs in the simulated
 // cluster's tests (tests/sim), where every job's ranks are relayed.
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <ctime>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -129,6 +135,46 @@ TEST_CASE("YADOKARI_AGENT_RELAY=off makes a rank connect to the coordinator itse
   REQUIRE(cluster.serve_until([&] { return ranks.all_registered(); }));
   CHECK(cluster.coordinator.relayed_ranks() == 0);
   CHECK(cluster.coordinator.relayed_batches() == 0);
+}
+
+namespace {
+// A socket file nobody listens on, as a SIGKILLed agent leaves it, last changed `age` ago.
+std::string dead_socket(const std::string& name, std::chrono::seconds age) {
+  const std::string path = protocol::relay_socket_path(name, "dead");
+  std::filesystem::remove(path);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.data(), path.size());
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+  close(fd);
+  const timespec then{time(nullptr) - age.count(), 0};
+  const timespec times[2] = {then, then};
+  REQUIRE(utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
+  return path;
+}
+}  // namespace
+
+TEST_CASE("an agent removes the relay sockets killed agents left long ago, and only those", "[agents][relay]") {
+  REQUIRE(protocol::prepare_relay_directory().empty());
+  const std::string old_dead = dead_socket("yk-relay-old-dead", std::chrono::seconds(3600));
+  const std::string new_dead = dead_socket("yk-relay-new-dead", std::chrono::seconds(0));
+  Cluster cluster(Cluster::kLossesNotWanted, 2, kRelayJob);
+  const std::string live = protocol::relay_socket_path(kRelayJob, this_host());
+  {
+    RelayAgent n1(cluster);
+    REQUIRE(cluster.serve_until([&] { return protocol::relay_listening(live); }));
+    CHECK_FALSE(std::filesystem::exists(old_dead));
+    CHECK(std::filesystem::exists(new_dead));  // may be an agent that has not listened yet
+    // A live agent's socket, however old, is never removed.
+    const timespec then{time(nullptr) - 3600, 0};
+    const timespec times[2] = {then, then};
+    REQUIRE(utimensat(AT_FDCWD, live.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
+    (void)protocol::remove_dead_relay_sockets(std::chrono::seconds(60));
+    CHECK(std::filesystem::exists(live));
+    CHECK(protocol::relay_listening(live));
+  }
+  std::filesystem::remove(new_dead);
 }
 
 TEST_CASE("a relay socket left by a killed agent is not used, and a new agent replaces it", "[agents][relay]") {
