@@ -172,22 +172,26 @@ bool install_handler() {
   return sigaction(park_signal(), &act, nullptr) == 0;
 }
 
+// Adds the object's executable segments to `ranges`.
+void note_code(const dl_phdr_info* info, CodeRange* ranges, int& count) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && count < kMaxCodeRanges)
+      ranges[count++] = {info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz};
+  }
+}
+
 int note_object(dl_phdr_info* info, std::size_t, void* data) {
   auto* tp = static_cast<std::uint64_t*>(data);
   const bool exe = !info->dlpi_name || !info->dlpi_name[0];
   if (!exe && std::strstr(info->dlpi_name, "/libstdc++.so")) {
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-      const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-      if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && g_wrapper_count < kMaxCodeRanges)
-        g_wrappers[g_wrapper_count++] = {info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz};
-    }
+    note_code(info, g_wrappers, g_wrapper_count);
     return 0;
   }
   if (!exe && !is_carried_linked_library(info->dlpi_addr)) return 0;
+  note_code(info, g_code, g_code_count);
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && g_code_count < kMaxCodeRanges)
-      g_code[g_code_count++] = {info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz};
     if (ph.p_type == PT_TLS && info->dlpi_tls_data && g_carried.tls_count < kMaxThreadTlsBlocks)
       g_carried.tls[g_carried.tls_count++] = {*tp - reinterpret_cast<std::uint64_t>(info->dlpi_tls_data), ph.p_memsz};
   }

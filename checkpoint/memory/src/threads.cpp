@@ -146,8 +146,8 @@ void check() {
     const int id = t.tid.load();
     std::snprintf(line, sizeof line, "thread %s (started at %s) %s, which is not carried",
                   id ? format_u64(tid, static_cast<unsigned long long>(id)) : "(starting)", where,
-                  t.own_stack || t.stack_size ? "runs on a stack the application gave it outside its mapped memory"
-                                              : "was started before MPI_Init");
+                  t.stack_size ? "runs on a stack the application gave it outside its mapped memory"
+                               : "was started before MPI_Init");
     refusal_add(line);
   }
 }
