@@ -7,12 +7,17 @@
  *   its own code (parked in the middle of that loop, not in a library call);
  * - a sleeper in a loop of 20 ms nanosleeps and a thread blocked in sem_wait, each counting the
  *   calls that failed with EINTR (none: the park's signal must not cut a wait short);
+ * - a poller in a loop of 1 s polls without descriptors (at the pause point it is inside one), and
+ *   a thread in sigsuspend until main sends it a signal at the end: the poller counts the polls
+ *   that failed with EINTR, the other how often sigsuspend returned before that signal (none:
+ *   the park's signal cuts neither short, and both are parked inside the call);
  * - a thread that has already returned 42 at the pause point and is joined only after it.
  * Every result, the join values and the counts are printed at the end; the per-rank file gets a
  * line per iteration. The pthread_t values main keeps must still name the threads. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <mpi.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -107,6 +112,37 @@ static void* sem_waiter(void* arg) {
   return (void*)(intptr_t)interrupted;
 }
 
+static atomic_int poller_stop;
+
+static void* poller(void* arg) {
+  (void)arg;
+  long interrupted = 0;
+  while (!atomic_load(&poller_stop))
+    if (poll(NULL, 0, 1000) < 0 && errno == EINTR) ++interrupted;
+  return (void*)(intptr_t)interrupted;
+}
+
+/* Blocked in the thread (and main) until its sigsuspend: a signal sent before cannot be lost. */
+#define WAKE_SIGNAL (SIGRTMIN + 5)
+static volatile sig_atomic_t woken;
+static void on_wake(int signal) {
+  (void)signal;
+  woken = 1;
+}
+
+static void* suspender(void* arg) {
+  (void)arg;
+  sigset_t open;
+  pthread_sigmask(SIG_BLOCK, NULL, &open);
+  sigdelset(&open, WAKE_SIGNAL);
+  long early = 0;
+  while (!woken) {
+    sigsuspend(&open);
+    if (!woken) ++early;
+  }
+  return (void*)(intptr_t)early;
+}
+
 static void* returns_early(void* arg) {
   (void)arg;
   return (void*)(intptr_t)42;
@@ -123,11 +159,20 @@ int main(int argc, char** argv) {
   if (!values || !out || pthread_key_create(&worker_key, NULL) != 0 || sem_init(&semaphore, 0, 0) != 0)
     MPI_Abort(MPI_COMM_WORLD, 1);
   struct Worker workers[2] = {{0, 7 + rank}, {1, 9 + rank}};
-  pthread_t pool[2], busy_thread, sleep_thread, sem_thread, early;
+  pthread_t pool[2], busy_thread, sleep_thread, sem_thread, early, poll_thread, suspend_thread;
+  struct sigaction wake = {0};
+  wake.sa_handler = on_wake;
+  sigset_t wake_set;
+  sigemptyset(&wake_set);
+  sigaddset(&wake_set, WAKE_SIGNAL);
+  if (sigaction(WAKE_SIGNAL, &wake, NULL) != 0 || pthread_sigmask(SIG_BLOCK, &wake_set, NULL) != 0)
+    MPI_Abort(MPI_COMM_WORLD, 1);
   for (int i = 0; i < 2; ++i)
     if (pthread_create(&pool[i], NULL, worker, &workers[i]) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
   if (pthread_create(&sleep_thread, NULL, sleeper, NULL) != 0 ||
-      pthread_create(&sem_thread, NULL, sem_waiter, NULL) != 0 || pthread_create(&early, NULL, returns_early, NULL))
+      pthread_create(&sem_thread, NULL, sem_waiter, NULL) != 0 || pthread_create(&early, NULL, returns_early, NULL) ||
+      pthread_create(&poll_thread, NULL, poller, NULL) != 0 ||
+      pthread_create(&suspend_thread, NULL, suspender, NULL) != 0)
     MPI_Abort(MPI_COMM_WORLD, 1);
   for (int iteration = 0; iteration < kIterations; ++iteration) {
     if (iteration == kPauseAt) {
@@ -157,14 +202,19 @@ int main(int argc, char** argv) {
   pthread_cond_broadcast(&job_posted);
   pthread_mutex_unlock(&lock);
   atomic_store(&sleeper_stop, 1);
+  atomic_store(&poller_stop, 1);
   sem_post(&semaphore);
-  void* results[6];
-  pthread_t all[6] = {pool[0], pool[1], busy_thread, sleep_thread, sem_thread, early};
-  for (int i = 0; i < 6; ++i)
+  pthread_kill(suspend_thread, WAKE_SIGNAL);
+  void* results[8];
+  pthread_t all[8] = {pool[0], pool[1], busy_thread, sleep_thread, sem_thread, early, poll_thread, suspend_thread};
+  for (int i = 0; i < 8; ++i)
     if (pthread_join(all[i], &results[i]) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
-  fprintf(out, "workers %ld %ld, busy %ld, sleeper interrupted %ld, sem_wait interrupted %ld, early %ld\n",
+  fprintf(out,
+          "workers %ld %ld, busy %ld, sleeper interrupted %ld, sem_wait interrupted %ld, early %ld, poll interrupted "
+          "%ld, sigsuspend returned early %ld\n",
           (long)(intptr_t)results[0], (long)(intptr_t)results[1], (long)(intptr_t)results[2],
-          (long)(intptr_t)results[3], (long)(intptr_t)results[4], (long)(intptr_t)results[5]);
+          (long)(intptr_t)results[3], (long)(intptr_t)results[4], (long)(intptr_t)results[5],
+          (long)(intptr_t)results[6], (long)(intptr_t)results[7]);
   fprintf(out, "pool identities %s\n",
           pthread_equal(self_seen[0], pool[0]) && pthread_equal(self_seen[1], pool[1]) ? "kept" : "changed");
   fclose(out);
