@@ -65,9 +65,12 @@ void ImageService::chunk(const protocol::ImageChunk& piece) {
   if (auto done = images_->receive(piece)) answer(std::move(*done));
 }
 
+// A few chunks per turn of the agent's loop: a large copy arriving must not hold back the
+// coordinator's orders (a stop, the next copy) for as long as it takes to write.
 void ImageService::serve_port() {
+  constexpr int kChunksPerTurn = 16;  // 4 MiB
   if (!port_) return;
-  for (;;) {
+  for (int taken = 0; taken < kChunksPerTurn; ++taken) {
     std::string refused;
     const auto piece = port_->take(secret_, node_, refused);
     if (!refused.empty())

@@ -31,7 +31,7 @@ class ImageService {
 
   // Whether `message` is one of the coordinator's for images; if so, it is served.
   bool serve(const protocol::Message& message);
-  // Takes whatever other agents sent to the image port.
+  // Takes what other agents sent to the image port, up to a few chunks (the rest at the next turn).
   void serve_port();
   // Sends the answers gathered since the last call, and closes connections to other agents'
   // ports whose copies had their time.

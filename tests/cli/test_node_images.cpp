@@ -122,6 +122,24 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   }
 }
 
+TEST_CASE("a copy of more chunks than an agent takes in one turn arrives whole", "[agents]") {
+  Disks disks;
+  Cluster cluster;
+  AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential(), 0, disks.of("n1"));
+  AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential(), 0, disks.of("n2"));
+  REQUIRE(cluster.serve_until([&] {
+    return !cluster.coordinator.agent_hostname("n1").empty() && !cluster.coordinator.agent_hostname("n2").empty();
+  }));
+  const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
+  const auto written = write_image(source, 6'000'000);  // 23 chunks: two turns of the receiver at least
+  const auto done =
+      run(cluster, "n1",
+          protocol::ImageOrder{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2", {}, {}});
+  CHECK(done.ok);
+  CHECK(contents(disks.of("n2") / kJob / "1" / "rank-0.img") == contents(source));
+  CHECK(cluster.coordinator.image_chunks_passed_on() == 0);
+}
+
 TEST_CASE("a copy to an agent without an image port goes through the coordinator", "[agents]") {
   Disks disks;
   Cluster cluster;
