@@ -59,6 +59,14 @@ image::WrittenImage write_image(const fs::path& path, std::size_t bytes) {
   return writer.finish();
 }
 
+// Serves the coordinator until the agents of n1 and n2 are in.
+bool both_agents_said_hello(Cluster& cluster) {
+  return cluster.serve_until([&] {
+    return cluster.coordinator.nodes().size() == 2 && !cluster.coordinator.agent_hostname("n1").empty() &&
+           !cluster.coordinator.agent_hostname("n2").empty();
+  });
+}
+
 std::string contents(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
@@ -71,10 +79,7 @@ TEST_CASE("an agent copies an image to another node's storage, verified on arriv
   Cluster cluster;
   AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential(), 0, disks.of("n1"));
   AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential(), 0, disks.of("n2"));
-  REQUIRE(cluster.serve_until([&] {
-    return cluster.coordinator.nodes().size() == 2 && !cluster.coordinator.agent_hostname("n1").empty() &&
-           !cluster.coordinator.agent_hostname("n2").empty();
-  }));
+  REQUIRE(both_agents_said_hello(cluster));
   const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
   const auto written = write_image(source, 1'000'000);  // about four chunks
   const protocol::ImageOrder copy{0, protocol::ImageOrderKind::copy, 1, 0, written.size, written.xxh64, "n2", {}, {}};
@@ -127,9 +132,7 @@ TEST_CASE("a copy of more chunks than an agent takes in one turn arrives whole",
   Cluster cluster;
   AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential(), 0, disks.of("n1"));
   AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential(), 0, disks.of("n2"));
-  REQUIRE(cluster.serve_until([&] {
-    return !cluster.coordinator.agent_hostname("n1").empty() && !cluster.coordinator.agent_hostname("n2").empty();
-  }));
+  REQUIRE(both_agents_said_hello(cluster));
   const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
   const auto written = write_image(source, 6'000'000);  // 23 chunks: two turns of the receiver at least
   const auto done =
@@ -146,9 +149,7 @@ TEST_CASE("a copy to an agent without an image port goes through the coordinator
   AgentThread n1(cluster.coordinator.control_endpoint(), "n1", cluster.credential(), 0, disks.of("n1"));
   AgentThread n2(cluster.coordinator.control_endpoint(), "n2", cluster.credential(), 0, disks.of("n2"), 60s, true, kJob,
                  false);
-  REQUIRE(cluster.serve_until([&] {
-    return !cluster.coordinator.agent_hostname("n1").empty() && !cluster.coordinator.agent_hostname("n2").empty();
-  }));
+  REQUIRE(both_agents_said_hello(cluster));
   const fs::path source = disks.of("n1") / kJob / "1" / "rank-0.img";
   const auto written = write_image(source, 1'000'000);
   const auto done =
