@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The failure-free cost of the memory layer (checkpoint/memory: the arena, the mmap/dlopen/thread
-# tracking, the call brackets) on NPB: five variants of the same binary, interleaved, no checkpoint
+# tracking, the call brackets) on NPB: six variants of the same binary, interleaved, no checkpoint
 # taken in any of them:
 #   plain        yadokari run -n NP -- BIN                               (the shim, memory layer off)
 #   plain-again  the same again: the A/A control, what the machine's noise alone gives
-#   tracked      plain with YADOKARI_MEMORY=on (and, as armed runs set it, UCX_MEM_MMAP_HOOK_MODE=none):
+#   preload      the shim preloaded by the MPI launcher, no front end    (memory layer off)
+#   tracked      preload with YADOKARI_MEMORY=on (and, as armed runs set it, UCX_MEM_MMAP_HOOK_MODE=none):
 #                the memory layer's arena, mmap/dlopen/thread tracking and call brackets, with the
-#                blocking calls not armed (no checkpoint directory)
+#                blocking calls as plain as preload's (without a front end nothing can request a
+#                checkpoint, so the shim does not arm them; under yadokari run the layer always comes
+#                with armed calls)
 #   armed        yadokari run -n NP --ckpt-dir TMP --interval 0 -- BIN   (what users run)
 #   armed-off    the same with YADOKARI_MEMORY=off                        (memory layer off)
 # Two more variants, not in the default set, take checkpoints every --interval seconds (default 30):
@@ -17,9 +20,9 @@
 # periodic-incremental / periodic-full is what the tracking costs a run that checkpoints (issue 16).
 # Checkpoints need the memory layer, so with it off the shim does not arm its blocking calls either:
 # armed-off is the plain shim plus the control link, and armed / armed-off is what the memory layer
-# and the polled blocking calls cost together; tracked / plain is the memory layer alone, to be read
-# against plain-again / plain (the ping-pong's in-process rows of bench/shim_overhead, --via
-# cli,tracked,armed, show both parts per call).
+# and the polled blocking calls cost together; tracked / preload is the memory layer alone, to be read
+# against plain-again / plain (bench/shim_overhead/run.sh --layer shows the same per call, and --via
+# preload,tracked,armed both parts).
 # Prints one line per run and, per kernel, the median NPB time of each variant and the medians of the
 # per-rep paired ratios (and their range). Times from this shared 2-vCPU VM are noisy: read the ratios.
 #
@@ -27,7 +30,7 @@
 #                       [--reps 3] [--variants "plain plain-again tracked"] [--interval 30] [--yadokari PATH]
 #   --npb-dir  NPB binaries as build_npb.sh leaves them: DIR/<mpi>/bin/<kernel>.<class>.<np>, or DIR
 #              itself holding <kernel>.<class>.<np> (default: $NPB_DIR)
-#   --variants a subset of the five (default: all); the ratios printed are those whose two sides ran
+#   --variants a subset of the six (default: all); the ratios printed are those whose two sides ran
 set -uo pipefail
 
 prog=npb_memory_layer.sh
@@ -36,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
 npb_dir=${NPB_DIR:-} mpi=openmpi kernels="cg mg" class=A np=4 reps=3 yadokari="$repo/build/bin/yadokari"
-variant_list="plain plain-again tracked armed armed-off" interval=30
+variant_list="plain plain-again preload tracked armed armed-off" interval=30
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --npb-dir)  [[ $# -ge 2 ]] || die "$1 needs a value"; npb_dir=$2; shift 2 ;;
@@ -53,6 +56,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n "$npb_dir" ]] || die "--npb-dir (or NPB_DIR) is required"
 [[ -x "$yadokari" ]] || die "no yadokari CLI at $yadokari (build it, or pass --yadokari)"
+shim_dir=$(cd "$(dirname "$yadokari")/../lib" && pwd) || die "no lib/ next to $(dirname "$yadokari")"
 [[ "$mpi" == openmpi || "$mpi" == mpich ]] || die "--mpi must be openmpi or mpich"
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
 
@@ -73,24 +77,48 @@ export YADOKARI_STATE_DIR="$work/state"
 run() {
   local variant="$1" bin="$2" out="$work/run.out"
   local -a cmd=("$yadokari" run -n "$np" --mpi "$mpi")
-  local -a env=()
+  local stats="$work/stats-$variant"
+  rm -rf "$stats" && mkdir -p "$stats"
+  local -a env=("YADOKARI_STATS=$stats")
   case "$variant" in
     plain|plain-again) ;;
-    tracked) env=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none) ;;
+    preload|tracked)
+      # The launcher itself, the shim preloaded into the ranks only (as yadokari run does).
+      local -a vars=("LD_PRELOAD=$shim_dir/libyadokari-$mpi.so" "YADOKARI_FLAVOUR=$mpi" "YADOKARI_STATS=$stats")
+      [[ $variant == tracked ]] && vars+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
+      if [[ $mpi == openmpi ]]; then
+        cmd=(mpirun.openmpi -n "$np")
+        for kv in "${vars[@]}"; do cmd+=(-x "$kv"); done
+      else
+        cmd=(mpiexec.mpich -n "$np")
+        for kv in "${vars[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
+      fi ;;
     armed) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0) ;;
-    armed-off) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0); env=(YADOKARI_MEMORY=off) ;;
+    armed-off) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0); env+=(YADOKARI_MEMORY=off) ;;
     periodic-full) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval "$interval" --full-every 1) ;;
     periodic-incremental) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval "$interval") ;;
   esac
-  (cd "$work" && env "${env[@]}" timeout -k 10 600 "${cmd[@]}" -- "$bin" >"$out" 2>&1) ||
+  [[ ${cmd[0]} == "$yadokari" ]] && cmd+=(--)
+  (cd "$work" && env "${env[@]}" timeout -k 10 600 "${cmd[@]}" "$bin" >"$out" 2>&1) ||
     { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") exited $?"; }
   grep -q "Verification *= *SUCCESSFUL" "$out" || { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") did not verify"; }
+  # Each variant is what it claims: the ranks say whether the layer ran and the calls were armed.
+  local want="False False" seen
+  case "$variant" in
+    tracked) want="True False" ;;
+    armed|periodic-*) want="True True" ;;
+  esac
+  seen=$(/usr/bin/python3 -c 'import json, pathlib, sys
+for f in sorted(pathlib.Path(sys.argv[1]).iterdir()):
+    j = json.loads(f.read_text())
+    print(j.get("memory_layer"), j.get("checkpoints_armed"))' "$stats" | sort -u)
+  [[ "$seen" == "$want" ]] || die "$variant $(basename "$bin"): the ranks report memory layer, armed = '${seen//$'\n'/; }', expected '$want'"
   awk '/Time in seconds/ {print $NF}' "$out"
 }
 
 read -ra variants <<<"$variant_list"
 for v in "${variants[@]}"; do
-  [[ " plain plain-again tracked armed armed-off periodic-full periodic-incremental " == *" $v "* ]] ||
+  [[ " plain plain-again preload tracked armed armed-off periodic-full periodic-incremental " == *" $v "* ]] ||
     die "unknown variant '$v' in --variants"
 done
 for kernel in $kernels; do
@@ -114,7 +142,7 @@ for line in open(path):
     times.setdefault(variant, {})[int(rep)] = float(t)
 med = {v: statistics.median(r.values()) for v, r in times.items()}
 print(f"{name} {mpi}: median NPB time " + ", ".join(f"{v} {t:.2f} s" for v, t in med.items()))
-for a, b in (("plain-again", "plain"), ("tracked", "plain"), ("armed", "armed-off"), ("armed", "plain"),
+for a, b in (("plain-again", "plain"), ("tracked", "preload"), ("armed", "armed-off"), ("armed", "plain"),
              ("periodic-incremental", "periodic-full")):
     if a not in times or b not in times:
         continue

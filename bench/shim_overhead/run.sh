@@ -3,7 +3,7 @@
 # invocation, 2 ranks on this node over shared memory.
 #
 #   run.sh [--mpi openmpi|mpich|both] [--reps K] [--build DIR] [--via preload|cli|minimal|tracked|armed|both|LIST]
-#          [--armed] [--compare-build OLD] [--iters N] [--blocks B] [--warmup W] [--max-seconds S]
+#          [--armed] [--layer] [--compare-build OLD] [--iters N] [--blocks B] [--warmup W] [--max-seconds S]
 #          [--raw FILE]
 #
 #   --mpi     flavours to measure (default both)
@@ -16,10 +16,18 @@
 #             of the shim: the least a call-counting PMPI interposer can do, i.e. what interposition
 #             itself costs, against which the shim's own work is judged. 'armed' = 'cli' with checkpointing
 #             on and no checkpoint taken ('yadokari run -n 2 --ckpt-dir <temp dir> --'): what users run.
-#             'tracked' = 'cli' with YADOKARI_MEMORY=on (and UCX_MEM_MMAP_HOOK_MODE=none, as armed runs
-#             set it): the memory layer's tracking and call brackets without armed blocking calls, so
-#             that armed's cost splits into the layer's part and the polling's. A comma list runs several.
+#             'tracked' = 'preload' with YADOKARI_MEMORY=on (and UCX_MEM_MMAP_HOOK_MODE=none, as armed
+#             runs set it): the memory layer's tracking and call brackets, with blocking calls as plain as
+#             'preload''s, since without a front end nothing can request a checkpoint (under 'yadokari
+#             run' the layer arms them); read against 'preload', it is the layer's own cost, and armed's
+#             cost splits into the layer's part and the polling's. Each variant's check run verifies, from
+#             the ranks' YADOKARI_STATS, that the layer is on or off and the calls armed or not as meant.
+#             A comma list runs several.
 #   --armed   shorthand for --via cli,armed: the plain shim and the armed one, each paired with native
+#   --layer   the memory layer's own cost: the plain shim preloaded (side A) against the same with the
+#             layer on ('tracked', side B), and the plain shim against itself (the A/A control), in the
+#             same rounds; the summary says whether the layer differs by more than the A/A control does
+#             ('unchanged' when their intervals overlap). Replaces --via.
 #   --compare-build OLD  compare two shims instead of shim against native: for each --via, the shim of
 #             build tree OLD (side A) against the shim of --build (side B), and the same --build shim
 #             against itself (side A = side B: the A/A control of this comparison), interleaved in the same
@@ -56,6 +64,7 @@ warmup=5000
 max_seconds=75
 raw=""
 compare_build=""
+layer=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --mpi)    [[ $# -ge 2 ]] || die "--mpi needs a value"; mpi=$2; shift 2 ;;
@@ -63,6 +72,7 @@ while [[ $# -gt 0 ]]; do
     --build)  [[ $# -ge 2 ]] || die "--build needs a value"; build=$2; shift 2 ;;
     --via)    [[ $# -ge 2 ]] || die "--via needs a value"; via=$2; shift 2 ;;
     --armed)  via=cli,armed; shift ;;
+    --layer)  layer=1; shift ;;
     --compare-build) [[ $# -ge 2 ]] || die "--compare-build needs a value"; compare_build=$2; shift 2 ;;
     --iters)  [[ $# -ge 2 ]] || die "--iters needs a value"; iters=$2; shift 2 ;;
     --blocks) [[ $# -ge 2 ]] || die "--blocks needs a value"; blocks=$2; shift 2 ;;
@@ -99,6 +109,7 @@ if [[ -n "$compare_build" ]]; then
     [[ $v == minimal ]] && die "--compare-build compares shims: --via minimal has no shim to compare"
   done
 fi
+(( layer )) && [[ -n "$compare_build" ]] && die "--layer and --compare-build are two different comparisons: pick one"
 command -v python3 >/dev/null || die "python3 is needed to summarize the results"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-shim-overhead.XXXXXX")
@@ -124,9 +135,10 @@ launch() {
   shift 4
   local cmd=()
   case "$variant" in
-    native|preload|minimal)
+    native|preload|tracked|minimal)
       local env=()
-      [[ $variant == preload ]] && env=("LD_PRELOAD=$(shim_lib "$fl" "$from")" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant == preload || $variant == tracked ]] && env=("LD_PRELOAD=$(shim_lib "$fl" "$from")" "YADOKARI_FLAVOUR=$fl")
+      [[ $variant == tracked ]] && env+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
       [[ $variant == minimal ]] && env=("LD_PRELOAD=$(minimal_lib "$fl")")
       env+=("$@")
       if [[ $fl == openmpi ]]; then
@@ -137,10 +149,9 @@ launch() {
         for kv in "${env[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
       fi
       ;;
-    cli|tracked|armed)
+    cli|armed)
       # Same pinning as the native runs: Open MPI binds 2 ranks to cores by default, Hydra needs asking.
       local env=("$@")
-      [[ $variant == tracked ]] && env+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
       cmd=(env "${env[@]}" "$from/bin/yadokari" run -n 2)
       # Armed: checkpointing on (the memory layer, the control link, interruptible blocking calls), no
       # --interval, so no checkpoint is ever taken. A fresh directory per run: each run writes its job.json.
@@ -188,6 +199,21 @@ check_active() {
     echo "$prog: warning: $fl $label wrote no YADOKARI_STATS files: is it intercepting?" >&2
   else
     echo "$fl $label: active ($n stats file(s) written in the check run)" >&2
+    # The ranks say whether the memory layer ran and the blocking calls were armed: each variant
+    # must be what it claims (a shim older than these fields cannot say: then only a warning).
+    local want="False False" seen
+    [[ $variant == tracked ]] && want="True False"
+    [[ $variant == armed ]] && want="True True"
+    seen=$(python3 -c 'import json, pathlib, sys
+for f in sorted(pathlib.Path(sys.argv[1]).iterdir()):
+    j = json.loads(f.read_text())
+    print(j.get("memory_layer", "?"), j.get("checkpoints_armed", "?"))' "$stats" | sort -u)
+    if [[ $seen == *"?"* ]]; then
+      echo "$prog: warning: $fl $label: this shim does not report whether the memory layer ran" >&2
+    elif [[ $seen != "$want" ]]; then
+      echo "$prog: $fl $label: the ranks report memory layer, armed = '${seen//$'\n'/; }', expected '$want'" >&2
+      return 1
+    fi
   fi
   # Armed: the front end took the checkpoint directory (it writes job.json there at the start).
   if [[ $variant == armed ]] && ! compgen -G "$work/ckpt.*/job.json" >/dev/null; then
@@ -198,8 +224,8 @@ check_active() {
 # has_variant <build tree> <flavour> <variant>: what the variant needs exists in that build tree.
 has_variant() {
   case "$3" in
-    preload) [[ -f "$(shim_lib "$2" "$1")" ]] ;;
-    cli|tracked|armed) [[ -x "$1/bin/yadokari" ]] ;;
+    preload|tracked) [[ -f "$(shim_lib "$2" "$1")" ]] ;;
+    cli|armed) [[ -x "$1/bin/yadokari" ]] ;;
     *) true ;;
   esac
 }
@@ -209,6 +235,13 @@ for fl in "${flavours[@]}"; do
   if [[ ! -x "$app" ]]; then
     echo "$prog: $app not built (cmake --build $build --target shim_overhead-$fl); skipping $fl" >&2
     status=1
+    continue
+  fi
+  if (( layer )); then
+    has_variant "$build" "$fl" preload || { echo "$prog: $(shim_lib "$fl") does not exist: skipping $fl" >&2; status=1; continue; }
+    check_active "$build" "$fl" preload "plain shim" "$app" || { status=1; continue; }
+    check_active "$build" "$fl" tracked "shim with the memory layer" "$app" || { status=1; continue; }
+    comparisons+=("$fl|preload|$build|tracked|$build|plain-vs-tracked" "$fl|preload|$build|preload|$build|plain-vs-plain")
     continue
   fi
   for v in "${vias[@]}"; do
@@ -283,7 +316,10 @@ if awk -v l="$load1" 'BEGIN { exit !(l > 1.0) }'; then
   echo "WARNING: load average $load1 before the run: other work shares the CPUs; expect noise-dominated results" >&2
 fi
 echo "reps: $done_reps; load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg) (2 ranks on $(nproc) CPUs); $((SECONDS - start_s)) s"
-python3 - "$results" "$here" "${compare_build:+compare}" <<'EOF'
+mode=""
+[[ -n "$compare_build" ]] && mode=compare
+(( layer )) && mode=layer
+python3 - "$results" "$here" "$mode" <<'EOF'
 import json, statistics, sys
 from collections import defaultdict
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -368,23 +404,29 @@ for fl, variant, name, added, ns in verdicts:
     ci = median_ci(added)
     print(f"{fl:8} {variant:18} {name:22} added {statistics.median(added):+6.1f} % ({ns:+5.0f} ns per half "
           f"round trip; CI {ci[0]:+.1f}..{ci[1]:+.1f} %, IQR {q1:+.1f}..{q3:+.1f} %) -> {verdict(ci)}")
-if len(sys.argv) > 3 and sys.argv[3] == "compare":
-    # Two shims: side A ('native' columns) is the old build's shim, side B the new one; the
-    # new-vs-new pair is the same shim on both sides, timed in the same rounds (the A/A control).
+mode = sys.argv[3] if len(sys.argv) > 3 else ""
+if mode:
+    # Side A ('native' columns) against side B, next to the A/A control timed in the same rounds:
+    # --compare-build: the old build's shim against the new one, control the new one against itself;
+    # --layer: the plain shim against the shim with the memory layer, control the plain shim twice.
     print()
-    print("--compare-build: old -> new shim against the A/A control (the new shim against itself in the same")
-    print("rounds; in the table above 'native' is side A, the old shim or the new one's first run).")
+    if mode == "compare":
+        print("--compare-build: old -> new shim against the A/A control (the new shim against itself in the same")
+        print("rounds; in the table above 'native' is side A, the old shim or the new one's first run).")
+        arrow, pairs = "old->new", lambda v: v.startswith("old-vs-new-") and "new-vs-new-" + v[len("old-vs-new-"):]
+    else:
+        print("--layer: the plain shim -> the same with the memory layer on, against the A/A control (the plain")
+        print("shim against itself in the same rounds; in the table above 'native' is side A, the plain shim).")
+        arrow, pairs = "layer", lambda v: v == "plain-vs-tracked" and "plain-vs-plain"
     print("'unchanged' when the bootstrap intervals of the two medians overlap, else 'differs'.")
     found = {(fl, variant, name): (added, ns) for fl, variant, name, added, ns in verdicts}
     for (fl, variant, name), (added, ns) in sorted(found.items()):
-        if not variant.startswith("old-vs-new-"):
-            continue
-        control = found.get((fl, "new-vs-new-" + variant[len("old-vs-new-"):], name))
-        if control is None:
+        control = pairs(variant) and found.get((fl, pairs(variant), name))
+        if not control:
             continue
         ci, ci_aa = median_ci(added), median_ci(control[0])
         same = ci[0] <= ci_aa[1] and ci_aa[0] <= ci[1]
-        print(f"{fl:8} {variant:18} {name:22} old->new {statistics.median(added):+6.1f} % ({ns:+5.1f} ns; CI "
+        print(f"{fl:8} {variant:18} {name:22} {arrow} {statistics.median(added):+6.1f} % ({ns:+5.1f} ns; CI "
               f"{ci[0]:+.1f}..{ci[1]:+.1f} %)  A/A {statistics.median(control[0]):+6.1f} % ({control[1]:+5.1f} ns;"
               f" CI {ci_aa[0]:+.1f}..{ci_aa[1]:+.1f} %) -> {'unchanged' if same else 'differs'}")
 EOF

@@ -142,7 +142,19 @@ for r in range(n):
         assert t["messages_sent"] > 0 and t["messages_received"] > 0, t
         assert sum(j["traffic_by_world_peer"]["bytes_sent"]) == t["bytes_sent"], j["traffic_by_world_peer"]
         assert j["traffic_by_world_peer"]["bytes_sent"][r] == 0 or True
+    assert j["memory_layer"] is False and j["checkpoints_armed"] is False, j
 print("stats ok for", n, "ranks")
+PY
+    # The memory layer on without a front end: nothing can request a checkpoint, so the blocking
+    # calls stay plain (what bench/shim_overhead's 'tracked' variant measures).
+    (launch "LD_PRELOAD=$shim" "YADOKARI_MEMORY=on" "YADOKARI_STATS=$work/stats-layer" -- "$prog" "$@") > /dev/null 2> "$work/err" || { cat "$work/err"; fail "run with the memory layer failed"; }
+    python3 - "$work/stats-layer" "$n" <<'PY' || fail "stats check with the memory layer on"
+import json, pathlib, sys
+d, n = pathlib.Path(sys.argv[1]), int(sys.argv[2])
+for r in range(n):
+    j = json.loads((d / f"rank-{r}.json").read_text())
+    assert j["memory_layer"] is True and j["checkpoints_armed"] is False, j
+print("memory layer on, blocking calls not armed, for", n, "ranks")
 PY
     ;;
   wrong-abi)

@@ -192,6 +192,8 @@ for ((r = 0; r < np; r++)); do
     [[ -f "$f" ]] || fail "rank $r of the restarted job wrote no stats"
     n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["restarts"])' "$f")
     [[ "$n" == "$restores" ]] || fail "rank $r counts $n restores, expected $restores: it did not resume from its image"
+    armed=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["memory_layer"], j["checkpoints_armed"])' "$f")
+    [[ "$armed" == "True True" ]] || fail "rank $r of the restarted job reports memory layer, armed = $armed, expected True True"
 done
 
 ref="$work/reference.out"
