@@ -1,6 +1,5 @@
 #include "protocol/relay_socket.hpp"
 
-#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -9,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -61,21 +62,19 @@ int connect_error(const std::string& path) {
 bool relay_listening(const std::string& path) { return connect_error(path) == 0; }
 
 int remove_dead_relay_sockets(std::chrono::seconds older_than) {
-  const std::string dir = relay_directory();
-  DIR* listing = opendir(dir.c_str());
-  if (!listing) return 0;
+  std::error_code error;
+  std::filesystem::directory_iterator listing(relay_directory(), error);
+  if (error) return 0;
   const auto oldest_kept = std::chrono::system_clock::now() - older_than;
   int removed = 0;
-  while (const dirent* entry = readdir(listing)) {
-    const std::string name = entry->d_name;
-    if (!name.ends_with(".sock")) continue;
-    const std::string path = dir + "/" + name;
+  for (const auto& entry : listing) {
+    const std::string path = entry.path().string();
+    if (!path.ends_with(".sock")) continue;
     struct stat st {};
     if (lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
     if (std::chrono::system_clock::from_time_t(st.st_mtime) > oldest_kept) continue;
     if (connect_error(path) == ECONNREFUSED && unlink(path.c_str()) == 0) ++removed;
   }
-  closedir(listing);
   return removed;
 }
 

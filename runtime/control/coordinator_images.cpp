@@ -1,9 +1,9 @@
 // The coordinator's side of node-local images (--node-dir): image orders to the agents (verify,
 // copy: sent node to node, to the receiver's image port; through us only to an agent without one),
 // the replicas an epoch waits for before it commits, and telling agents which epochs to keep.
-#include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -147,10 +147,14 @@ void Coordinator::fail_image_orders_of(const std::string& node) {
 void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
   const std::uint64_t epoch = orchestrator_->current_epoch().value_or(0);
   std::vector<std::string> live;
+  std::set<std::string> is_live;                    // one lookup per image, not a pass over the nodes
   std::map<std::string, std::string> node_by_host;  // one lookup per image, not a pass over the agents
   for (const auto& [node, agent] : agents_) {
     node_by_host.emplace(agent.hello.hostname, node);
-    if (!tracker_ || node_usable(tracker_->state(node))) live.push_back(node);
+    if (!tracker_ || node_usable(tracker_->state(node))) {
+      live.push_back(node);
+      is_live.insert(node);
+    }
   }
   std::map<std::string, std::string> partner_of;
   for (std::size_t i = 0; i < live.size(); ++i)
@@ -165,7 +169,7 @@ void Coordinator::replicate(const std::vector<ImageToReplicate>& images) {
     ReplicaResult result{image.rank, false, {}, {}};
     if (origin.empty()) {
       result.error = "rank " + std::to_string(image.rank) + " runs on a host without a node agent";
-    } else if (std::find(live.begin(), live.end(), origin) == live.end()) {
+    } else if (!is_live.count(origin)) {
       result.error = "node " + origin + ", which holds rank " + std::to_string(image.rank) + "'s image, is lost";
     } else if (!partner_of.count(origin)) {
       if (!told_no_partner)

@@ -73,14 +73,14 @@ int left_ms(std::int64_t deadline_ns) {
   return static_cast<int>(left.tv_sec * 1000 + (left.tv_nsec + 999999) / 1000000);
 }
 
-// Calls `call(timeout left)` again while the park's signal was what cut it short. `has_deadline`
-// false: no timeout (wait for ever, or the call has none).
+// Calls `call(first)` again while the park's signal was what cut it short; a call with a timeout
+// passes its own on the first call and what is left of it after that.
 template <typename Call>
-int go_on_after_parks(const void* caller, bool has_deadline, std::int64_t deadline_ns, Call call) {
+int go_on_after_parks(const void* caller, Call call) {
   SafeWait wait(caller);
   for (bool first = true;; first = false) {
     const std::uint32_t parks = t_parks;
-    const int r = call(first, has_deadline ? deadline_ns : 0);
+    const int r = call(first);
     if (r >= 0 || errno != EINTR || t_parks == parks) return r;
   }
 }
@@ -93,58 +93,55 @@ using namespace yadokari::memory;
 YK_C_API int poll(struct pollfd* fds, nfds_t count, int timeout_ms) {
   if (t_slot < 0) return real().poll(fds, count, timeout_ms);
   const std::int64_t deadline = now_ns() + std::int64_t{timeout_ms} * 1000000;
-  return go_on_after_parks(__builtin_return_address(0), timeout_ms > 0, deadline, [&](bool first, std::int64_t until) {
-    return real().poll(fds, count, first || !until ? timeout_ms : left_ms(until));
+  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
+    return real().poll(fds, count, first || timeout_ms <= 0 ? timeout_ms : left_ms(deadline));
   });
 }
 YK_C_API int ppoll(struct pollfd* fds, nfds_t count, const struct timespec* timeout, const sigset_t* mask) {
   if (t_slot < 0) return real().ppoll(fds, count, timeout, mask);
   const std::int64_t deadline = timeout ? now_ns() + timeout->tv_sec * 1000000000 + timeout->tv_nsec : 0;
-  return go_on_after_parks(__builtin_return_address(0), timeout != nullptr, deadline,
-                           [&](bool first, std::int64_t until) {
-                             if (!timeout) return real().ppoll(fds, count, nullptr, mask);
-                             const timespec left = first ? *timeout : left_until(until);
-                             return real().ppoll(fds, count, &left, mask);
-                           });
+  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
+    if (!timeout) return real().ppoll(fds, count, nullptr, mask);
+    const timespec left = first ? *timeout : left_until(deadline);
+    return real().ppoll(fds, count, &left, mask);
+  });
 }
 // Linux writes what is left into `timeout`; the sets are unchanged when it fails.
 YK_C_API int select(int count, fd_set* read, fd_set* write, fd_set* error, struct timeval* timeout) {
   if (t_slot < 0) return real().select(count, read, write, error, timeout);
-  return go_on_after_parks(__builtin_return_address(0), false, 0,
-                           [&](bool, std::int64_t) { return real().select(count, read, write, error, timeout); });
+  return go_on_after_parks(__builtin_return_address(0),
+                           [&](bool) { return real().select(count, read, write, error, timeout); });
 }
 YK_C_API int pselect(int count, fd_set* read, fd_set* write, fd_set* error, const struct timespec* timeout,
                      const sigset_t* mask) {
   if (t_slot < 0) return real().pselect(count, read, write, error, timeout, mask);
   const std::int64_t deadline = timeout ? now_ns() + timeout->tv_sec * 1000000000 + timeout->tv_nsec : 0;
-  return go_on_after_parks(__builtin_return_address(0), timeout != nullptr, deadline,
-                           [&](bool first, std::int64_t until) {
-                             if (!timeout) return real().pselect(count, read, write, error, nullptr, mask);
-                             const timespec left = first ? *timeout : left_until(until);
-                             return real().pselect(count, read, write, error, &left, mask);
-                           });
+  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
+    if (!timeout) return real().pselect(count, read, write, error, nullptr, mask);
+    const timespec left = first ? *timeout : left_until(deadline);
+    return real().pselect(count, read, write, error, &left, mask);
+  });
 }
 YK_C_API int epoll_wait(int epoll, struct epoll_event* events, int most, int timeout_ms) {
   if (t_slot < 0) return real().epoll_wait(epoll, events, most, timeout_ms);
   const std::int64_t deadline = now_ns() + std::int64_t{timeout_ms} * 1000000;
-  return go_on_after_parks(__builtin_return_address(0), timeout_ms > 0, deadline, [&](bool first, std::int64_t until) {
-    return real().epoll_wait(epoll, events, most, first || !until ? timeout_ms : left_ms(until));
+  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
+    return real().epoll_wait(epoll, events, most, first || timeout_ms <= 0 ? timeout_ms : left_ms(deadline));
   });
 }
 YK_C_API int epoll_pwait(int epoll, struct epoll_event* events, int most, int timeout_ms, const sigset_t* mask) {
   if (t_slot < 0) return real().epoll_pwait(epoll, events, most, timeout_ms, mask);
   const std::int64_t deadline = now_ns() + std::int64_t{timeout_ms} * 1000000;
-  return go_on_after_parks(__builtin_return_address(0), timeout_ms > 0, deadline, [&](bool first, std::int64_t until) {
-    return real().epoll_pwait(epoll, events, most, first || !until ? timeout_ms : left_ms(until), mask);
+  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
+    return real().epoll_pwait(epoll, events, most, first || timeout_ms <= 0 ? timeout_ms : left_ms(deadline), mask);
   });
 }
 // They end only when a handler ran: the park's handler is not one the application waits for.
 YK_C_API int pause() {
   if (t_slot < 0) return real().pause();
-  return go_on_after_parks(__builtin_return_address(0), false, 0, [](bool, std::int64_t) { return real().pause(); });
+  return go_on_after_parks(__builtin_return_address(0), [](bool) { return real().pause(); });
 }
 YK_C_API int sigsuspend(const sigset_t* mask) {
   if (t_slot < 0) return real().sigsuspend(mask);
-  return go_on_after_parks(__builtin_return_address(0), false, 0,
-                           [&](bool, std::int64_t) { return real().sigsuspend(mask); });
+  return go_on_after_parks(__builtin_return_address(0), [&](bool) { return real().sigsuspend(mask); });
 }
