@@ -37,6 +37,7 @@ prog=npb_memory_layer.sh
 die() { echo "$prog: error: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+source "$here/lib/variant_state.sh"  # expected_state, reported_state
 
 npb_dir=${NPB_DIR:-} mpi=openmpi kernels="cg mg" class=A np=4 reps=3 yadokari="$repo/build/bin/yadokari"
 variant_list="plain plain-again preload tracked armed armed-off" interval=30
@@ -103,15 +104,9 @@ run() {
     { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") exited $?"; }
   grep -q "Verification *= *SUCCESSFUL" "$out" || { tail -n 20 "$out" >&2; die "$variant $(basename "$bin") did not verify"; }
   # Each variant is what it claims: the ranks say whether the layer ran and the calls were armed.
-  local want="False False" seen
-  case "$variant" in
-    tracked) want="True False" ;;
-    armed|periodic-*) want="True True" ;;
-  esac
-  seen=$(/usr/bin/python3 -c 'import json, pathlib, sys
-for f in sorted(pathlib.Path(sys.argv[1]).iterdir()):
-    j = json.loads(f.read_text())
-    print(j.get("memory_layer"), j.get("checkpoints_armed"))' "$stats" | sort -u)
+  local want seen
+  want=$(expected_state "$variant")
+  seen=$(reported_state "$stats")
   [[ "$seen" == "$want" ]] || die "$variant $(basename "$bin"): the ranks report memory layer, armed = '${seen//$'\n'/; }', expected '$want'"
   awk '/Time in seconds/ {print $NF}' "$out"
 }

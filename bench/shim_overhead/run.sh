@@ -53,6 +53,7 @@ prog=$(basename "$0")
 die() { echo "$prog: error: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+source "$here/../lib/variant_state.sh"  # expected_state, reported_state
 
 mpi=both
 reps=10
@@ -201,13 +202,9 @@ check_active() {
     echo "$fl $label: active ($n stats file(s) written in the check run)" >&2
     # The ranks say whether the memory layer ran and the blocking calls were armed: each variant
     # must be what it claims (a shim older than these fields cannot say: then only a warning).
-    local want="False False" seen
-    [[ $variant == tracked ]] && want="True False"
-    [[ $variant == armed ]] && want="True True"
-    seen=$(python3 -c 'import json, pathlib, sys
-for f in sorted(pathlib.Path(sys.argv[1]).iterdir()):
-    j = json.loads(f.read_text())
-    print(j.get("memory_layer", "?"), j.get("checkpoints_armed", "?"))' "$stats" | sort -u)
+    local want seen
+    want=$(expected_state "$variant")
+    seen=$(reported_state "$stats")
     if [[ $seen == *"?"* ]]; then
       echo "$prog: warning: $fl $label: this shim does not report whether the memory layer ran" >&2
     elif [[ $seen != "$want" ]]; then
