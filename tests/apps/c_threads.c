@@ -7,7 +7,8 @@
  *   its own code (parked in the middle of that loop, not in a library call);
  * - a sleeper in a loop of 20 ms nanosleeps and a thread blocked in sem_wait, each counting the
  *   calls that failed with EINTR (none: the park's signal must not cut a wait short);
- * - a poller in a loop of 1 s polls without descriptors (at the pause point it is inside one), and
+ * - a poller in a loop of 1 s polls without descriptors (at the pause point it is inside one), the
+ *   same poller built fortified (c_threads_fortified.c: glibc's __poll_chk), and
  *   a thread in sigsuspend until main sends it a signal at the end: the poller counts the polls
  *   that failed with EINTR, the other how often sigsuspend returned before that signal (none:
  *   the park's signal cuts neither short, and both are parked inside the call);
@@ -113,6 +114,7 @@ static void* sem_waiter(void* arg) {
 }
 
 static atomic_int poller_stop;
+void* fortified_poller(void* stop); /* c_threads_fortified.c */
 
 static void* poller(void* arg) {
   (void)arg;
@@ -159,7 +161,7 @@ int main(int argc, char** argv) {
   if (!values || !out || pthread_key_create(&worker_key, NULL) != 0 || sem_init(&semaphore, 0, 0) != 0)
     MPI_Abort(MPI_COMM_WORLD, 1);
   struct Worker workers[2] = {{0, 7 + rank}, {1, 9 + rank}};
-  pthread_t pool[2], busy_thread, sleep_thread, sem_thread, early, poll_thread, suspend_thread;
+  pthread_t pool[2], busy_thread, sleep_thread, sem_thread, early, poll_thread, fortified_poll_thread, suspend_thread;
   struct sigaction wake = {0};
   wake.sa_handler = on_wake;
   sigset_t wake_set;
@@ -172,6 +174,7 @@ int main(int argc, char** argv) {
   if (pthread_create(&sleep_thread, NULL, sleeper, NULL) != 0 ||
       pthread_create(&sem_thread, NULL, sem_waiter, NULL) != 0 || pthread_create(&early, NULL, returns_early, NULL) ||
       pthread_create(&poll_thread, NULL, poller, NULL) != 0 ||
+      pthread_create(&fortified_poll_thread, NULL, fortified_poller, &poller_stop) != 0 ||
       pthread_create(&suspend_thread, NULL, suspender, NULL) != 0)
     MPI_Abort(MPI_COMM_WORLD, 1);
   for (int iteration = 0; iteration < kIterations; ++iteration) {
@@ -205,16 +208,17 @@ int main(int argc, char** argv) {
   atomic_store(&poller_stop, 1);
   sem_post(&semaphore);
   pthread_kill(suspend_thread, WAKE_SIGNAL);
-  void* results[8];
-  pthread_t all[8] = {pool[0], pool[1], busy_thread, sleep_thread, sem_thread, early, poll_thread, suspend_thread};
-  for (int i = 0; i < 8; ++i)
+  void* results[9];
+  pthread_t all[9] = {pool[0], pool[1],     busy_thread,    sleep_thread,         sem_thread,
+                      early,   poll_thread, suspend_thread, fortified_poll_thread};
+  for (int i = 0; i < 9; ++i)
     if (pthread_join(all[i], &results[i]) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
   fprintf(out,
           "workers %ld %ld, busy %ld, sleeper interrupted %ld, sem_wait interrupted %ld, early %ld, poll interrupted "
-          "%ld, sigsuspend returned early %ld\n",
+          "%ld, sigsuspend returned early %ld, fortified poll interrupted %ld\n",
           (long)(intptr_t)results[0], (long)(intptr_t)results[1], (long)(intptr_t)results[2],
           (long)(intptr_t)results[3], (long)(intptr_t)results[4], (long)(intptr_t)results[5],
-          (long)(intptr_t)results[6], (long)(intptr_t)results[7]);
+          (long)(intptr_t)results[6], (long)(intptr_t)results[7], (long)(intptr_t)results[8]);
   fprintf(out, "pool identities %s\n",
           pthread_equal(self_seen[0], pool[0]) && pthread_equal(self_seen[1], pool[1]) ? "kept" : "changed");
   fclose(out);

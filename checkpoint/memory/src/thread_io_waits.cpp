@@ -6,6 +6,8 @@
 // thread resumes inside the interrupted call). Their descriptors are the application's: carried
 // (files) or the checkpoint is refused for them (a socket, a pipe, an epoll instance...). Threads
 // that are not the application's (the MPI library's progress threads) call libc directly.
+// Fortified builds (-D_FORTIFY_SOURCE, as distributions build their packages) call glibc's
+// __poll_chk/__ppoll_chk instead, which reach the kernel without passing through poll: wrapped too.
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -15,11 +17,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 
 #include "checkpoint/memory/src/app_threads.hpp"
 #include "checkpoint/memory/src/next_symbol.hpp"
 #include "common/export.hpp"
+
+extern "C" [[noreturn]] void __chk_fail(void);  // glibc's, exported since 2.3.4
 
 namespace yadokari::memory {
 namespace {
@@ -85,26 +90,50 @@ int go_on_after_parks(const void* caller, Call call) {
   }
 }
 
+int poll_from(const void* caller, struct pollfd* fds, nfds_t count, int timeout_ms) {
+  if (t_slot < 0) return real().poll(fds, count, timeout_ms);
+  const std::int64_t deadline = now_ns() + std::int64_t{timeout_ms} * 1000000;
+  return go_on_after_parks(caller, [&](bool first) {
+    return real().poll(fds, count, first || timeout_ms <= 0 ? timeout_ms : left_ms(deadline));
+  });
+}
+
+int ppoll_from(const void* caller, struct pollfd* fds, nfds_t count, const struct timespec* timeout,
+               const sigset_t* mask) {
+  if (t_slot < 0) return real().ppoll(fds, count, timeout, mask);
+  const std::int64_t deadline = timeout ? now_ns() + timeout->tv_sec * 1000000000 + timeout->tv_nsec : 0;
+  return go_on_after_parks(caller, [&](bool first) {
+    if (!timeout) return real().ppoll(fds, count, nullptr, mask);
+    const timespec left = first ? *timeout : left_until(deadline);
+    return real().ppoll(fds, count, &left, mask);
+  });
+}
+
+// The fortified entry points' check, as glibc makes it: more entries than the array holds ends
+// the process (glibc's __chk_fail, "buffer overflow detected").
+void check_entries(nfds_t count, std::size_t array_bytes) {
+  if (array_bytes / sizeof(struct pollfd) < count) __chk_fail();
+}
+
 }  // namespace
 }  // namespace yadokari::memory
 
 using namespace yadokari::memory;
 
 YK_C_API int poll(struct pollfd* fds, nfds_t count, int timeout_ms) {
-  if (t_slot < 0) return real().poll(fds, count, timeout_ms);
-  const std::int64_t deadline = now_ns() + std::int64_t{timeout_ms} * 1000000;
-  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
-    return real().poll(fds, count, first || timeout_ms <= 0 ? timeout_ms : left_ms(deadline));
-  });
+  return poll_from(__builtin_return_address(0), fds, count, timeout_ms);
+}
+YK_C_API int __poll_chk(struct pollfd* fds, nfds_t count, int timeout_ms, std::size_t array_bytes) {
+  check_entries(count, array_bytes);
+  return poll_from(__builtin_return_address(0), fds, count, timeout_ms);
 }
 YK_C_API int ppoll(struct pollfd* fds, nfds_t count, const struct timespec* timeout, const sigset_t* mask) {
-  if (t_slot < 0) return real().ppoll(fds, count, timeout, mask);
-  const std::int64_t deadline = timeout ? now_ns() + timeout->tv_sec * 1000000000 + timeout->tv_nsec : 0;
-  return go_on_after_parks(__builtin_return_address(0), [&](bool first) {
-    if (!timeout) return real().ppoll(fds, count, nullptr, mask);
-    const timespec left = first ? *timeout : left_until(deadline);
-    return real().ppoll(fds, count, &left, mask);
-  });
+  return ppoll_from(__builtin_return_address(0), fds, count, timeout, mask);
+}
+YK_C_API int __ppoll_chk(struct pollfd* fds, nfds_t count, const struct timespec* timeout, const sigset_t* mask,
+                         std::size_t array_bytes) {
+  check_entries(count, array_bytes);
+  return ppoll_from(__builtin_return_address(0), fds, count, timeout, mask);
 }
 // Linux writes what is left into `timeout`; the sets are unchanged when it fails.
 YK_C_API int select(int count, fd_set* read, fd_set* write, fd_set* error, struct timeval* timeout) {
