@@ -92,7 +92,8 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
      "the images' layout: `dmtcp` writes each rank's memory areas in DMTCP's checkpoint layout, yadokari's "
      "records after them, full images only (`--image-format`, which the front end passes on)"},
     {kAslrReexec, "internal", "", "memory layer",
-     "guard against a re-exec loop while turning address randomisation off; removed after the re-exec"},
+     "guard against a re-exec loop while turning address randomisation off, holding the process's name "
+     "across it; removed after the re-exec"},
     // Tests and the demo.
     {kFaultSlowWrite, "E:MS", "", "rank",
      "tests: every rank pauses MS ms inside its image write of epoch E (in the background writer when there is one)"},

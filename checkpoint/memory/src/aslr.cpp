@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,7 +37,10 @@ bool ensure_no_aslr(char** argv) {
     return false;
   }
   if ((pers & ADDR_NO_RANDOMIZE) || randomization_disabled_system_wide()) {
-    unsetenv(kGuard);  // the re-exec worked: keep the environment as the user gave it
+    // The re-exec worked. The kernel named the process after the file executed ("exe"): give it
+    // back the name it had (ps, top, pkill, perf), then the environment as the user gave it.
+    if (const char* name = getenv(kGuard)) prctl(PR_SET_NAME, name, 0, 0, 0);
+    unsetenv(kGuard);
     return true;
   }
   if (getenv(kGuard)) {
@@ -47,7 +51,10 @@ bool ensure_no_aslr(char** argv) {
     say("cannot turn address-space randomisation off: ", std::strerror(errno), "; checkpoints disabled");
     return false;
   }
-  setenv(kGuard, "1", 1);
+  // The guard carries the process's name (at most 15 characters) across the re-exec.
+  char name[17] = {};
+  if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0 || name[0] == '\0') std::strcpy(name, "?");
+  setenv(kGuard, name, 1);
   execve("/proc/self/exe", argv, environ);
   int e = errno;
   personality(static_cast<unsigned long>(pers));

@@ -331,6 +331,9 @@ case $mode in
     (( (16#$(cat "$work/pers.out") & 16#0040000) != 0 )) || fail "personality $(cat "$work/pers.out") lacks ADDR_NO_RANDOMIZE"
     rc=0; run env "$pre" -- env || rc=$?; expect_ok env $rc
     ! grep -q YADOKARI_ASLR_REEXEC "$work/env.out" || fail "the re-exec guard variable leaked into the environment"
+    # The re-exec goes through /proc/self/exe; the process keeps its own name all the same.
+    rc=0; run comm "$pre" -- cat /proc/self/comm || rc=$?; expect_ok comm $rc
+    [[ "$(cat "$work/comm.out")" == cat ]] || fail "the process is named '$(cat "$work/comm.out")' after the re-exec, not 'cat'"
     grep -q '^101000000000\|^100fff' "$work/maps1.out" || fail "no application stack at the fixed address: $(cat "$work/maps1.out")"
     rc=0; run prog "$pre" -- "$prog" 3 || rc=$?; expect_ok prog $rc
     echo "ok"
