@@ -38,6 +38,7 @@ die() { echo "$prog: error: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 source "$here/lib/variant_state.sh"  # expected_state, reported_state
+source "$here/lib/launcher.sh"  # launcher_line
 
 npb_dir=${NPB_DIR:-} mpi=openmpi kernels="cg mg" class=A np=4 reps=3 yadokari="$repo/build/bin/yadokari"
 variant_list="plain plain-again preload tracked armed armed-off" interval=30
@@ -87,13 +88,7 @@ run() {
       # The launcher itself, the shim preloaded into the ranks only (as yadokari run does).
       local -a vars=("LD_PRELOAD=$shim_dir/libyadokari-$mpi.so" "YADOKARI_FLAVOUR=$mpi" "YADOKARI_STATS=$stats")
       [[ $variant == tracked ]] && vars+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
-      if [[ $mpi == openmpi ]]; then
-        cmd=(mpirun.openmpi -n "$np")
-        for kv in "${vars[@]}"; do cmd+=(-x "$kv"); done
-      else
-        cmd=(mpiexec.mpich -n "$np")
-        for kv in "${vars[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
-      fi ;;
+      launcher_line cmd "$mpi" "$np" -- "${vars[@]}" ;;
     armed) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0) ;;
     armed-off) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval 0); env+=(YADOKARI_MEMORY=off) ;;
     periodic-full) rm -rf "$work/ckpt"; cmd+=(--ckpt-dir "$work/ckpt" --interval "$interval" --full-every 1) ;;

@@ -20,6 +20,7 @@ set -euo pipefail
 prog=call_instructions/run.sh
 die() { echo "$prog: error: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib/launcher.sh"  # launcher_line
 repo=$(cd "$here/../.." && pwd)
 build="$repo/build"
 mpi=both
@@ -63,13 +64,7 @@ count() {
       local env=()
       [[ $variant != native* ]] && env=("LD_PRELOAD=$tree/lib/libyadokari-$fl.so" "YADOKARI_FLAVOUR=$fl")
       [[ $variant == tracked* ]] && env+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
-      if [[ $fl == openmpi ]]; then
-        cmd=(mpirun.openmpi -n 2)
-        for kv in "${env[@]}"; do cmd+=(-x "$kv"); done
-      else
-        cmd=(mpiexec.mpich -n 2)
-        for kv in "${env[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
-      fi ;;
+      launcher_line cmd "$fl" 2 -- "${env[@]}" ;;
     # The shim from <tree>/lib, the front end always --build's (the shim is what is compared).
     armed*) cmd=(env "YADOKARI_SHIM_DIR=$tree/lib" "$build/bin/yadokari" run -n 2 --mpi "$fl" --ckpt-dir "$dir/ckpt" --) ;;
   esac

@@ -54,6 +54,7 @@ die() { echo "$prog: error: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 source "$here/../lib/variant_state.sh"  # expected_state, reported_state
+source "$here/../lib/launcher.sh"  # launcher_line
 
 mpi=both
 reps=10
@@ -142,13 +143,7 @@ launch() {
       [[ $variant == tracked ]] && env+=(YADOKARI_MEMORY=on UCX_MEM_MMAP_HOOK_MODE=none)
       [[ $variant == minimal ]] && env=("LD_PRELOAD=$(minimal_lib "$fl")")
       env+=("$@")
-      if [[ $fl == openmpi ]]; then
-        cmd=(mpirun.openmpi -n 2)
-        for kv in "${env[@]}"; do cmd+=(-x "$kv"); done
-      else
-        cmd=(mpiexec.mpich -n 2 -bind-to core)
-        for kv in "${env[@]}"; do cmd+=(-genv "${kv%%=*}" "${kv#*=}"); done
-      fi
+      launcher_line cmd "$fl" 2 -bind-to core -- "${env[@]}"
       ;;
     cli|armed)
       # Same pinning as the native runs: Open MPI binds 2 ranks to cores by default, Hydra needs asking.
