@@ -9,6 +9,7 @@
 
 #include "runtime/frontend/child_process.hpp"
 #include "runtime/frontend/job_stopper.hpp"
+#include "runtime/frontend/spared_by_loss.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -65,6 +66,21 @@ Outcome failed(int launcher_code, SettledMembership settled) {
   return outcome;
 }
 
+// True (and said in one line) when no rank of this launch ran on the lost nodes: the job goes on.
+bool goes_on_without(const control::Coordinator& coordinator, const std::vector<membership::NodeEvent>& lost) {
+  std::vector<std::string> hostnames;
+  std::string names;
+  for (const auto& event : lost) {
+    hostnames.push_back(coordinator.agent_hostname(event.node));
+    names += (names.empty() ? "" : ", ") + event.node;
+  }
+  if (!launch_spared_by_loss(coordinator.registrations(), hostnames)) return false;
+  const bool one = lost.size() == 1;
+  std::fprintf(stderr, "yadokari: %s %s lost; no rank of the job ran there, so the job goes on without %s\n",
+               one ? "node" : "nodes", names.c_str(), one ? "it" : "them");
+  return true;
+}
+
 // Heartbeats each node must send after a failure to count as alive: a node killed just before it
 // may still have one on its way.
 constexpr std::uint64_t kBeatsToSettle = 2;
@@ -94,7 +110,7 @@ Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordina
         if (!received->from_terminal) kill(launcher, received->number);
       }
       if (watch_nodes && stopped_by == 0)
-        if (auto lost = coordinator.take_lost_nodes(); !lost.empty())
+        if (auto lost = coordinator.take_lost_nodes(); !lost.empty() && !goes_on_without(coordinator, lost))
           return lost_nodes(settle_membership(coordinator, std::move(lost), settle_limit), false);
       if (rebalance.ready && stopped_by == 0) return rebalance_now();
       if (auto code = try_reap(launcher)) {

@@ -12,6 +12,17 @@ std::unique_ptr<Platform> make_platform(const LaunchRequest& request) {
   return make_local_platform(request);
 }
 
+std::vector<launch::HostSlots> hosts_the_ranks_fill(const std::vector<launch::HostSlots>& hosts, int ranks) {
+  std::vector<launch::HostSlots> filled;
+  int slots = 0;
+  for (const auto& host : hosts) {
+    if (slots >= ranks) return filled;
+    filled.push_back(host);
+    slots += host.slots;
+  }
+  return hosts;
+}
+
 std::unique_ptr<control::Coordinator> Platform::start_coordinator(const control::CoordinatorConfig& config) const {
   return std::make_unique<control::Coordinator>(config);
 }

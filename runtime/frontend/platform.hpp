@@ -75,6 +75,13 @@ class Platform {
 // else this host). Throws FrontendError
 // when that platform cannot run the job (a simulated cluster without a live node, a host that is
 // not one of its nodes, ...).
+// The first hosts of `hosts` whose slots hold `ranks`, in order, as a launcher fills a host list:
+// what a first launch is given, so that no host the job does not use runs part of the launcher
+// (Open MPI starts a daemon on every host it is given, and the loss of a host that holds no rank
+// would end the job: docs/flows/node-loss.md, "A node without ranks"). All of `hosts` when
+// together they hold fewer slots than ranks (the launcher oversubscribes them, or refuses).
+std::vector<launch::HostSlots> hosts_the_ranks_fill(const std::vector<launch::HostSlots>& hosts, int ranks);
+
 std::unique_ptr<Platform> make_platform(const LaunchRequest& request);
 
 // One per platform_<name>.cpp.

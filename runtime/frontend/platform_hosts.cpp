@@ -77,7 +77,7 @@ constexpr std::chrono::milliseconds kAgentConnectTimeout{30000};  // ssh logins 
 class HostsPlatform : public Platform {
  public:
   explicit HostsPlatform(const LaunchRequest& request)
-      : hosts_(request.hosts), bind_address_(request.recovery.bind_address) {}
+      : hosts_(request.hosts), ranks_(request.ranks), bind_address_(request.recovery.bind_address) {}
 
   std::string bind_host() const override { return coordinator_address(hosts_, bind_address_); }
 
@@ -90,10 +90,11 @@ class HostsPlatform : public Platform {
     return host_nodes_now(coordinator);
   }
 
-  std::vector<launch::HostSlots> first_hosts() const override { return hosts_; }
+  std::vector<launch::HostSlots> first_hosts() const override { return hosts_the_ranks_fill(hosts_, ranks_); }
 
  private:
   std::vector<launch::HostSlots> hosts_;
+  int ranks_ = 0;
   std::string bind_address_;  // --bind-address; empty: chosen by coordinator_address()
 };
 

@@ -104,7 +104,10 @@ AgentLaunch sim_agent_launch(const ClusterNode& node) {
 class SimPlatform : public Platform {
  public:
   explicit SimPlatform(const LaunchRequest& request)
-      : name_(*request.sim), hosts_(request.hosts), placement_(sim_placement(name_, request.flavour)) {}
+      : name_(*request.sim),
+        hosts_(request.hosts),
+        ranks_(request.ranks),
+        placement_(sim_placement(name_, request.flavour)) {}
 
   // The nodes reach only the frontend's address: the coordinator's sockets are made inside the
   // frontend's network namespace.
@@ -137,7 +140,18 @@ class SimPlatform : public Platform {
   bool shares_pid_namespace() const override { return true; }
 
   // The launcher runs in the frontend's namespaces with the cluster's hostfile and launch agent.
-  std::vector<launch::HostSlots> first_hosts() const override { return sim_hosts(placement_, name_, hosts_); }
+  // Without --hosts, the live nodes in the cluster's order (the hostfile's); only those the ranks
+  // fill (hosts_the_ranks_fill).
+  std::vector<launch::HostSlots> first_hosts() const override {
+    std::vector<launch::HostSlots> hosts;
+    if (hosts_.empty()) {
+      for (const auto& node : placement_.nodes)
+        if (node.alive) hosts.push_back(launch::HostSlots{node.hostname, node.slots});
+    } else {
+      hosts = sim_hosts(placement_, name_, hosts_);
+    }
+    return hosts_the_ranks_fill(hosts, ranks_);
+  }
   std::vector<std::pair<std::string, std::string>> launcher_environment() const override {
     return placement_.environment;
   }
@@ -159,6 +173,7 @@ class SimPlatform : public Platform {
  private:
   std::string name_;
   std::vector<launch::HostSlots> hosts_;  // --hosts: some of the cluster's nodes
+  int ranks_ = 0;
   SimPlacement placement_;
 };
 

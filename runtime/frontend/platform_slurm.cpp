@@ -119,7 +119,7 @@ constexpr std::chrono::milliseconds kAgentConnectTimeout{30000};  // srun's step
 class SlurmPlatform : public Platform {
  public:
   explicit SlurmPlatform(const LaunchRequest& request)
-      : hosts_(allocation_hosts()), bind_address_(request.recovery.bind_address) {}
+      : hosts_(allocation_hosts()), ranks_(request.ranks), bind_address_(request.recovery.bind_address) {}
 
   std::string bind_host() const override { return coordinator_address(hosts_, bind_address_); }
   std::string slurm_job_id() const override { return required_variable("SLURM_JOB_ID"); }
@@ -138,7 +138,7 @@ class SlurmPlatform : public Platform {
     return host_nodes_now(coordinator);
   }
 
-  std::vector<launch::HostSlots> first_hosts() const override { return hosts_; }
+  std::vector<launch::HostSlots> first_hosts() const override { return hosts_the_ranks_fill(hosts_, ranks_); }
   // The launcher's own srun steps overlap the agents' (each of which holds a CPU otherwise).
   std::vector<std::pair<std::string, std::string>> launcher_environment() const override {
     return {{"SLURM_OVERLAP", "1"}};
@@ -146,6 +146,7 @@ class SlurmPlatform : public Platform {
 
  private:
   std::vector<launch::HostSlots> hosts_;
+  int ranks_ = 0;
   std::string bind_address_;  // --bind-address; empty: chosen by coordinator_address()
 };
 

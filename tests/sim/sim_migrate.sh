@@ -2,7 +2,9 @@
 # `yadokari migrate` (docs/flows/migrate.md): 2 nodes x 2 slots, 4 ranks (0,1 on n1, 2,3 on n2).
 # Moves that cannot be done are refused at once with the reason; n3 joins; `migrate --ranks 2,3
 # --to n3` -> the line saying why the move is not live, a checkpoint, a restart with ranks 2,3 on n3
-# and 0,1 still on n1. The job must finish with an uninterrupted run's final line.
+# and 0,1 still on n1. n2 then holds no rank: killing it must not restart the job
+# (docs/flows/node-loss.md, "A node without ranks"). The job must finish with an uninterrupted
+# run's final line.
 # usage: sim_migrate.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
 shift 2
@@ -52,8 +54,14 @@ grep -q "^yadokari: migrate ranks 2,3 to n3; restarting from epoch [0-9]* on $H-
 grep -q "^yadokari: placement: moved as asked: ranks 2,3 to n3; the other ranks stay$" run.err \
     && pass "placement explained" || fail "explanation: $(grep '^yadokari: placement' run.err)"
 
+# The ranks left n2, so it may go: the job goes on without a restart.
+"$Y" sim kill n2 --name "$NAME" >/dev/null || fail "sim kill n2"
+wait_for 30 logged "^yadokari: node n2 lost; no rank of the job ran there, so the job goes on without it$" \
+    && pass "n2 lost, no rank there: no restart" || fail "n2's loss: $(grep '^yadokari' run.err | tail -3)"
+
 wait_job "$job" run.out
 code=$?
 expect_finished "$code"
 expect_reference_final 4 "$@"
+grep -q "^yadokari: restart 2 " run.err && fail "restarted after n2 was lost: $(grep '^yadokari: restart 2' run.err)"
 finish
