@@ -51,7 +51,11 @@ OrchestratorStep CheckpointOrchestrator::start() {
   if (phase_ != Phase::idle) return {};  // merged into the epoch in progress
   const storage::EpochStore store(config_.ckpt_dir);
   try {
-    epoch_ = store.next_epoch();
+    // Not the number of an epoch this incarnation gave up, whose directory is gone: its ranks that
+    // were captured already journal files as that generation, and a reused number would let a
+    // restart from the new epoch undo what they wrote before its cut (docs/formats/manifest.md).
+    epoch_ = std::max(store.next_epoch(), highest_started_ + 1);
+    highest_started_ = epoch_;
   } catch (const storage::StorageError& e) {
     const std::string message = std::string("checkpoint failed: ") + e.what() + "; " + last_committed_text();
     log_("yadokari: " + message);

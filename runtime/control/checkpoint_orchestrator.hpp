@@ -166,6 +166,7 @@ class CheckpointOrchestrator {
   std::function<void(const std::string&)> log_;
   Phase phase_ = Phase::idle;
   std::uint64_t epoch_ = 0;
+  std::uint64_t highest_started_ = 0;  // no epoch number is started twice
   std::uint64_t round_ = 0;
   bool targets_sent_ = false;
   bool told_waiting_ = false;                            // waiting_for_running said it for this epoch

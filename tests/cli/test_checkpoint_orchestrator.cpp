@@ -253,9 +253,10 @@ TEST_CASE("a rank reaching MPI_Finalize abandons the epoch", "[checkpoint]") {
   CHECK(h.log == std::vector<std::string>{"yadokari: checkpoint epoch 1 abandoned: rank 1 reached MPI_Finalize"});
   CHECK_FALSE(fs::exists(dir));
   CHECK_FALSE(h.orchestrator.in_progress());
-  // The next epoch gets a new number... the directory is gone, so 1 again is fine too; what
-  // matters is that it starts.
-  CHECK(only<CheckpointPrepare>(h.orchestrator.start()));
+  // The next epoch starts, under a new number although the directory of 1 is gone.
+  const auto next = h.orchestrator.start();
+  REQUIRE(only<CheckpointPrepare>(next));
+  CHECK(only<CheckpointPrepare>(next)->epoch == 2);
 }
 
 TEST_CASE("a failed image keeps the previous epoch and the job goes on", "[checkpoint]") {
@@ -272,10 +273,12 @@ TEST_CASE("a failed image keeps the previous epoch and the job goes on", "[check
   CHECK(h.log.back() == "yadokari: " + failed.ended->message);
   CHECK_FALSE(fs::exists(h.dir.path / "2"));
   CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{1});
-  // The next epoch reuses no committed directory and commits.
+  // The next epoch does not reuse the failed one's number (its captured ranks journal files as
+  // generation 2 already) and commits.
   const auto next = run_simple_epoch(h, 2);
   CHECK(next.ended->committed);
-  CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{1, 2});
+  CHECK(next.ended->epoch == 3);
+  CHECK(h.store().committed_epochs() == std::vector<std::uint64_t>{1, 3});
 }
 
 TEST_CASE("a refused checkpoint: one line per problem, the last committed epoch once", "[checkpoint]") {
@@ -350,8 +353,8 @@ TEST_CASE("a rank silent after the prepare abandons the epoch, not once all repo
   CHECK(h.log.back() ==
         "yadokari: checkpoint epoch 1 abandoned: rank 0 did not answer within 10 s (it may have "
         "reached MPI_Finalize)");
-  h.orchestrator.start();
-  for (int r = 0; r < 3; ++r) h.orchestrator.on_cut_report(report(1, r, CutState::unreached, 0, 1, {{1, 1}}));
+  h.orchestrator.start();  // epoch 2: the number of the abandoned one is not used again
+  for (int r = 0; r < 3; ++r) h.orchestrator.on_cut_report(report(2, r, CutState::unreached, 0, 1, {{1, 1}}));
   CHECK(h.orchestrator.abandon_if_unreported(10).broadcast.empty());
   CHECK(h.orchestrator.in_progress());
 }
