@@ -55,7 +55,7 @@ MPI_Comm recreate_comm(const Recipe& r, const NewObjects& objs) {
     case RecipeOp::comm_split:
       PMPI_Comm_split(parent, static_cast<int>(v[0]), static_cast<int>(v[1]), &out);
       break;
-    case RecipeOp::comm_split_type:
+    case RecipeOp::comm_split_type:  // images of builds that recorded the call as it was made
       PMPI_Comm_split_type(parent, static_cast<int>(v[0]), static_cast<int>(v[1]), objs.real<InfoK>(r.parents[1]),
                            &out);
       break;

@@ -36,6 +36,9 @@ void retire_comm(MPI_Comm comm);
 // --- recipes.cpp: recipes whose arguments are arrays
 Recipe recipe_cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder);
 Recipe recipe_cart_sub(MPI_Comm comm, const int remain_dims[]);
+// MPI_Comm_split_type: recorded as the MPI_Comm_split that gives `made`'s members, so that a
+// restart elsewhere keeps them (`made` is the library's result, MPI_COMM_NULL for MPI_UNDEFINED).
+Recipe recipe_split_type(MPI_Comm comm, MPI_Comm made, int key);
 Recipe recipe_graph_create(MPI_Comm old, int nnodes, const int index[], const int edges[], int reorder);
 Recipe recipe_dist_graph_adjacent(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
                                   int outdegree, const int destinations[], const int destweights[], int reorder);

@@ -27,6 +27,25 @@ Recipe recipe_cart_sub(MPI_Comm comm, const int remain_dims[]) {
   return r;
 }
 
+Recipe recipe_split_type(MPI_Comm comm, MPI_Comm made, int key) {
+  // Which ranks share a node (MPI_COMM_TYPE_SHARED and the like) changes with every restart that
+  // places them otherwise; the application's communicator must not. So the split is recorded as
+  // the MPI_Comm_split that makes the same members in the same order: the colour is the parent
+  // rank of the result's first member, the key the rank in the result.
+  int colour = MPI_UNDEFINED, order = key;
+  if (made != MPI_COMM_NULL) {
+    MPI_Group made_group = MPI_GROUP_NULL, parent_group = MPI_GROUP_NULL;
+    PMPI_Comm_group(made, &made_group);
+    PMPI_Comm_group(to_real<CommK>(comm), &parent_group);
+    const int first = 0;
+    PMPI_Group_translate_ranks(made_group, 1, &first, parent_group, &colour);
+    PMPI_Comm_rank(made, &order);
+    PMPI_Group_free(&made_group);
+    PMPI_Group_free(&parent_group);
+  }
+  return recipe(RecipeOp::comm_split, {colour, order}, {hv(comm)});
+}
+
 Recipe recipe_graph_create(MPI_Comm old, int nnodes, const int index[], const int edges[], int reorder) {
   Recipe r = recipe(RecipeOp::graph_create, {nnodes}, {hv(old)});
   append(r.ints, index, nnodes);
