@@ -18,8 +18,16 @@ inline void leave_library() { --t_depth; }
 // the callback bracket themselves again.
 class ApplicationCallback {
  public:
-  ApplicationCallback() : depth_(t_depth) { t_depth = 0; }
-  ~ApplicationCallback() { t_depth = depth_; }
+  // The barriers keep the stores where they are written: GCC takes malloc for a function that
+  // reads no program state and would otherwise fold them away around a direct malloc call.
+  ApplicationCallback() : depth_(t_depth) {
+    t_depth = 0;
+    asm volatile("" ::: "memory");
+  }
+  ~ApplicationCallback() {
+    asm volatile("" ::: "memory");
+    t_depth = depth_;
+  }
   ApplicationCallback(const ApplicationCallback&) = delete;
   ApplicationCallback& operator=(const ApplicationCallback&) = delete;
 

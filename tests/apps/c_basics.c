@@ -3,7 +3,10 @@
  * the memory layer already carried before tests/apps existed; it proves the harness. Also
  * /dev/null, kept open across the pause point as a stream and as a raw descriptor and written
  * every iteration: it is carried (reopened by path, checkpoint/memory/README.md), so every write
- * after the restart succeeds; the counts printed at the end would differ otherwise. */
+ * after the restart succeeds; the counts printed at the end would differ otherwise. And a block
+ * from MPI_Alloc_mem, updated every iteration and summed into the output: the library's allocation
+ * would not be in the image, so the shim gives the application memory of its own arena
+ * (pmpi-layer/src/shim/alloc_mem.cpp). */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -36,6 +39,11 @@ int main(int argc, char** argv) {
   FILE* log = fopen(name, "w");
   FILE* null_stream = fopen("/dev/null", "w");
   const int null_fd = open("/dev/null", O_WRONLY);
+  const int mem_n = 65536;
+  long long* from_mpi = NULL;
+  if (MPI_Alloc_mem((MPI_Aint)(mem_n * sizeof *from_mpi), MPI_INFO_NULL, &from_mpi) != MPI_SUCCESS)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  for (int i = 0; i < mem_n; ++i) from_mpi[i] = (long long)i * (rank + 1);
   if (!values || !log || !null_stream || null_fd < 0) MPI_Abort(MPI_COMM_WORLD, 1);
   long null_written = 0, null_failed = 0;
   for (int iteration = 0; iteration < 40; ++iteration) {
@@ -49,13 +57,17 @@ int main(int argc, char** argv) {
       null_written += wrote;
     else
       ++null_failed;
-    if (rank == 0) printf("iteration %d total %.17g\n", iteration, total);
+    long long mem_sum = 0, mem_total = 0;
+    for (int i = 0; i < mem_n; ++i) mem_sum += (from_mpi[i] = (from_mpi[i] * 3 + iteration) % 1000003);
+    MPI_Allreduce(&mem_sum, &mem_total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("iteration %d total %.17g alloc_mem %lld\n", iteration, total, mem_total);
   }
   fclose(log);
   long null_counts[3] = {null_written, null_failed, (fclose(null_stream) != 0) + (close(null_fd) != 0)}, all[3];
   MPI_Allreduce(null_counts, all, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("/dev/null: %ld bytes written, %ld failed writes, %ld failed closes\n", all[0], all[1], all[2]);
   free(values);
+  MPI_Free_mem(from_mpi);
   MPI_Finalize();
   return 0;
 }
