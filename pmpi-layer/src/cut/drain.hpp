@@ -6,6 +6,7 @@
 #pragma once
 
 #include "pmpi-layer/src/cut/cut_state.hpp"
+#include "pmpi-layer/src/objects/records.hpp"
 
 #include <mpi.h>
 
@@ -40,6 +41,10 @@ std::deque<DrainedMessage>& drained_messages();
 int redeliver_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status);
 int redeliver_irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                     MPI_Request* request);
+// A receive request (a persistent one started, or one posted again after a restart) that a
+// drained message matches takes it now: the request is completed by the shim (its status kept for
+// the app's Wait/Test) and the library never sees the message. False when none matches.
+bool complete_from_drained(RequestRecord& r);
 int redeliver_probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 int redeliver_iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 int redeliver_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,

@@ -29,19 +29,6 @@ int persistent_send_init(const RequestRecord& r, MPI_Datatype type, MPI_Comm com
   return PMPI_Send_init(r.buf, r.count, type, r.peer, r.tag, comm, out);
 }
 
-// A drained message the receive would have matched goes into it now: the library never sees it
-// again. Drained messages were counted as received when they were drained.
-bool deliver_drained(RequestRecord& r) {
-  MPI_Status st;
-  const int rc = redeliver_recv(r.buf, r.count, r.datatype, r.peer, r.tag, r.comm, &st);
-  if (rc == kNotDrained) return false;
-  st.MPI_ERROR = rc;
-  r.completed_by_shim = true;
-  r.status = st;
-  ++g_shim_completed_requests;
-  return true;
-}
-
 void repost(ReqK::entry& e) {
   RequestRecord& r = e.record;
   e.real = MPI_REQUEST_NULL;  // nothing of the old library survives a restart
@@ -53,8 +40,8 @@ void repost(ReqK::entry& e) {
     rc = persistent_send_init(r, type, comm, &e.real);  // inactive; MPI_Start posts it
   } else if (r.persistent) {
     rc = PMPI_Recv_init(r.buf, r.count, type, r.peer, r.tag, comm, &e.real);
-    if (rc == MPI_SUCCESS && r.active && !r.completed_by_shim && !deliver_drained(r)) rc = PMPI_Start(&e.real);
-  } else if (!r.completed_by_shim && !deliver_drained(r)) {
+    if (rc == MPI_SUCCESS && r.active && !r.completed_by_shim && !complete_from_drained(r)) rc = PMPI_Start(&e.real);
+  } else if (!r.completed_by_shim && !complete_from_drained(r)) {
     rc = PMPI_Irecv(r.buf, r.count, type, r.peer, r.tag, comm, &e.real);
   }
   if (rc != MPI_SUCCESS)

@@ -1,6 +1,7 @@
 // Requests: tracking what each pending operation is (for the channel table now, for the drain
 // protocol later) and the completion calls, which must hand completed virtual requests back to
 // the table and set the app's handle to MPI_REQUEST_NULL exactly as the library would.
+#include "pmpi-layer/src/cut/drain.hpp"
 #include "pmpi-layer/src/objects/channel_hooks.hpp"
 #include "pmpi-layer/src/objects/lifecycle.hpp"
 #include "pmpi-layer/src/objects/object_hooks.hpp"
@@ -344,17 +345,44 @@ extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
   return rc;
 }
 
-extern "C" YK_API int MPI_Start(MPI_Request* request) {
-  CallScope scope(Fn::MPI_Start);
+namespace {
+
+// A persistent receive started while messages drained at a cut wait in the shim takes the one it
+// matches from there, as MPI_Irecv does; its library request stays inactive. Started from the
+// library instead, it would take the next message and leave the drained one to a later receive.
+bool start_from_drained(ReqK::entry& e) {
+  RequestRecord& r = e.record;
+  if (g_drained_pending == 0 || r.kind != RequestKind::receive || !r.persistent) return false;
+  if (!complete_from_drained(r)) return false;
+  count_start(e);
+  return true;
+}
+
+int start_one(MPI_Request* request) {
   ReqK::entry* e = find_entry<ReqK>(*request);
   if (!e) return PMPI_Start(request);
+  if (start_from_drained(*e)) [[unlikely]]
+    return MPI_SUCCESS;
   const int rc = PMPI_Start(&e->real);
   if (rc == MPI_SUCCESS) count_start(*e);
   return rc;
 }
 
+}  // namespace
+
+extern "C" YK_API int MPI_Start(MPI_Request* request) {
+  CallScope scope(Fn::MPI_Start);
+  return start_one(request);
+}
+
 extern "C" YK_API int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   CallScope scope(Fn::MPI_Startall);
+  if (g_drained_pending != 0) [[unlikely]] {
+    // One by one, in order: each receive may take a drained message, the rest go to the library.
+    for (int i = 0; i < count; ++i)
+      if (const int rc = start_one(&array_of_requests[i]); rc != MPI_SUCCESS) return rc;
+    return MPI_SUCCESS;
+  }
   RealArray<ReqK> reals(array_of_requests, count);
   const int rc = PMPI_Startall(count, reals.get());
   if (rc == MPI_SUCCESS)

@@ -2,7 +2,9 @@
  * Each rank sends several messages to its right neighbour (different tags and sizes, one with a
  * derived datatype) and posts receives that are or are not matched yet; then all ranks take the
  * cut (when run under the shim), and only afterwards receive, in an order different from the
- * sending order. Natively the cut is skipped; the output must be the same either way. */
+ * sending order. Natively the cut is skipped; the output must be the same either way. A persistent
+ * receive made before the cut and started after it must take the message drained at the cut
+ * first (MPI_Startall), then the one sent after the cut (MPI_Start). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +43,12 @@ int main(int argc, char** argv) {
   MPI_Isend(strided, 1, every_other, right, 3, MPI_COMM_WORLD, &sends[2]);
   MPI_Isend(small, 2, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &sends[3]); /* same tag, must come second */
   MPI_Isend(small, 4, MPI_DOUBLE, right, 99, MPI_COMM_WORLD, &sends[4]);
+  /* A persistent receive, inactive at the cut, and the first of its two messages. */
+  double persistent_in[4] = {0}, first5[4], second5[4];
+  for (int i = 0; i < 4; ++i) first5[i] = rank * 10 + 1 + i, second5[i] = rank * 10 + 5 + i;
+  MPI_Request persistent, send5[2];
+  MPI_Recv_init(persistent_in, 4, MPI_DOUBLE, left, 5, MPI_COMM_WORLD, &persistent);
+  MPI_Isend(first5, 4, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, &send5[0]);
   /* The sends stay pending across the cut: the large one cannot complete (rendezvous) before
    * its receiver takes it, which the drain does. Nothing of tags 1-3 is received yet. */
   MPI_Barrier(MPI_COMM_WORLD);
@@ -76,11 +84,23 @@ int main(int argc, char** argv) {
   MPI_Wait(&early_req, &st);
   printf("rank %d early receive: tag %d checksum %.1f\n", rank, st.MPI_TAG, checksum(early, 4));
 
+  MPI_Isend(second5, 4, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, &send5[1]);
+  MPI_Startall(1, &persistent);
+  MPI_Wait(&persistent, &st);
+  printf("rank %d persistent receive, first start: checksum %.1f from %d\n", rank, checksum(persistent_in, 4),
+         st.MPI_SOURCE);
+  MPI_Start(&persistent);
+  MPI_Wait(&persistent, &st);
+  printf("rank %d persistent receive, second start: checksum %.1f\n", rank, checksum(persistent_in, 4));
+  MPI_Request_free(&persistent);
+  MPI_Status send5_statuses[2];
+  MPI_Waitall(2, send5, send5_statuses);
+
   /* Exactly once: nothing of the messages sent before the cut is left (tag 7 traffic below
    * may already be on its way, so only the pre-cut tags are probed). */
   int left_over = 0;
-  const int tags[] = {1, 2, 3, 99};
-  for (int t = 0; t < 4; ++t) {
+  const int tags[] = {1, 2, 3, 5, 99};
+  for (int t = 0; t < 5; ++t) {
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, tags[t], MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     left_over += flag;
