@@ -38,6 +38,23 @@ class StatusScratch {
   MPI_Status* data_ = nullptr;
 };
 
+// A request that keeps its datatype to be posted again (a persistent one, or a receive pending at
+// a cut) holds a reference on the type's entry: the app may free the type at once (MPI allows it),
+// and a freed entry's slot goes to the next type made, which a restart would then post the
+// request with.
+void hold_type(MPI_Datatype type) {
+  if (auto* e = find_entry<TypeK>(type)) ++e->references;
+}
+
+// The app's request is gone: so is its hold on the datatype.
+void release_request(MPI_Request v) {
+  if (!codec::is_virtual(v)) return;
+  const ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
+  const MPI_Datatype held = (e.references == 1 && e.record.repostable) ? e.record.datatype : MPI_DATATYPE_NULL;
+  release<ReqK>(v);
+  if (held != MPI_DATATYPE_NULL) release<TypeK>(held);
+}
+
 // The library completed the operation behind the app's virtual request `*app`; `real_after` is
 // what the library left in the real handle (MPI_REQUEST_NULL, or the inactive persistent one).
 void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
@@ -57,7 +74,7 @@ void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
     on_receive(find_entry<CommK>(e.record.comm), e.record.peer, status);
   }
   if (real_after == MPI_REQUEST_NULL && !e.record.persistent) {
-    release<ReqK>(v);
+    release_request(v);
     *app = MPI_REQUEST_NULL;
   } else {
     e.real = real_after;
@@ -93,6 +110,7 @@ MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype d
   r.datatype = datatype;
   r.tag = tag;
   r.posted = persistent ? 0 : ++g_posts;  // a persistent one is posted by MPI_Start
+  if (real != MPI_REQUEST_NULL) hold_type(datatype);
   return adopt<ReqK>(real, Recipe{}, r);
 }
 
@@ -105,6 +123,7 @@ MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, in
   r.count = count;
   r.datatype = datatype;
   r.tag = tag;
+  if (real != MPI_REQUEST_NULL) hold_type(datatype);
   return adopt<ReqK>(real, Recipe{}, r);
 }
 
@@ -331,7 +350,7 @@ extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
     e->record.completed_by_shim = false;
     --g_shim_completed_requests;
     if (e->real != MPI_REQUEST_NULL) PMPI_Request_free(&e->real);  // an inactive persistent one
-    release<ReqK>(*request);
+    release_request(*request);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
   }
@@ -339,7 +358,7 @@ extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
   MPI_Request real = to_real<ReqK>(*request);
   const int rc = PMPI_Request_free(&real);
   if (rc == MPI_SUCCESS) {
-    release<ReqK>(*request);
+    release_request(*request);
     *request = MPI_REQUEST_NULL;
   }
   return rc;

@@ -130,6 +130,19 @@ int main(int argc, char** argv) {
   MPI_Recv_init(&qbuf_in, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 32, cart, &qrecv);
   MPI_Ssend_init(&qbuf_out, 1, MPI_DOUBLE, right, 32, cart, &qsend);
 
+  /* A persistent pair over a datatype the app frees at once (legal: the requests keep it), then
+   * a new datatype that may take its slot: after the hook the pair must still move three doubles. */
+  MPI_Datatype three, one_int;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &three);
+  MPI_Type_commit(&three);
+  double tbuf_out[3] = {rank, rank + 0.5, rank + 0.25}, tbuf_in[3] = {0, 0, 0};
+  MPI_Request trecv, tsend;
+  MPI_Recv_init(tbuf_in, 1, three, left, 33, MPI_COMM_WORLD, &trecv);
+  MPI_Send_init(tbuf_out, 1, three, right, 33, MPI_COMM_WORLD, &tsend);
+  MPI_Type_free(&three);
+  MPI_Type_contiguous(1, MPI_INT, &one_int);
+  MPI_Type_commit(&one_int);
+
   /* Two receives alike: they must match in the order posted, whatever slots they sit in
    * (two finished requests free their slots in reverse order first). */
   MPI_Request tmp[2];
@@ -180,6 +193,17 @@ int main(int argc, char** argv) {
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
+
+  MPI_Request freed_type_pair[2] = {trecv, tsend};
+  MPI_Startall(2, freed_type_pair);
+  MPI_Waitall(2, freed_type_pair, sts);
+  int tcount = 0;
+  MPI_Get_count(&sts[0], MPI_DOUBLE, &tcount);
+  printf("rank %d persistent over a freed type: %d doubles %.2f %.2f %.2f\n", rank, tcount, tbuf_in[0], tbuf_in[1],
+         tbuf_in[2]);
+  MPI_Request_free(&freed_type_pair[0]);
+  MPI_Request_free(&freed_type_pair[1]);
+  MPI_Type_free(&one_int);
 
   /* In-flight messages, in an order different from the sending one. */
   MPI_Status st;
