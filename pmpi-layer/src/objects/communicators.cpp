@@ -12,6 +12,13 @@
 namespace yadokari::shim {
 namespace {
 
+// A communicator holds a reference on its error handler: the app may free the handler as soon as
+// it is set (MPI allows it), and a freed entry's slot goes to the next handler made, which a
+// restart would then set instead.
+void hold_errhandler(MPI_Errhandler errhandler) {
+  if (auto* e = find_entry<ErrhK>(errhandler)) ++e->references;
+}
+
 // The members of `group` as virtual-world ranks, in the group's order; frees the group.
 std::vector<int> world_ranks_of(MPI_Group group) {
   int n = 0;
@@ -85,6 +92,7 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe) {
   auto& entry = reg.table.at(codec::index_of(v));
   entry.record = make_comm_record(real, codec::index_of(v));
   entry.record.errhandler = inherited;
+  hold_errhandler(inherited);
   CommRecord* parent = collective_over_parent ? comm_record(parent_handle) : nullptr;
   const std::vector<int> members = all_members(real, entry.record.channels);
   entry.record.cut_key = parent ? child_cut_key(*parent, members) : group_cut_key(members, g_comms_made_over_group);
@@ -113,13 +121,19 @@ void retire_comm(MPI_Comm comm) {
   if (!codec::is_virtual(comm)) return;
   auto* e = find_entry<CommK>(comm);
   if (!e || e->references != 1) return;
+  release<ErrhK>(e->record.errhandler);  // its hold (remember_errhandler)
+  e->record.errhandler = MPI_ERRHANDLER_NULL;
   g_retired_channels.retire(e->record.channels);
   if (e->record.cut_key != 0 && e->record.collectives_entered != 0)
     g_freed_cut_counts.push_back({e->record.cut_key, e->record.collectives_entered});
 }
 
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-  if (auto* rec = comm_record(comm)) rec->errhandler = errhandler;
+  CommRecord* rec = comm_record(comm);
+  if (!rec) return;
+  hold_errhandler(errhandler);
+  release<ErrhK>(rec->errhandler);
+  rec->errhandler = errhandler;
 }
 
 }  // namespace yadokari::shim

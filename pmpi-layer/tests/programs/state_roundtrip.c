@@ -36,6 +36,20 @@ static void on_error(MPI_Comm* comm, int* code, ...) {
   handled_on = *comm;
 }
 
+/* A handler set on a communicator and freed at once (legal: the communicator keeps it), then
+ * another one made: after the hook the communicator must still call the first. */
+static int marked = 0, other = 0;
+static void on_error_marked(MPI_Comm* comm, int* code, ...) {
+  (void)comm;
+  (void)code;
+  ++marked;
+}
+static void on_error_other(MPI_Comm* comm, int* code, ...) {
+  (void)comm;
+  (void)code;
+  ++other;
+}
+
 static int copies = 0, deletes = 0;
 static int copy_attr(MPI_Comm old, int key, void* extra, void* in, void* out, int* flag) {
   (void)old;
@@ -96,6 +110,13 @@ int main(int argc, char** argv) {
   MPI_Errhandler eh;
   MPI_Comm_create_errhandler(on_error, &eh);
   MPI_Comm_set_errhandler(half, eh);
+  MPI_Comm marked_comm;
+  MPI_Errhandler eh_marked, eh_other;
+  MPI_Comm_dup(MPI_COMM_WORLD, &marked_comm);
+  MPI_Comm_create_errhandler(on_error_marked, &eh_marked);
+  MPI_Comm_set_errhandler(marked_comm, eh_marked);
+  MPI_Errhandler_free(&eh_marked);
+  MPI_Comm_create_errhandler(on_error_other, &eh_other);
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "yadokari_colour", rank % 2 ? "odd" : "even");
@@ -204,6 +225,11 @@ int main(int argc, char** argv) {
   MPI_Request_free(&freed_type_pair[0]);
   MPI_Request_free(&freed_type_pair[1]);
   MPI_Type_free(&one_int);
+
+  MPI_Comm_call_errhandler(marked_comm, MPI_ERR_OTHER);
+  printf("rank %d handler freed while set: marked %d, other %d\n", rank, marked, other);
+  MPI_Errhandler_free(&eh_other);
+  MPI_Comm_free(&marked_comm);
 
   /* In-flight messages, in an order different from the sending one. */
   MPI_Status st;
