@@ -6,7 +6,8 @@
  * after the restart succeeds; the counts printed at the end would differ otherwise. And a block
  * from MPI_Alloc_mem, updated every iteration and summed into the output: the library's allocation
  * would not be in the image, so the shim gives the application memory of its own arena
- * (pmpi-layer/src/shim/alloc_mem.cpp). */
+ * (pmpi-layer/src/shim/alloc_mem.cpp). And an MPI_Buffer_attach buffer that every iteration's
+ * MPI_Bsend uses: the fresh library after a restart must have it attached again. */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
   if (MPI_Alloc_mem((MPI_Aint)(mem_n * sizeof *from_mpi), MPI_INFO_NULL, &from_mpi) != MPI_SUCCESS)
     MPI_Abort(MPI_COMM_WORLD, 1);
   for (int i = 0; i < mem_n; ++i) from_mpi[i] = (long long)i * (rank + 1);
+  const int bsend_size = 4096 + MPI_BSEND_OVERHEAD;
+  char* bsend_buffer = malloc(bsend_size);
+  MPI_Buffer_attach(bsend_buffer, bsend_size);
   if (!values || !log || !null_stream || null_fd < 0) MPI_Abort(MPI_COMM_WORLD, 1);
   long null_written = 0, null_failed = 0;
   for (int iteration = 0; iteration < 40; ++iteration) {
@@ -59,6 +63,10 @@ int main(int argc, char** argv) {
       ++null_failed;
     long long mem_sum = 0, mem_total = 0;
     for (int i = 0; i < mem_n; ++i) mem_sum += (from_mpi[i] = (from_mpi[i] * 3 + iteration) % 1000003);
+    MPI_Bsend(&mem_sum, 1, MPI_LONG_LONG, (rank + 1) % size, 77, MPI_COMM_WORLD);
+    long long from_left = 0;
+    MPI_Recv(&from_left, 1, MPI_LONG_LONG, (rank + size - 1) % size, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    mem_sum += from_left % 7;
     MPI_Allreduce(&mem_sum, &mem_total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("iteration %d total %.17g alloc_mem %lld\n", iteration, total, mem_total);
   }
@@ -68,6 +76,9 @@ int main(int argc, char** argv) {
   if (rank == 0) printf("/dev/null: %ld bytes written, %ld failed writes, %ld failed closes\n", all[0], all[1], all[2]);
   free(values);
   MPI_Free_mem(from_mpi);
+  int detached_size = 0;
+  MPI_Buffer_detach(&bsend_buffer, &detached_size);
+  free(bsend_buffer);
   MPI_Finalize();
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "pmpi-layer/src/cut/shim_state.hpp"
 #include "pmpi-layer/src/cut/open_journal_steps.hpp"
 #include "pmpi-layer/src/cut/written_files_cut.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 
 #include <mpi.h>
@@ -98,6 +99,7 @@ void cut::on_restart() {
   // This incarnation has passed that epoch's cut, like the one that took it.
   begin_open_journal_generation(g_restored_epoch);
   repost_pending_receives();
+  reattach_buffer();
   ++g_restarts;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();
   send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds, {}});

@@ -33,6 +33,11 @@ void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 // MPI_Comm_free: keep its traffic in the totals and its collective count for the cut.
 void retire_comm(MPI_Comm comm);
 
+// --- attached_buffer.cpp: MPI_Buffer_attach/detach, and the attachment again after a restart
+void remember_attached_buffer(void* buffer, int size);
+void forget_attached_buffer();
+void reattach_buffer();
+
 // --- recipes.cpp: recipes whose arguments are arrays
 Recipe recipe_cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder);
 Recipe recipe_cart_sub(MPI_Comm comm, const int remain_dims[]);

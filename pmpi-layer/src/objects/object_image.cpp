@@ -46,6 +46,8 @@ ObjectsImage save_objects() {
   s.retired_communicators = g_retired_channels.communicators();
   s.comms_made_over_group = g_comms_made_over_group;
   s.posts = g_posts;
+  s.attached_buffer = g_attached_buffer.address;
+  s.attached_buffer_size = g_attached_buffer.size;
   return s;
 }
 
@@ -72,6 +74,7 @@ void load_objects(ObjectsImage& s) {
   registry<ReqK>().table.for_each([&](std::uint32_t, ReqK::entry& e) { completed += e.record.completed_by_shim; });
   g_shim_completed_requests = completed;
   g_posts = s.posts;
+  g_attached_buffer = {s.attached_buffer, s.attached_buffer_size};
   forget_type_sizes();  // keyed by virtual handles, which may now stand for other types
 }
 

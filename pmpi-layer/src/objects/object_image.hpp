@@ -49,6 +49,8 @@ struct ObjectsImage {
   std::uint64_t retired_communicators = 0;
   std::map<std::uint64_t, std::uint64_t> comms_made_over_group;  // object_state.hpp
   std::uint64_t posts = 0;
+  std::uint64_t attached_buffer = 0;  // address; with its size, object_state.hpp
+  std::int64_t attached_buffer_size = 0;
 };
 
 // The objects' globals as they are now. Makes no MPI call.

@@ -37,6 +37,14 @@ inline CommK::entry* g_self_entry = nullptr;
 // Every object-creating call of the app, in order (kinds.hpp, CreationRecord).
 inline std::vector<CreationRecord> g_creation_log;
 
+// The buffer of MPI_Buffer_attach (attached_buffer.cpp): the application's memory, attached again
+// to the fresh library after a restart. Size 0: none.
+struct AttachedBuffer {
+  std::uint64_t address = 0;
+  std::int64_t size = 0;
+};
+inline AttachedBuffer g_attached_buffer;
+
 // The traffic of freed communicators, by logical peer (communicators.cpp).
 inline RetiredChannels g_retired_channels;
 
