@@ -97,6 +97,16 @@ void delete_comm_attributes(MPI_Comm comm) {
   while (!attrs->empty()) delete_one_comm_attr(comm, *attrs, attrs->begin()->first);
 }
 
+void delete_self_attributes() {
+  // MPI 3.1 §8.7.1: at MPI_Finalize, before anything else, MPI_COMM_SELF's attributes are deleted
+  // (their delete callbacks called) in the reverse order of setting; libraries clean up this way.
+  // The shim caches them, so the library would never call them. Reverse keyval order stands for
+  // the order of setting, which is not kept.
+  auto* attrs = comm_attrs(MPI_COMM_SELF);
+  if (!attrs) return;
+  while (!attrs->empty()) delete_one_comm_attr(MPI_COMM_SELF, *attrs, attrs->rbegin()->first);
+}
+
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to) {
   copy_all(from, type_attrs(from), type_attrs(to), &KeyvalRecord::type_copy_fn);
 }

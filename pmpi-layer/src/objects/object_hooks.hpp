@@ -83,6 +83,8 @@ int library_waitsome(int incount, MPI_Request requests[], int* outcount, int ind
 // --- attributes.cpp
 void copy_comm_attributes(MPI_Comm from, MPI_Comm to);
 void delete_comm_attributes(MPI_Comm comm);
+// MPI_Finalize: MPI_COMM_SELF's attributes deleted, their delete callbacks called.
+void delete_self_attributes();
 void copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 void delete_type_attributes(MPI_Datatype type);
 // The keyvals the shim handed out (index = keyval - base) and which are not freed: part of the

@@ -8,6 +8,7 @@
 #include "pmpi-layer/src/link/lifecycle.hpp"
 #include "checkpoint/memory/memory.h"
 #include "pmpi-layer/src/objects/lifecycle.hpp"
+#include "pmpi-layer/src/objects/object_hooks.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 #include "pmpi-layer/src/shim/api.hpp"
 #include "pmpi-layer/src/shim/call_scope.hpp"
@@ -119,6 +120,7 @@ extern "C" YK_API int MPI_Init_thread(int* argc, char*** argv, int required, int
 
 extern "C" YK_API int MPI_Finalize(void) {
   yadokari::shim::CallScope scope(yadokari::shim::Fn::MPI_Finalize);
+  yadokari::shim::delete_self_attributes();  // first, while MPI is whole (MPI 3.1 §8.7.1)
   yadokari::shim::before_library_finalize();
   return PMPI_Finalize();
 }

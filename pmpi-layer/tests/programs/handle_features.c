@@ -8,6 +8,15 @@
 
 static int rank, size;
 
+/* MPI_COMM_SELF's attributes are deleted at MPI_Finalize, last set first (MPI 3.1 §8.7.1). */
+static int self_deleted(MPI_Comm comm, int key, void* value, void* extra) {
+  (void)key;
+  (void)extra;
+  if (rank == 0)
+    printf("MPI_Finalize deletes MPI_COMM_SELF attribute %d (comm is self: %d)\n", *(int*)value, comm == MPI_COMM_SELF);
+  return MPI_SUCCESS;
+}
+
 static void sum_abs(void* in, void* inout, int* len, MPI_Datatype* type) {
   int is_int = (*type == MPI_INT);
   for (int i = 0; i < *len; ++i) {
@@ -199,6 +208,14 @@ int main(int argc, char** argv) {
   MPI_Comm_compare(back, MPI_COMM_WORLD, &same);
   if (rank == 0) printf("c2f/f2c world identical: %d\n", same == MPI_IDENT);
 
+  static int first = 1, second = 2;
+  int self_key1, self_key2;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_deleted, &self_key1, NULL);
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_deleted, &self_key2, NULL);
+  MPI_Comm_set_attr(MPI_COMM_SELF, self_key1, &first);
+  MPI_Comm_set_attr(MPI_COMM_SELF, self_key2, &second);
+  fflush(stdout);
   MPI_Finalize();
+  fflush(stdout);
   return 0;
 }
