@@ -101,6 +101,10 @@ void EpochStore::commit(std::uint64_t epoch, Manifest manifest) const {
                        " ranks");
   if (manifest.commit_time.empty()) manifest.commit_time = utc_now_iso8601();
   try {
+    // The epoch's directory entry in D made durable before the MANIFEST that commits it: the
+    // MANIFEST's own fsyncs cover the epoch's directory, not its name in D, and pruning may
+    // already have removed the older epochs for good.
+    image::io::sync_directory(dir_.string());
     write_file_atomically_at(directory_fd, kManifestName, manifest_path(epoch), to_json_text(manifest),
                              Durability::survives_crash);
   } catch (const IoError& e) {
