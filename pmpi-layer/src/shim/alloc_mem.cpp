@@ -1,6 +1,6 @@
-// MPI_Alloc_mem / MPI_Free_mem. Inside an MPI call allocations go to glibc (docs/architecture.md,
-// pitfall 7), so the library's block would not be in the image, while the application keeps its
-// address: after a restart that address holds whatever the fresh process put there. With the
+// MPI_Alloc_mem / MPI_Free_mem. Inside an MPI call allocations go to glibc
+// (docs/architecture.md pitfall 7), so the library's block would not be in the image, while the
+// application keeps its address: after a restart that address holds whatever the fresh process put there. With the
 // memory layer on, the block comes from the application's arena instead (MPI allows any memory
 // here; what is lost is the library's pinned memory for RDMA, which a restart could not keep).
 #include "pmpi-layer/src/shim/api.hpp"
