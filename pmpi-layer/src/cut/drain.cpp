@@ -60,7 +60,8 @@ void take(std::deque<DrainedMessage>::iterator it) {
 // Receives that the library already matched into a pending request are not in flight any more:
 // complete them now (the status is kept for the app's Wait/Test) so that they count as received.
 void complete_matched_receives() {
-  registry<ReqK>().table.for_each([](std::uint32_t, ReqK::entry& e) {
+  std::vector<std::uint32_t> freed_and_done;  // released after the walk, not during it
+  registry<ReqK>().table.for_each([&](std::uint32_t index, ReqK::entry& e) {
     RequestRecord& r = e.record;
     if (r.kind != RequestKind::receive || r.completed_by_shim || e.real == MPI_REQUEST_NULL) return;
     // An inactive persistent receive "completes" at once with an empty status: nothing to take.
@@ -70,10 +71,15 @@ void complete_matched_receives() {
     PMPI_Test(&e.real, &done, &st);
     if (!done) return;
     on_receive(find_entry<CommK>(r.comm), r.peer, &st);
+    if (r.freed_by_app) {  // nobody waits for it: counted, and gone
+      freed_and_done.push_back(index);
+      return;
+    }
     r.completed_by_shim = true;
     r.status = st;
     ++g_shim_completed_requests;
   });
+  for (const std::uint32_t index : freed_and_done) release_request(codec::encode<MPI_Request>(ReqK::code, index));
 }
 
 // Messages from each peer that were sent to this rank but have not arrived.

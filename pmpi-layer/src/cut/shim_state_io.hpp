@@ -60,6 +60,7 @@ struct RequestRecordMirror {
   MPI_Datatype m;
   int n;
   std::uint64_t o;
+  bool p;
 };
 static_assert(sizeof(RequestRecord) == sizeof(RequestRecordMirror),
               "RequestRecord changed: carry the new field in describe()");
@@ -311,7 +312,7 @@ void describe(IO& io, InfoRecord& r) {
 template <class IO>
 void describe(IO& io, RequestRecord& r) {
   io(r.kind, r.persistent, r.comm, r.peer, r.bytes, r.completed_by_shim, r.status, r.repostable, r.active, r.mode,
-     r.buf, r.count, r.datatype, r.tag, r.posted);
+     r.buf, r.count, r.datatype, r.tag, r.posted, r.freed_by_app);
 }
 
 template <class IO>

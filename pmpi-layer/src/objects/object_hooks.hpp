@@ -33,6 +33,9 @@ void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 // MPI_Comm_free: keep its traffic in the totals and its collective count for the cut.
 void retire_comm(MPI_Comm comm);
 
+// --- requests.cpp: the app's request (or one it freed that the shim kept) is gone
+void release_request(MPI_Request v);
+
 // --- attached_buffer.cpp: MPI_Buffer_attach/detach, and the attachment again after a restart
 void remember_attached_buffer(void* buffer, int size);
 void forget_attached_buffer();

@@ -77,6 +77,10 @@ struct RequestRecord {
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   int tag = 0;
   std::uint64_t posted = 0;  // order of posting (receives match in that order when re-posted)
+  // A receive the app freed with MPI_Request_free before it completed: it still takes a message,
+  // so the shim keeps it (the app has no handle) until a cut finds it complete and counts it, and
+  // a restart posts it again.
+  bool freed_by_app = false;
 };
 
 struct KeyvalRecord {

@@ -46,15 +46,6 @@ void hold_type(MPI_Datatype type) {
   if (auto* e = find_entry<TypeK>(type)) ++e->references;
 }
 
-// The app's request is gone: so is its hold on the datatype.
-void release_request(MPI_Request v) {
-  if (!codec::is_virtual(v)) return;
-  const ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
-  const MPI_Datatype held = (e.references == 1 && e.record.repostable) ? e.record.datatype : MPI_DATATYPE_NULL;
-  release<ReqK>(v);
-  if (held != MPI_DATATYPE_NULL) release<TypeK>(held);
-}
-
 // The library completed the operation behind the app's virtual request `*app`; `real_after` is
 // what the library left in the real handle (MPI_REQUEST_NULL, or the inactive persistent one).
 void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
@@ -89,6 +80,15 @@ void count_start(ReqEntry& e) {
 }
 
 }  // namespace
+
+// The app's request is gone: so is its hold on the datatype.
+void release_request(MPI_Request v) {
+  if (!codec::is_virtual(v)) return;
+  const ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
+  const MPI_Datatype held = (e.references == 1 && e.record.repostable) ? e.record.datatype : MPI_DATATYPE_NULL;
+  release<ReqK>(v);
+  if (held != MPI_DATATYPE_NULL) release<TypeK>(held);
+}
 
 MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm,
                        CommK::entry* comm_entry, bool persistent) {
@@ -355,6 +355,19 @@ extern "C" YK_API int MPI_Request_free(MPI_Request* request) {
     return MPI_SUCCESS;
   }
   if (!codec::is_virtual(*request)) return PMPI_Request_free(request);
+  ReqEntry& e = registry<ReqK>().table.at(codec::index_of(*request));
+  if (e.record.kind == RequestKind::receive && !e.record.persistent && e.real != MPI_REQUEST_NULL) {
+    int done = 0;
+    MPI_Status st;
+    if (PMPI_Test(&e.real, &done, &st) == MPI_SUCCESS && done) {
+      on_receive(find_entry<CommK>(e.record.comm), e.record.peer, &st);
+      release_request(*request);
+    } else {
+      e.record.freed_by_app = true;  // see RequestRecord: kept until a cut finds it complete
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
   MPI_Request real = to_real<ReqK>(*request);
   const int rc = PMPI_Request_free(&real);
   if (rc == MPI_SUCCESS) {

@@ -43,6 +43,16 @@ int main(int argc, char** argv) {
   MPI_Isend(strided, 1, every_other, right, 3, MPI_COMM_WORLD, &sends[2]);
   MPI_Isend(small, 2, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &sends[3]); /* same tag, must come second */
   MPI_Isend(small, 4, MPI_DOUBLE, right, 99, MPI_COMM_WORLD, &sends[4]);
+  /* A receive freed before it completed still takes a message (MPI 3.1 §3.7.3): the first
+   * tag-61 message, sent before the cut; the receive after the cut gets the second. The cut must
+   * count the first as received, or it waits for a message nobody will send. */
+  static int freed_in = -1;
+  MPI_Request freed;
+  MPI_Irecv(&freed_in, 1, MPI_INT, left, 61, MPI_COMM_WORLD, &freed);
+  MPI_Request_free(&freed);
+  int first61 = 100 + rank;
+  MPI_Send(&first61, 1, MPI_INT, right, 61, MPI_COMM_WORLD);
+
   /* A persistent receive, inactive at the cut, and the first of its two messages. */
   double persistent_in[4] = {0}, first5[4], second5[4];
   for (int i = 0; i < 4; ++i) first5[i] = rank * 10 + 1 + i, second5[i] = rank * 10 + 5 + i;
@@ -83,6 +93,10 @@ int main(int argc, char** argv) {
   printf("rank %d early receive done, tag %d\n", rank, st.MPI_TAG);
   MPI_Wait(&early_req, &st);
   printf("rank %d early receive: tag %d checksum %.1f\n", rank, st.MPI_TAG, checksum(early, 4));
+
+  int second61 = 200 + rank, got61 = -1;
+  MPI_Sendrecv(&second61, 1, MPI_INT, right, 61, &got61, 1, MPI_INT, left, 61, MPI_COMM_WORLD, &st);
+  printf("rank %d after a freed receive: %d\n", rank, got61);
 
   MPI_Isend(second5, 4, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, &send5[1]);
   MPI_Startall(1, &persistent);
