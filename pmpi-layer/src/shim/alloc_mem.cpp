@@ -1,8 +1,9 @@
 // MPI_Alloc_mem / MPI_Free_mem. Inside an MPI call allocations go to glibc
 // (docs/architecture.md pitfall 7), so the library's block would not be in the image, while the
-// application keeps its address: after a restart that address holds whatever the fresh process put there. With the
-// memory layer on, the block comes from the application's arena instead (MPI allows any memory
-// here; what is lost is the library's pinned memory for RDMA, which a restart could not keep).
+// application keeps its address: after a restart that address holds whatever the fresh process
+// put there. With the memory layer on, the block comes from the application's arena instead (MPI
+// allows any memory here; what is lost is the library's pinned memory for RDMA, which a restart
+// could not keep).
 #include "pmpi-layer/src/shim/api.hpp"
 #include "pmpi-layer/src/shim/call_scope.hpp"
 
@@ -38,7 +39,6 @@ extern "C" YK_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 extern "C" YK_API int MPI_Free_mem(void* base) {
   CallScope scope(Fn::MPI_Free_mem);
   if (!yk_mem_enabled()) return PMPI_Free_mem(base);
-  const yadokari::memory::ApplicationCallback as_application;
-  std::free(base);
+  std::free(base);  // free goes by address: the block goes back to the arena it came from
   return MPI_SUCCESS;
 }
