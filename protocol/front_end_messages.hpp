@@ -32,10 +32,16 @@ struct NodeStatus {
   std::string state;  // "alive", "suspect", "lost"
   double seconds_since_heard = 0.0;
   std::int32_t slots = 0;
+  std::vector<std::int32_t> ranks;  // the job's logical ranks registered from this node now
+  // A node announced as leaving (docs/flows/migrate.md, "Draining a node"): "" (not leaving),
+  // "moving" (ranks of the job still there), "empty" (every rank registered, none there: it may go),
+  // or "stuck: <why its ranks cannot move>".
+  std::string drain;
+  std::uint64_t drain_id = 0;  // the drain `drain` answers (sim::Node::drain_id): an older one's answer is stale
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(node, hostname, state, seconds_since_heard, slots);
+    ar(node, hostname, state, seconds_since_heard, slots, ranks, drain, drain_id);
   }
 };
 

@@ -21,8 +21,9 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 11: RankRestored says why a rank refused to restore (the front end prints it).
 // 12: image copies agent to agent (AgentHello's image port, ImageOrder's endpoint, ImageChunk's
 //     secret); ImageOrders / ImageOrdersDone (an epoch's orders to a node, and answers, at once).
+// 13: NodeStatus carries the job's ranks on the node and its drain state (`yadokari sim drain`).
 
-inline constexpr std::uint16_t kProtocolVersion = 12;
+inline constexpr std::uint16_t kProtocolVersion = 13;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,

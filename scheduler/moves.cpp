@@ -45,6 +45,26 @@ Placement place_moves(const Job& job, const std::vector<Node>& nodes, const Curr
   return detail::finish(m, assignment, "moves", "moved as asked: " + moves_text(moves) + "; the other ranks stay");
 }
 
+std::vector<Move> moves_off(const std::vector<Node>& nodes, const CurrentPlacement& current,
+                            const std::string& leaving) {
+  std::map<std::string, int> free;  // live nodes other than the leaving one -> slots left
+  for (const Node& node : nodes)
+    if (node.alive && node.name != leaving) free[node.name] = node.slots;
+  for (const std::string& host : current)
+    if (const auto at = free.find(host); at != free.end()) --at->second;
+  std::vector<Move> moves;
+  for (int rank = 0; rank < static_cast<int>(current.size()); ++rank) {
+    if (current[static_cast<std::size_t>(rank)] != leaving) continue;
+    if (free.empty()) throw PlacementError("no other live node to move ranks to");
+    const Node* best = nullptr;  // in the nodes' order, so that a tie goes to the first listed
+    for (const Node& node : nodes)
+      if (free.count(node.name) && (!best || free[node.name] > free[best->name])) best = &node;
+    --free[best->name];
+    moves.push_back({rank, best->name});
+  }
+  return moves;
+}
+
 std::string moves_text(const std::vector<Move>& moves) {
   // Ranks going to the same node are listed together, in the order the nodes were first named.
   std::vector<std::string> order;

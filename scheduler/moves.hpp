@@ -20,6 +20,14 @@ struct Move {
 Placement place_moves(const Job& job, const std::vector<Node>& nodes, const CurrentPlacement& current,
                       const std::vector<Move>& moves, const Options& options = {});
 
+// The moves that empty node `leaving` (a node announced as going away: `yadokari sim drain`): each
+// of its ranks, lowest first, to the live node (not `leaving`) with the most free slots at that
+// point, the first listed on a tie, so that they spread over the free slots before any node is
+// oversubscribed. Empty when no rank runs there. Throws PlacementError when there is no other
+// live node; whether the moves fit (max_oversubscribe) is place_moves's to check.
+std::vector<Move> moves_off(const std::vector<Node>& nodes, const CurrentPlacement& current,
+                            const std::string& leaving);
+
 // "ranks 2,3 to n4", "rank 5 to n2, rank 6 to n3".
 std::string moves_text(const std::vector<Move>& moves);
 

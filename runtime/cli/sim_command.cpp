@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/cli/cli_error.hpp"
+#include "runtime/cli/sim_drain.hpp"
 #include "runtime/sim/cluster.hpp"
 #include "runtime/sim/command.hpp"
 #include "runtime/sim/launch_settings.hpp"
@@ -122,7 +123,7 @@ int sim_exec(const SimOptions& options) {
                                            sim::node_names(cluster) + ", frontend " + cluster.frontend.hostname + ")");
   }
   const std::string state = sim::node_state(*node);
-  if (state != "up") {
+  if (state != "up" && state != "draining") {
     throw CliError(exit_code::failure,
                    "node " + node->hostname + " of cluster " + options.name + " is " + state +
                        (state == "down" ? " (killed with yadokari sim kill)" : " (its holder process is gone)"));
@@ -196,6 +197,13 @@ CLI::App* add_sim(CLI::App& app, SimOptions& options) {
   options.kill = sim->add_subcommand("kill", "Kill every process of a node (a crash) and mark it down");
   options.kill->add_option("node", options.node, "Node: n2, its hostname or address")->required();
   add_name(options.kill);
+  options.drain = sim->add_subcommand(
+      "drain", "A node leaves: the jobs move their ranks off it, then it is taken down (no restart of a job)");
+  options.drain->add_option("node", options.node, "Node: n2, its hostname or address")->required();
+  options.drain->add_option("--timeout", options.timeout_s,
+                            "Seconds to wait for the jobs to move their ranks off it (default 600); then the node "
+                            "stays up, not draining");
+  add_name(options.drain);
   options.add = sim->add_subcommand("add", "Add a node to a running cluster (jobs with agents see it join)");
   options.add->add_option("--slots", options.slots, "Slots of the new node (default: the cluster's)");
   options.add->add_option("--cpu-per-slot", options.cpu_per_slot,
@@ -219,6 +227,7 @@ int run_sim(const SimOptions& options) {
     if (options.up->parsed()) return sim_up(options);
     if (options.list->parsed()) return sim_list(options, options.list->count("--name") > 0);
     if (options.kill->parsed()) return sim_kill(options);
+    if (options.drain->parsed()) return sim_drain(options.name, options.node, options.timeout_s);
     if (options.add->parsed()) {
       SimOptions add = options;
       if (!options.add->count("--slots")) add.slots = 0;  // the cluster's

@@ -1,5 +1,5 @@
 #pragma once
-// `yadokari sim up|list|add|kill|down|exec|env`: a simulated cluster of namespace nodes on this host
+// `yadokari sim up|list|add|kill|drain|down|exec|env`: a simulated cluster of namespace nodes on this host
 // (runtime/sim/, runtime/README.md "yadokari sim").
 #include <string>
 #include <vector>
@@ -22,11 +22,13 @@ struct SimOptions {
   std::vector<std::string> command;
   std::string mpi;
   std::string job_dir;
+  double timeout_s = 600;  // sim drain --timeout
   // The subcommands, to tell which one was given.
   CLI::App* up = nullptr;
   CLI::App* list = nullptr;
   CLI::App* kill = nullptr;
   CLI::App* add = nullptr;
+  CLI::App* drain = nullptr;
   CLI::App* down = nullptr;
   CLI::App* exec = nullptr;
   CLI::App* env = nullptr;

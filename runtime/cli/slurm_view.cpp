@@ -20,17 +20,6 @@ std::string scontrol(const std::vector<std::string>& args, std::chrono::millisec
 
 }  // namespace
 
-std::string scontrol_field(std::string_view line, std::string_view key) {
-  for (std::size_t at = 0; (at = line.find(key, at)) != std::string_view::npos; at += key.size()) {
-    const bool starts_word = at == 0 || line[at - 1] == ' ';
-    const std::size_t equals = at + key.size();
-    if (!starts_word || equals >= line.size() || line[equals] != '=') continue;
-    const std::size_t end = line.find_first_of(" \n", equals + 1);
-    return std::string(line.substr(equals + 1, end == std::string_view::npos ? end : end - equals - 1));
-  }
-  return {};
-}
-
 void read_slurm_job(std::string_view text, SlurmView& view) {
   const std::string_view line = text.substr(0, text.find('\n'));
   if (scontrol_field(line, "JobId") != view.job_id)
@@ -39,21 +28,6 @@ void read_slurm_job(std::string_view text, SlurmView& view) {
   view.job_state = scontrol_field(line, "JobState");
   view.node_list = scontrol_field(line, "NodeList");
   if (view.job_state.empty()) throw SlurmViewError("scontrol gave no JobState for job " + view.job_id);
-}
-
-std::vector<SlurmNodeState> read_slurm_nodes(std::string_view text) {
-  std::vector<SlurmNodeState> nodes;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    const std::string_view line = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    if (line.find_first_not_of(' ') == std::string_view::npos) continue;
-    SlurmNodeState node{scontrol_field(line, "NodeName"), scontrol_field(line, "State")};
-    if (node.node.empty() || node.state.empty())
-      throw SlurmViewError("cannot read scontrol's node line '" + std::string(line.substr(0, 80)) + "'");
-    nodes.push_back(std::move(node));
-  }
-  return nodes;
 }
 
 SlurmView ask_slurm(const std::string& job_id, const std::string& started_node_list, std::chrono::milliseconds limit) {
@@ -67,6 +41,8 @@ SlurmView ask_slurm(const std::string& job_id, const std::string& started_node_l
     if (!nodes.empty() && nodes != "(null)")
       view.nodes = read_slurm_nodes(scontrol({"show", "node", "-o", nodes}, limit));
   } catch (const SlurmViewError& e) {
+    view.unreachable = e.what();
+  } catch (const launch::ScontrolError& e) {  // a node line it cannot read
     view.unreachable = e.what();
   }
   return view;

@@ -11,12 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/launch/scontrol_records.hpp"
+
 namespace yadokari::cli {
 
-struct SlurmNodeState {
-  std::string node;
-  std::string state;  // as scontrol writes it: ALLOCATED, MIXED, IDLE, DOWN+NOT_RESPONDING, ...
-};
+using launch::read_slurm_nodes;
+using launch::scontrol_field;
+using launch::SlurmNodeState;
 
 struct SlurmView {
   std::string job_id;
@@ -32,17 +33,9 @@ class SlurmViewError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The value of `key` in one line of `scontrol show ... -o` ("Key=value Key=value ..."); "" when
-// the line has no such key. Values with blanks (Reason=...) are cut at the first blank.
-std::string scontrol_field(std::string_view line, std::string_view key);
-
 // Fills job_state and node_list from `scontrol show job -o ID`. SlurmViewError when the output
 // is not that job's line.
 void read_slurm_job(std::string_view text, SlurmView& view);
-
-// The nodes of `scontrol show node -o LIST`, one per line. SlurmViewError on a line without
-// NodeName or State.
-std::vector<SlurmNodeState> read_slurm_nodes(std::string_view text);
 
 // Asks Slurm (scontrol, in PATH, with this environment) about `job_id` and the nodes of
 // `started_node_list` (the job's current nodes when empty), each query limited to `limit`; failures

@@ -37,10 +37,15 @@ std::string status_table(const protocol::StatusReport& report) {
       out += fmt::format("rank {}: writing the image of epoch {} in the background, {:.1f} MB so far\n", r.logical_rank,
                          r.writing_epoch, static_cast<double>(r.writing_bytes) / 1e6);
   if (!report.nodes.empty()) {
-    out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", "node", "host", "state", "slots", "last heard");
+    out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}  {}\n", "node", "host", "state", "slots", "last heard",
+                       "ranks");
     for (const auto& n : report.nodes)
-      out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}\n", n.node, n.hostname.empty() ? "-" : n.hostname,
-                         n.state, n.slots, fmt::format("{:.2f}s ago", n.seconds_since_heard));
+      out += fmt::format("{:<6}  {:<20}  {:<8}  {:>5}  {:>10}  {}\n", n.node, n.hostname.empty() ? "-" : n.hostname,
+                         n.state, n.slots, fmt::format("{:.2f}s ago", n.seconds_since_heard),
+                         n.ranks.empty() ? std::string("-") : fmt::format("{}", fmt::join(n.ranks, ",")));
+    // A node announced as leaving (docs/flows/migrate.md, "Draining a node").
+    for (const auto& n : report.nodes)
+      if (!n.drain.empty()) out += fmt::format("node {} is draining: {}\n", n.node, n.drain);
     out += fmt::format("ranks relayed by their node's agent: {} of {}\n", report.relayed_ranks, report.world_size);
     out += fmt::format("image chunks passed on by the front end: {}\n", report.image_chunks_passed_on);
   }
@@ -71,7 +76,9 @@ nlohmann::json status_json(const protocol::StatusReport& report) {
                      {"host", n.hostname},
                      {"state", n.state},
                      {"slots", n.slots},
-                     {"seconds_since_heard", n.seconds_since_heard}});
+                     {"seconds_since_heard", n.seconds_since_heard},
+                     {"ranks", n.ranks},
+                     {"drain", n.drain.empty() ? nlohmann::json() : nlohmann::json(n.drain)}});
   return {{"job_id", report.job_id},
           {"app", report.app},
           {"flavour", report.flavour},

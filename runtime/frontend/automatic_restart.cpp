@@ -68,8 +68,9 @@ std::vector<ClusterNode> nodes_for_planning(const Platform& platform, const cont
   std::set<std::string> ever_lost = lost;
   for (const auto& status : coordinator.nodes())
     if (status.state == membership::state_name(membership::NodeState::lost)) ever_lost.insert(status.node);
+  // A draining node is leaving: nothing is placed there (docs/flows/migrate.md, "Draining a node").
   for (auto& node : nodes)
-    if (ever_lost.count(node.id) || unheard.count(node.id)) node.alive = false;
+    if (ever_lost.count(node.id) || unheard.count(node.id) || node.draining) node.alive = false;
   return nodes;
 }
 

@@ -54,7 +54,8 @@ struct RestartCause {
                                        // placement first tries to give every rank a slot of its own
   std::vector<scheduler::Move> moves;  // `yadokari migrate` (with rebalance): only these ranks move
 };
-// The cluster's nodes as a restart plans on them: lost (now or earlier) and unheard ones not alive.
+// The cluster's nodes as a restart plans on them: lost (now or earlier), unheard and draining ones
+// not alive.
 std::vector<ClusterNode> nodes_for_planning(const Platform& platform, const control::Coordinator& coordinator,
                                             const std::set<std::string>& lost, const std::set<std::string>& unheard);
 // Entry L: the hostname logical rank L registered from ("" if it did not).

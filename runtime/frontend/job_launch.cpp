@@ -20,6 +20,7 @@
 #include "runtime/frontend/job_environment.hpp"
 #include "runtime/frontend/job_supervision.hpp"
 #include "runtime/frontend/node_agents.hpp"
+#include "runtime/frontend/node_drain.hpp"
 #include "runtime/frontend/node_local_restart.hpp"
 #include "runtime/frontend/platform.hpp"
 #include "runtime/frontend/previous_run.hpp"
@@ -157,6 +158,17 @@ int launch_job(const LaunchRequest& request) {
   // simulated cluster. With node agents, their heartbeats detect a lost node.
   const std::unique_ptr<Platform> platform = make_platform(request);
   if (std::string bind_host = platform->bind_host(); !bind_host.empty()) config.bind_host = bind_host;
+  // A move of some ranks (`yadokari migrate`, a draining node): a checkpoint, then a restart with
+  // only those ranks moved. `cause` "" says "migrate <moves>".
+  const auto begin_moves = [&rebalance, &coordinator_ptr](const std::vector<scheduler::Move>& moves,
+                                                          const std::string& cause) {
+    rebalance.wanted = true;
+    rebalance.moves = moves;
+    rebalance.cause = cause;
+    coordinator_ptr->request_checkpoint();
+  };
+  NodeDrains drains(
+      NodeDrains::Job{request.ranks, ckpt.dir.has_value(), request.recovery.max_oversubscribe, request.flavour});
   if (platform->has_agents()) {
     control::CoordinatorConfig::Membership membership;
     membership.heartbeat = request.recovery.heartbeat;
@@ -173,8 +185,8 @@ int launch_job(const LaunchRequest& request) {
                           " started: a checkpoint, then a restart placed anew on the nodes alive now"};
       };
     if (ckpt.dir)
-      config.on_migrate = [&rebalance, &coordinator_ptr, &request,
-                           &platform](const protocol::MigrateRequest& asked) -> protocol::RebalanceReply {
+      config.on_migrate = [&rebalance, &coordinator_ptr, &request, &platform,
+                           &begin_moves](const protocol::MigrateRequest& asked) -> protocol::RebalanceReply {
         if (rebalance.wanted)
           return {false, "a rebalance or migration of job " + request.job_id + " is already under way"};
         const std::vector<scheduler::Move> moves =
@@ -188,9 +200,7 @@ int launch_job(const LaunchRequest& request) {
         } catch (const scheduler::PlacementError& e) {
           return {false, std::string("cannot move ") + scheduler::moves_text(moves) + ": " + e.what()};
         }
-        rebalance.wanted = true;
-        rebalance.moves = moves;
-        coordinator_ptr->request_checkpoint();
+        begin_moves(moves, "");
         const std::string why = why_no_live_migration(request.flavour);
         std::fprintf(stderr,
                      "yadokari: migrate %s requested: %s, so the job is checkpointed and restarted "
@@ -246,9 +256,10 @@ int launch_job(const LaunchRequest& request) {
   };
 
   std::vector<RestartTimeline> timelines;
-  coordinator.set_status_extras([&timelines](protocol::StatusReport& report) {
+  coordinator.set_status_extras([&timelines, &drains, &coordinator](protocol::StatusReport& report) {
     report.restarts = static_cast<std::uint32_t>(timelines.size());
     for (const auto& timeline : timelines) report.timeline.push_back(timeline_line(timeline));
+    drains.describe(report, coordinator.registrations());
   });
   RestartContext restart_context;
   restart_context.platform = platform.get();
@@ -306,11 +317,14 @@ int launch_job(const LaunchRequest& request) {
               stop = PlannedStop{1, *line};
           }
           watch_for_joins();
+          if (agents) drains.watch(*platform, coordinator, rebalance.wanted, begin_moves);
         });
     if (outcome.exit_code) return *outcome.exit_code;
     RestartCause cause;
     if (outcome.rebalance) {
-      cause.text = rebalance.moves.empty() ? "rebalance" : "migrate " + scheduler::moves_text(rebalance.moves);
+      cause.text = !rebalance.cause.empty()  ? rebalance.cause
+                   : rebalance.moves.empty() ? "rebalance"
+                                             : "migrate " + scheduler::moves_text(rebalance.moves);
       cause.rebalance = true;
       cause.moves = rebalance.moves;
     } else if (outcome.failed_with) {

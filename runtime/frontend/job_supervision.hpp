@@ -46,6 +46,7 @@ struct RebalanceState {
   bool ready = false;
   int failed_epochs = 0;
   std::vector<scheduler::Move> moves;  // a migrate: only these ranks move
+  std::string cause;                   // the restart's cause when not "rebalance" or "migrate ..."
 };
 
 // Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):

@@ -17,14 +17,15 @@ namespace yadokari::frontend {
 
 std::vector<ClusterNode> host_nodes(const std::vector<launch::HostSlots>& hosts) {
   std::vector<ClusterNode> nodes;
-  for (const auto& host : hosts) nodes.push_back(ClusterNode{host.host, host.host, host.slots, true, 0});
+  for (const auto& host : hosts) nodes.push_back(ClusterNode{host.host, host.host, host.slots, true, 0, false, 0});
   return nodes;
 }
 
 std::vector<ClusterNode> host_nodes_now(const control::Coordinator& coordinator) {
   std::vector<ClusterNode> nodes;
   for (const auto& node : coordinator.nodes())
-    nodes.push_back(ClusterNode{node.node, node.node, node.slots, node.state == "alive" || node.state == "suspect", 0});
+    nodes.push_back(
+        ClusterNode{node.node, node.node, node.slots, node.state == "alive" || node.state == "suspect", 0, false, 0});
   return nodes;
 }
 

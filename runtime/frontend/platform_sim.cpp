@@ -53,8 +53,8 @@ SimPlacement sim_placement(const std::string& name, launch::MpiFlavour flavour) 
       if (hostfile) into.push_back(settings.launcher_args[++i]);
     }
     for (const auto& node : cluster.nodes)
-      placement.nodes.push_back(
-          ClusterNode{node.id, node.hostname, node.slots, node.alive, static_cast<int>(node.pid)});
+      placement.nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive, static_cast<int>(node.pid),
+                                            node.draining, node.drain_id});
     return placement;
   } catch (const sim::SimError& e) {
     throw FrontendError(ErrorKind::failure, e.what());
@@ -86,7 +86,7 @@ std::vector<ClusterNode> sim_nodes_now(const std::string& name) {
     std::vector<ClusterNode> nodes;
     for (const auto& node : sim::load_cluster(name).nodes)
       nodes.push_back(ClusterNode{node.id, node.hostname, node.slots, node.alive && sim::holder_running(node),
-                                  static_cast<int>(node.pid)});
+                                  static_cast<int>(node.pid), node.draining, node.drain_id});
     return nodes;
   } catch (const sim::SimError& e) {
     throw FrontendError(ErrorKind::failure, e.what());
@@ -133,7 +133,7 @@ class SimPlatform : public Platform {
     }
     std::vector<ClusterNode> joined;
     for (const auto& node : nodes)
-      if (node.alive && !coordinator.expects_node(node.id)) joined.push_back(node);
+      if (node.alive && !node.draining && !coordinator.expects_node(node.id)) joined.push_back(node);
     return joined;
   }
   // The nodes share this host's pid namespace.
@@ -146,7 +146,7 @@ class SimPlatform : public Platform {
     std::vector<launch::HostSlots> hosts;
     if (hosts_.empty()) {
       for (const auto& node : placement_.nodes)
-        if (node.alive) hosts.push_back(launch::HostSlots{node.hostname, node.slots});
+        if (node.alive && !node.draining) hosts.push_back(launch::HostSlots{node.hostname, node.slots});
     } else {
       hosts = sim_hosts(placement_, name_, hosts_);
     }

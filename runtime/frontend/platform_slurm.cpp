@@ -19,6 +19,7 @@
 #include "runtime/frontend/node_agents.hpp"
 #include "runtime/frontend/platform.hpp"
 #include "runtime/frontend/platform_hosts.hpp"
+#include "runtime/frontend/slurm_drains.hpp"
 #include "runtime/launch/scontrol.hpp"
 
 namespace yadokari::frontend {
@@ -119,7 +120,10 @@ constexpr std::chrono::milliseconds kAgentConnectTimeout{30000};  // srun's step
 class SlurmPlatform : public Platform {
  public:
   explicit SlurmPlatform(const LaunchRequest& request)
-      : hosts_(allocation_hosts()), ranks_(request.ranks), bind_address_(request.recovery.bind_address) {}
+      : hosts_(allocation_hosts()),
+        ranks_(request.ranks),
+        bind_address_(request.recovery.bind_address),
+        drains_(required_variable("SLURM_JOB_NODELIST")) {}
 
   std::string bind_host() const override { return coordinator_address(hosts_, bind_address_); }
   std::string slurm_job_id() const override { return required_variable("SLURM_JOB_ID"); }
@@ -133,9 +137,16 @@ class SlurmPlatform : public Platform {
   }
   std::chrono::milliseconds agent_connect_timeout() const override { return kAgentConnectTimeout; }
   // The allocation's nodes as the coordinator knows them: lost ones are dead, joined ones
-  // (`yadokari join`) are there too.
+  // (`yadokari join`) are there too; those Slurm drains are draining.
   std::vector<ClusterNode> nodes_now(const control::Coordinator& coordinator) const override {
-    return host_nodes_now(coordinator);
+    std::vector<ClusterNode> nodes = host_nodes_now(coordinator);
+    const auto draining = drains_.draining();
+    for (auto& node : nodes)
+      if (const auto drain = draining.find(node.hostname); drain != draining.end()) {
+        node.draining = true;
+        node.drain_id = drain->second;
+      }
+    return nodes;
   }
 
   std::vector<launch::HostSlots> first_hosts() const override { return hosts_the_ranks_fill(hosts_, ranks_); }
@@ -148,6 +159,7 @@ class SlurmPlatform : public Platform {
   std::vector<launch::HostSlots> hosts_;
   int ranks_ = 0;
   std::string bind_address_;  // --bind-address; empty: chosen by coordinator_address()
+  SlurmDrains drains_;
 };
 
 }  // namespace

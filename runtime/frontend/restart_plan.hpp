@@ -2,6 +2,7 @@
 // The "plan" phase of an automatic restart: the scheduler's inputs from what the front end
 // knows (the cluster's nodes and which are lost, where each rank registered from), and its
 // placement turned into what the next launch needs. Pure: no I/O.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@ struct ClusterNode {
   std::string hostname;  // what ranks report and the launcher is given ("yksim-n2")
   int slots = 0;
   bool alive = true;
-  int holder_pid = 0;  // simulated node: the process whose namespaces are the node
+  int holder_pid = 0;          // simulated node: the process whose namespaces are the node
+  bool draining = false;       // announced as leaving (`yadokari sim drain`): no ranks are placed there
+  std::uint64_t drain_id = 0;  // which drain (sim::Node::drain_id)
 };
 
 struct RestartPlan {

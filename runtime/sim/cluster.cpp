@@ -19,11 +19,11 @@ Cluster plan_cluster(const std::string& name, const std::filesystem::path& dir, 
   cluster.slots = slots;
   cluster.link = link;
   cluster.switch_holder.id = "switch";
-  cluster.frontend = Node{kFrontendId, "yk" + name + "-fe", "10.213.0.254", 0, 0, "", false, 0.0};
+  cluster.frontend = Node{kFrontendId, "yk" + name + "-fe", "10.213.0.254", 0, 0, "", false, 0.0, false, 0};
   for (int i = 1; i <= nodes; ++i) {
     const std::string id = "n" + std::to_string(i);
     cluster.nodes.push_back(
-        Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(i), slots, 0, "", false, 0.0});
+        Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(i), slots, 0, "", false, 0.0, false, 0});
   }
   return cluster;
 }

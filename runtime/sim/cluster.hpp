@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Node {
   std::string netns;          // readlink /proc/<pid>/ns/net when it was started ("net:[4026532...]")
   bool alive = false;         // false once `sim kill` took it down (or before it was started)
   double cpu_per_slot = 0.0;  // this node's own CPU limit (sim add --cpu-per-slot); 0 = the cluster's
+  // Announced as leaving (`sim drain`): jobs move their ranks off it and place none there.
+  bool draining = false;
+  std::uint64_t drain_id = 0;  // which `sim drain` (a random number), so that jobs' answers are told apart
 };
 
 struct Cluster {

@@ -19,7 +19,7 @@ std::string hosts_content(const Cluster& cluster) {
 std::string hostfile_openmpi_content(const Cluster& cluster) {
   std::string text;
   for (const auto& node : cluster.nodes) {
-    if (node.alive) text += node.hostname + " slots=" + std::to_string(node.slots) + "\n";
+    if (node.alive && !node.draining) text += node.hostname + " slots=" + std::to_string(node.slots) + "\n";
   }
   return text;
 }
@@ -27,7 +27,7 @@ std::string hostfile_openmpi_content(const Cluster& cluster) {
 std::string hostfile_mpich_content(const Cluster& cluster) {
   std::string text;
   for (const auto& node : cluster.nodes) {
-    if (node.alive) text += node.hostname + ":" + std::to_string(node.slots) + "\n";
+    if (node.alive && !node.draining) text += node.hostname + ":" + std::to_string(node.slots) + "\n";
   }
   return text;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <random>
 
 #include "runtime/launch/launcher_leftovers.hpp"
 #include "runtime/sim/agent_script.hpp"
@@ -112,7 +113,8 @@ void check_can_manage(bool need_tc) {
 
 std::string node_state(const Node& node) {
   if (!node.alive) return "down";
-  return holder_running(node) ? "up" : "lost";
+  if (!holder_running(node)) return "lost";
+  return node.draining ? "draining" : "up";
 }
 
 bool healthy(const Cluster& cluster) {
@@ -153,7 +155,7 @@ UpResult bring_up(const std::string& name, int nodes, int slots, const std::stri
       result.reused = true;
       return result;
     }
-    result.replaced = same_shape ? "it was broken (a holder is gone or a node is down)"
+    result.replaced = same_shape ? "it was broken (a holder is gone, or a node is down or draining)"
                                  : "it had another shape (" + std::to_string(existing->nodes.size()) + " nodes x " +
                                        std::to_string(existing->slots) + " slots" +
                                        (existing->link.empty() ? "" : ", link '" + existing->link + "'") +
@@ -222,6 +224,31 @@ KillResult kill_node(const std::string& name, const std::string& what) {
   return result;
 }
 
+namespace {
+// Never 0 (not draining).
+std::uint64_t new_drain_id() {
+  std::random_device device;
+  const std::uint64_t id = (std::uint64_t{device()} << 32) | device();
+  return id ? id : 1;
+}
+}  // namespace
+
+Node mark_draining(const std::string& name, const std::string& what, bool draining) {
+  check_can_manage();
+  Cluster cluster = load_cluster(name);
+  Node* node = find_node(cluster, what);
+  if (!node) throw SimError("cluster " + name + " has no node " + what + " (nodes: " + node_names(cluster) + ")");
+  if (node == &cluster.frontend)
+    throw SimError(node->hostname + " is the frontend, not a node; use yadokari sim down to remove the cluster", 2);
+  if (draining && node_state(*node) != "up" && node_state(*node) != "draining")
+    throw SimError("node " + node->id + " of cluster " + name + " is " + node_state(*node) + ", not up");
+  node->draining = draining;
+  node->drain_id = draining ? new_drain_id() : 0;
+  write_hostfiles(cluster);
+  save_state(cluster);
+  return *node;
+}
+
 Node add_node(const std::string& name, int slots, double cpu_per_slot) {
   check_can_manage();
   Cluster cluster = load_cluster(name);
@@ -233,7 +260,7 @@ Node add_node(const std::string& name, int slots, double cpu_per_slot) {
   if (number > kMaxNodes) throw SimError("cluster " + name + " already has " + std::to_string(kMaxNodes) + " nodes", 2);
   const std::string id = "n" + std::to_string(number);
   cluster.nodes.push_back(Node{id, "yk" + name + "-" + id, "10.213.0." + std::to_string(number),
-                               slots > 0 ? slots : cluster.slots, 0, "", false, cpu_per_slot});
+                               slots > 0 ? slots : cluster.slots, 0, "", false, cpu_per_slot, false, 0});
   Node& node = cluster.nodes.back();
   rewrite_hosts_file_in_place(cluster);  // before the holder bind-mounts it
   try {

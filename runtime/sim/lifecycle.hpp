@@ -45,10 +45,17 @@ KillResult kill_node(const std::string& name, const std::string& node);
 // On a cluster with Slurm it gets a slurmd and joins the partition.
 Node add_node(const std::string& name, int slots, double cpu_per_slot = 0.0);
 
+// Marks a node as leaving (`sim drain`) or not any more: jobs running with agents move their
+// ranks off a draining node and place none there; new launches leave it out of the hostfiles.
+// Each mark gets a new drain_id. SimError if the node is not up (draining = true) or not a node
+// of the cluster.
+Node mark_draining(const std::string& name, const std::string& node, bool draining);
+
 // The cluster called `name`; SimError "no simulated cluster named NAME ..." if none.
 Cluster load_cluster(const std::string& name);
 
-// "up", "down" (killed) or "lost" (state says alive but the holder is gone).
+// "up", "draining" (up, announced as leaving), "down" (killed) or "lost" (state says alive but the
+// holder is gone).
 std::string node_state(const Node& node);
 
 // Every holder alive and every node up (and Slurm's daemons running on a cluster with Slurm).

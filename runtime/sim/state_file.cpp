@@ -19,9 +19,11 @@ namespace yadokari::sim {
 namespace {
 
 nlohmann::json node_json(const Node& node) {
-  return {
-      {"node", node.id}, {"hostname", node.hostname}, {"address", node.address}, {"slots", node.slots},
-      {"pid", node.pid}, {"netns", node.netns},       {"alive", node.alive},     {"cpu_per_slot", node.cpu_per_slot}};
+  return {{"node", node.id},           {"hostname", node.hostname},
+          {"address", node.address},   {"slots", node.slots},
+          {"pid", node.pid},           {"netns", node.netns},
+          {"alive", node.alive},       {"cpu_per_slot", node.cpu_per_slot},
+          {"draining", node.draining}, {"drain_id", node.drain_id}};
 }
 
 Node node_from(const nlohmann::json& j) {
@@ -34,6 +36,8 @@ Node node_from(const nlohmann::json& j) {
   node.netns = j.at("netns").get<std::string>();
   node.alive = j.at("alive").get<bool>();
   node.cpu_per_slot = j.value("cpu_per_slot", 0.0);  // absent in state files of older builds
+  node.draining = j.value("draining", false);        // likewise
+  node.drain_id = j.value("drain_id", std::uint64_t{0});
   return node;
 }
 

@@ -68,4 +68,41 @@ TEST_CASE("the moves are described per target node", "[moves]") {
   CHECK(moves_text({{1, "n2"}, {2, "n2"}, {3, "n2"}}) == "ranks 1-3 to n2");
 }
 
+TEST_CASE("a leaving node's ranks spread over the free slots of the other live nodes", "[moves]") {
+  const std::vector<Node> nodes{node("n1", 1), node("n2", 2), node("n3", 2), node("n4", 1), node("n5", 4, false)};
+  const CurrentPlacement current{"n1", "n2", "n2", "n3"};
+  // n3 and n4 have one free slot each (n1 none, n5 is not alive): one rank each, n3 first.
+  const std::vector<Move> moves = moves_off(nodes, current, "n2");
+  REQUIRE(moves.size() == 2);
+  CHECK((moves[0].rank == 1 && moves[0].to == "n3"));
+  CHECK((moves[1].rank == 2 && moves[1].to == "n4"));
+  CHECK(moves_text(moves) == "rank 1 to n3, rank 2 to n4");
+  // Placed as moves, every other rank stays.
+  const Placement p = place_moves(uniform_job(4), nodes, current, moves);
+  CHECK(p.node_of_rank == std::vector<std::string>{"n1", "n3", "n4", "n3"});
+}
+
+TEST_CASE("a leaving node past the free slots: the least loaded node, then place_moves judges", "[moves]") {
+  const std::vector<Node> nodes{node("n1", 2), node("n2", 2), node("n3", 1)};
+  const CurrentPlacement current{"n1", "n2", "n2", "n3"};
+  // n1 (2 slots, 1 rank) has the only free slot; then n1 and n3 are both full, and n1 is listed first.
+  const std::vector<Move> moves = moves_off(nodes, current, "n2");
+  REQUIRE(moves.size() == 2);
+  CHECK(moves[0].to == "n1");
+  CHECK(moves[1].to == "n1");
+  Options options;
+  options.max_oversubscribe = 1.0;
+  CHECK_THROWS_WITH(place_moves(uniform_job(4), nodes, current, moves, options),
+                    "node 'n1' would hold 3 ranks, more than its 2 slots allow (at most 2)");
+  options.max_oversubscribe = 2.0;
+  CHECK(place_moves(uniform_job(4), nodes, current, moves, options).node_of_rank ==
+        std::vector<std::string>{"n1", "n1", "n1", "n3"});
+}
+
+TEST_CASE("a leaving node without ranks needs no move, and one with ranks needs another live node", "[moves]") {
+  const std::vector<Node> nodes{node("n1", 2), node("n2", 2, false)};
+  CHECK(moves_off(nodes, {"n1", "n1"}, "n3").empty());
+  CHECK_THROWS_WITH(moves_off(nodes, {"n1", "n1"}, "n1"), "no other live node to move ranks to");
+}
+
 }  // namespace yadokari::scheduler::test

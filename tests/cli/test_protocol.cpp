@@ -80,7 +80,7 @@ TEST_CASE("RankStatus and StatusReport round-trip", "[protocol]") {
                       3,
                       {sample_status(0), sample_status(2)},
                       {1},
-                      {NodeStatus{"n2", "yksim-n2", "lost", 0.75, 2}},
+                      {NodeStatus{"n2", "yksim-n2", "lost", 0.75, 2, {}, "", 0}},
                       4,
                       1,
                       {"restart 1: detect 0.61 s"}};
@@ -136,11 +136,24 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 11 agents say hello without the image port that version 12 appends: they must not be
-  // half-understood.
-  const std::string bytes = with_u16_at(encode(AgentHello{}), 2, 11);
-  CHECK(kProtocolVersion == 12);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 11, this build speaks version 12");
+  // Version 12 status reports list nodes without the ranks and drain state that version 13
+  // appends: they must not be half-understood.
+  const std::string bytes = with_u16_at(encode(StatusReport{}), 2, 12);
+  CHECK(kProtocolVersion == 13);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 12, this build speaks version 13");
+}
+
+TEST_CASE("a node's ranks and drain state round-trip in a status report", "[protocol]") {
+  StatusReport sent;
+  sent.nodes.push_back(NodeStatus{"n2", "yksim-n2", "alive", 0.25, 2, {2, 3}, "moving", 7});
+  sent.nodes.push_back(NodeStatus{"n3", "yksim-n3", "alive", 0.5, 2, {}, "stuck: no room", 8});
+  const auto got = decode_as<StatusReport>(encode(sent));
+  REQUIRE(got.nodes.size() == 2);
+  CHECK(got.nodes[0].ranks == std::vector<std::int32_t>{2, 3});
+  CHECK(got.nodes[0].drain == "moving");
+  CHECK(got.nodes[0].drain_id == 7);
+  CHECK(got.nodes[1].ranks.empty());
+  CHECK(got.nodes[1].drain == "stuck: no room");
 }
 
 TEST_CASE("an agent's image port and the copy orders that name it round-trip", "[protocol]") {

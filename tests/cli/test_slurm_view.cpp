@@ -104,6 +104,19 @@ TEST_CASE("every node of the allocation with its Slurm state", "[slurm-view]") {
                     "cannot read scontrol's node line 'No nodes in the system'");
 }
 
+TEST_CASE("a node's reason is the rest of its line, and a DRAIN state is a drain", "[slurm-view]") {
+  const auto nodes = read_slurm_nodes(kNodeLines);
+  CHECK(nodes[0].reason.empty());
+  CHECK(nodes[1].reason == "Not responding [slurm@2026-11-26T13:40:00]");
+  CHECK_FALSE(nodes[1].draining());
+  const auto drained = read_slurm_nodes(
+      "NodeName=ykt-n2 CPUTot=2 State=ALLOCATED+DRAIN Partitions=main Reason=maint work [root@2026-12-06T18:40:46]\n"
+      "NodeName=ykt-n3 State=IDLE+DRAIN Reason=x [root@2026-12-06T18:41:00]\n");
+  CHECK(drained[0].draining());
+  CHECK(drained[0].reason == "maint work [root@2026-12-06T18:40:46]");
+  CHECK(drained[1].draining());
+}
+
 TEST_CASE("status shows the Slurm job, its nodes and their states", "[slurm-view]") {
   SlurmView view{"7", "RUNNING", "ykt-n[1-3]", "ykt-n[1-3]", read_slurm_nodes(kNodeLines), ""};
   CHECK(slurm_view_table(view) ==

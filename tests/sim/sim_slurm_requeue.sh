@@ -17,13 +17,8 @@
 # usage: sim_slurm_requeue.sh YADOKARI openmpi|mpich TEMPLATE PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2" TEMPLATE="$3"
 shift 3
-for tool in munged slurmctld slurmd sbatch; do
-    command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed (ci/install-deps.sh installs Slurm)"; exit 77; }
-done
-source "$(dirname "$0")/sim_common.sh"
+source "$(dirname "$0")/slurm_common.sh"
 
-"$Y" sim up --nodes 3 --slots 2 --slurm --name "$NAME" >"$WORK/up.out" 2>&1 || { fail "sim up --slurm: $(cat "$WORK/up.out")"; finish; }
-cd "$WORK" || exit 1
 in_fe() { timeout 60 "$Y" sim exec fe --name "$NAME" -- "$@"; }
 if [[ "$FLAVOUR" == openmpi ]]; then
     # all nodes share the host's cores (docs/platform.md §2); the template passes no launcher options

@@ -14,31 +14,12 @@
 # usage: sim_slurm_run.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
 shift 2
-for tool in munged slurmctld slurmd sbatch; do
-    command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed (ci/install-deps.sh installs Slurm)"; exit 77; }
-done
-source "$(dirname "$0")/sim_common.sh"
+source "$(dirname "$0")/slurm_common.sh"
 
-"$Y" sim up --nodes 3 --slots 2 --slurm --name "$NAME" >"$WORK/up.out" 2>&1 || { fail "sim up --slurm: $(cat "$WORK/up.out")"; finish; }
-cd "$WORK"
-h="yk$NAME"
 ckpt="$WORK/ckpt"
-if [[ "$FLAVOUR" == openmpi ]]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    mpi_args="--bind-to none"  # all nodes share the host's cores (docs/platform.md §2)
-else
-    mpi_args=""
-fi
 # The batch script runs on the allocation's first node (n1) with this environment (sbatch's
 # --export=ALL): the state directory, the finalize hold, the MPI settings.
-{
-    echo '#!/bin/bash'
-    printf 'exec timeout -k 5 400 %q run -n 4 --mpi %q --mpi-args %q --ckpt-dir %q --interval 1 --' \
-        "$Y" "$FLAVOUR" "$mpi_args" "$ckpt"
-    printf ' %q' "$@"
-    echo
-} >job.sh
-chmod +x job.sh
+write_run_script job.sh --ckpt-dir "$ckpt" --interval 1 -- "$@"
 timeout -k 5 500 "$Y" sim exec fe --name "$NAME" -- sbatch --no-kill --wait -N 3 --ntasks-per-node=2 \
     --chdir "$WORK" -o "$WORK/run.out" -e "$WORK/run.err" "$WORK/job.sh" >sbatch.out 2>&1 </dev/null &
 job=$!
