@@ -7,7 +7,9 @@
  * from MPI_Alloc_mem, updated every iteration and summed into the output: the library's allocation
  * would not be in the image, so the shim gives the application memory of its own arena
  * (pmpi-layer/src/shim/alloc_mem.cpp). And an MPI_Buffer_attach buffer that every iteration's
- * MPI_Bsend uses: the fresh library after a restart must have it attached again. */
+ * MPI_Bsend uses: the fresh library after a restart must have it attached again. And names given
+ * to MPI_COMM_WORLD, a duplicate of it, a derived datatype and MPI_INT, read at the end: the
+ * fresh library's objects must carry them again. */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -49,6 +51,14 @@ int main(int argc, char** argv) {
   char* bsend_buffer = malloc(bsend_size);
   MPI_Buffer_attach(bsend_buffer, bsend_size);
   if (!values || !log || !null_stream || null_fd < 0) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Comm named_dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &named_dup);
+  MPI_Comm_set_name(named_dup, "basics duplicate");
+  MPI_Comm_set_name(MPI_COMM_WORLD, "basics world");
+  MPI_Datatype named_type;
+  MPI_Type_contiguous(3, MPI_DOUBLE, &named_type);
+  MPI_Type_set_name(named_type, "three doubles");
+  MPI_Type_set_name(MPI_INT, "basics int");
   long null_written = 0, null_failed = 0;
   for (int iteration = 0; iteration < 40; ++iteration) {
     if (iteration == 20) yk_app_pause_point(MPI_COMM_WORLD);
@@ -74,6 +84,15 @@ int main(int argc, char** argv) {
   long null_counts[3] = {null_written, null_failed, (fclose(null_stream) != 0) + (close(null_fd) != 0)}, all[3];
   MPI_Allreduce(null_counts, all, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("/dev/null: %ld bytes written, %ld failed writes, %ld failed closes\n", all[0], all[1], all[2]);
+  char names[4][MPI_MAX_OBJECT_NAME];
+  int name_length = 0;
+  MPI_Comm_get_name(MPI_COMM_WORLD, names[0], &name_length);
+  MPI_Comm_get_name(named_dup, names[1], &name_length);
+  MPI_Type_get_name(named_type, names[2], &name_length);
+  MPI_Type_get_name(MPI_INT, names[3], &name_length);
+  if (rank == 0) printf("names: '%s' '%s' '%s' '%s'\n", names[0], names[1], names[2], names[3]);
+  MPI_Type_free(&named_type);
+  MPI_Comm_free(&named_dup);
   free(values);
   MPI_Free_mem(from_mpi);
   int detached_size = 0;

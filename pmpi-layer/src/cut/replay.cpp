@@ -303,7 +303,13 @@ std::uint64_t replay_creation_log() {
   registry<CommK>().table.for_each([](std::uint32_t, CommK::entry& e) {
     if (e.record.errhandler != MPI_ERRHANDLER_NULL)
       PMPI_Comm_set_errhandler(e.real, to_real<ErrhK>(e.record.errhandler));
+    if (!e.record.name.empty()) PMPI_Comm_set_name(e.real, e.record.name.c_str());
   });
+  registry<TypeK>().table.for_each([](std::uint32_t, TypeK::entry& e) {
+    if (!e.record.name.empty()) PMPI_Type_set_name(e.real, e.record.name.c_str());
+  });
+  for (const auto& [type, name] : g_predefined_type_names)
+    PMPI_Type_set_name(codec::from_u64<MPI_Datatype>(type), name.c_str());
   forget_type_sizes();
   g_objects_replayed += g_creation_log.size();
   return g_creation_log.size();

@@ -25,7 +25,8 @@ using state_io::StateReader;
 using state_io::StateWriter;
 
 constexpr char kMagic[8] = {'Y', 'K', 'S', 'H', 'I', 'M', 'S', 'T'};
-constexpr std::uint32_t kVersion = 3;
+// 4: the names the app gave communicators and datatypes.
+constexpr std::uint32_t kVersion = 4;
 
 // The cut's own part: drained messages not delivered yet and the cut's counters (cut_state.hpp).
 struct CutImage {
@@ -62,7 +63,7 @@ struct ShimState {
   std::vector<std::uint64_t> call_counts;
 };
 
-// The bytes: the fields in this order (the format of version 3; a field of any part goes where
+// The bytes: the fields in this order (the format of version 4; a field of any part goes where
 // its place in this list says, whatever part it belongs to).
 template <class IO>
 void describe(IO& io, ShimState& s) {
@@ -72,7 +73,7 @@ void describe(IO& io, ShimState& s) {
   std::apply([&](auto&... t) { io(t...); }, o.tables);
   io(o.creation_log, o.keyvals, o.keyval_live, o.op_slots, o.errhandler_slots, o.retired, o.retired_communicators,
      c.drained, c.drained_total, s.call_counts, c.objects_replayed, o.posts, c.restarts, o.comms_made_over_group,
-     o.attached_buffer, o.attached_buffer_size);
+     o.attached_buffer, o.attached_buffer_size, o.predefined_type_names);
 }
 
 ShimState capture() {

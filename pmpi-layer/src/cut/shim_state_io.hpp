@@ -43,8 +43,16 @@ struct CommRecordMirror {
   MPI_Errhandler c;
   std::uint64_t d, e, f, g;
   bool h;
+  std::string i;
 };
 static_assert(sizeof(CommRecord) == sizeof(CommRecordMirror), "CommRecord changed: carry the new field in describe()");
+struct DatatypeRecordMirror {
+  std::map<int, void*> a;
+  bool b;
+  std::string c;
+};
+static_assert(sizeof(DatatypeRecord) == sizeof(DatatypeRecordMirror),
+              "DatatypeRecord changed: carry the new field in describe()");
 struct RequestRecordMirror {
   RequestKind a;
   bool b;
@@ -286,12 +294,12 @@ void describe(IO& io, Recipe& r) {
 template <class IO>
 void describe(IO& io, CommRecord& r) {
   io(r.channels, r.attributes, r.errhandler, r.collectives_started, r.collectives_entered, r.cut_key, r.children_made,
-     r.is_world);
+     r.is_world, r.name);
 }
 
 template <class IO>
 void describe(IO& io, DatatypeRecord& r) {
-  io(r.attributes, r.committed);
+  io(r.attributes, r.committed, r.name);
 }
 
 template <class IO>

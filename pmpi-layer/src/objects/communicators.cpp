@@ -128,6 +128,10 @@ void retire_comm(MPI_Comm comm) {
     g_freed_cut_counts.push_back({e->record.cut_key, e->record.collectives_entered});
 }
 
+void remember_comm_name(MPI_Comm comm, const char* name) {
+  if (CommRecord* rec = comm_record(comm)) rec->name = name;
+}
+
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   CommRecord* rec = comm_record(comm);
   if (!rec) return;

@@ -30,6 +30,8 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe);
 int peer_count(MPI_Comm comm);
 int cart_ndims(MPI_Comm comm);
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+// MPI_Comm_set_name: kept in the record, given again after a restart (cut/replay.cpp).
+void remember_comm_name(MPI_Comm comm, const char* name);
 // MPI_Comm_free: keep its traffic in the totals and its collective count for the cut.
 void retire_comm(MPI_Comm comm);
 
@@ -97,6 +99,8 @@ std::vector<bool>& keyval_live_flags();
 
 // --- datatypes.cpp
 void mark_committed(MPI_Datatype type);
+// MPI_Type_set_name: in the record, or for a predefined type in g_predefined_type_names.
+void remember_type_name(MPI_Datatype type, const char* name);
 MPI_Datatype type_from_contents(MPI_Datatype real);
 
 // --- operations.cpp

@@ -48,6 +48,7 @@ ObjectsImage save_objects() {
   s.posts = g_posts;
   s.attached_buffer = g_attached_buffer.address;
   s.attached_buffer_size = g_attached_buffer.size;
+  s.predefined_type_names = g_predefined_type_names;
   return s;
 }
 
@@ -75,6 +76,7 @@ void load_objects(ObjectsImage& s) {
   g_shim_completed_requests = completed;
   g_posts = s.posts;
   g_attached_buffer = {s.attached_buffer, s.attached_buffer_size};
+  g_predefined_type_names = std::move(s.predefined_type_names);
   forget_type_sizes();  // keyed by virtual handles, which may now stand for other types
 }
 

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -51,6 +52,7 @@ struct ObjectsImage {
   std::uint64_t posts = 0;
   std::uint64_t attached_buffer = 0;  // address; with its size, object_state.hpp
   std::int64_t attached_buffer_size = 0;
+  std::map<std::uint64_t, std::string> predefined_type_names;  // object_state.hpp
 };
 
 // The objects' globals as they are now. Makes no MPI call.

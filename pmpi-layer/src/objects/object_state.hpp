@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace yadokari::shim {
@@ -44,6 +45,11 @@ struct AttachedBuffer {
   std::int64_t size = 0;
 };
 inline AttachedBuffer g_attached_buffer;
+
+// Names the app gave predefined datatypes (MPI_Type_set_name on MPI_INT, ...), which have no
+// record: by handle (the same value after a restart: the library is the same and at the same
+// address, as every predefined handle the app keeps needs). datatypes.cpp.
+inline std::map<std::uint64_t, std::string> g_predefined_type_names;
 
 // The traffic of freed communicators, by logical peer (communicators.cpp).
 inline RetiredChannels g_retired_channels;

@@ -26,11 +26,13 @@ struct CommRecord {
   std::uint64_t cut_key = 0;
   std::uint64_t children_made = 0;
   bool is_world = false;
+  std::string name;  // given by MPI_Comm_set_name ("" = none): given again after a restart
 };
 
 struct DatatypeRecord {
   std::map<int, void*> attributes;
   bool committed = false;
+  std::string name;  // given by MPI_Type_set_name ("" = none): given again after a restart
 };
 
 // A user reduction: the library calls a per-op trampoline that hands the app its virtual datatype.

@@ -111,7 +111,10 @@ void on_init(int thread_level, std::chrono::steady_clock::time_point init_starte
   // application that never made a communicator itself. The decision is the same on every rank
   // (one map for all), as the split is collective.
   MPI_Comm vworld = MPI_COMM_WORLD;
-  if (!is_identity(map)) PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
+  if (!is_identity(map)) {
+    PMPI_Comm_split(MPI_COMM_WORLD, 0, g_identity.logical_rank, &vworld);
+    PMPI_Comm_set_name(vworld, "MPI_COMM_WORLD");  // as the app's MPI_Comm_get_name saw it before
+  }
   register_world(vworld);
 }
 

@@ -6,7 +6,8 @@
  * user op, an error handler, an info, attributes, receives that were posted and unmatched at the
  * hook (some with MPI_ANY_SOURCE, two alike that must match in posting order), messages in
  * flight at the hook, a receive matched at the cut, sends pending at the hook and persistent
- * requests (one active across the hook). Natively the hook is skipped; the output must be the
+ * requests (one active across the hook), and the names given to communicators and datatypes
+ * (a predefined one too). Natively the hook is skipped; the output must be the
  * same. 4 ranks (a 2x2 grid). */
 #include <mpi.h>
 #include <stdio.h>
@@ -105,6 +106,11 @@ int main(int argc, char** argv) {
   MPI_Type_commit(&every_other);
   MPI_Type_contiguous(2, MPI_INT, &g_pair);
   MPI_Type_commit(&g_pair);
+  /* Names the app gave: the re-created objects must answer with them. */
+  MPI_Comm_set_name(dup, "the duplicate");
+  MPI_Comm_set_name(MPI_COMM_WORLD, "everybody");
+  MPI_Type_set_name(g_pair, "pair of ints");
+  MPI_Type_set_name(MPI_FLOAT, "float renamed");
   MPI_Op op;
   MPI_Op_create(max_abs_pair, 1, &op);
   MPI_Errhandler eh;
@@ -320,6 +326,13 @@ int main(int argc, char** argv) {
   printf("rank %d world attribute: %d (%d)\n", rank, flag ? *got : -1, flag);
   MPI_Type_get_attr(every_other, type_key, &got, &flag);
   printf("rank %d type attribute: %d (%d)\n", rank, flag ? *got : -1, flag);
+  char names[4][MPI_MAX_OBJECT_NAME];
+  int length = 0;
+  MPI_Comm_get_name(dup, names[0], &length);
+  MPI_Comm_get_name(MPI_COMM_WORLD, names[1], &length);
+  MPI_Type_get_name(g_pair, names[2], &length);
+  MPI_Type_get_name(MPI_FLOAT, names[3], &length);
+  printf("rank %d names: '%s' '%s' '%s' '%s'\n", rank, names[0], names[1], names[2], names[3]);
   MPI_Comm dup2;
   MPI_Comm_dup(dup, &dup2);
   MPI_Comm_get_attr(dup2, comm_key, &got, &flag);
