@@ -1,5 +1,6 @@
 #include "pmpi-layer/src/cut/replay.hpp"
 
+#include "pmpi-layer/src/core/replay_frees.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
 #include "pmpi-layer/src/objects/trampolines.hpp"
 #include "pmpi-layer/src/cut/cut_state.hpp"
@@ -239,8 +240,46 @@ const typename K::record* live_record(std::uint64_t v) {
   return registry<K>().table.contains(index) ? &registry<K>().table.at(index).record : nullptr;
 }
 
-// Applies the new library objects to the live virtual handles of one kind; frees the new objects
-// whose virtual handle the app has freed in the meantime.
+// Whether the app holds the virtual handle `v` of an object of kind `kind` now.
+bool held_now(std::uint32_t kind, std::uint64_t v) {
+  bool held = false;
+  const auto look = [&](auto k) {
+    using K = decltype(k);
+    if (kind == K::code) held = registry<K>().table.contains(codec::index_of(codec::from_u64<typename K::handle>(v)));
+  };
+  look(CommK{});
+  look(GroupK{});
+  look(TypeK{});
+  look(OpK{});
+  look(ErrhK{});
+  look(InfoK{});
+  return held;
+}
+
+// Frees an object the replay made again that nothing holds any more (core/replay_frees.hpp).
+void free_remade(std::uint32_t kind, std::uint64_t real) {
+  if (kind == CommK::code) {
+    MPI_Comm c = codec::from_u64<MPI_Comm>(real);
+    if (c != MPI_COMM_NULL) PMPI_Comm_free(&c);
+  } else if (kind == GroupK::code) {
+    MPI_Group g = codec::from_u64<MPI_Group>(real);
+    if (g != MPI_GROUP_NULL && g != MPI_GROUP_EMPTY) PMPI_Group_free(&g);
+  } else if (kind == TypeK::code) {
+    MPI_Datatype t = codec::from_u64<MPI_Datatype>(real);
+    if (t != MPI_DATATYPE_NULL) PMPI_Type_free(&t);
+  } else if (kind == OpK::code) {
+    MPI_Op o = codec::from_u64<MPI_Op>(real);
+    if (o != MPI_OP_NULL) PMPI_Op_free(&o);
+  } else if (kind == ErrhK::code) {
+    MPI_Errhandler e = codec::from_u64<MPI_Errhandler>(real);
+    if (e != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&e);
+  } else if (kind == InfoK::code) {
+    MPI_Info i = codec::from_u64<MPI_Info>(real);
+    if (i != MPI_INFO_NULL) PMPI_Info_free(&i);
+  }
+}
+
+// Applies the new library objects to the live virtual handles of one kind.
 template <class K>
 void adopt_new_objects(const NewObjects& objs) {
   auto& reg = registry<K>();
@@ -257,8 +296,14 @@ void adopt_new_objects(const NewObjects& objs) {
 
 std::uint64_t replay_creation_log() {
   NewObjects objs;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> made;  // kind, new real: to free the dead ones
-  for (const CreationRecord& c : g_creation_log) {
+  std::vector<LoggedMaking> makings;
+  makings.reserve(g_creation_log.size());
+  for (const CreationRecord& c : g_creation_log) makings.push_back({c.result, &c.recipe.parents});
+  const std::vector<std::vector<std::size_t>> frees =
+      replay_frees(makings, [](std::size_t i) { return held_now(g_creation_log[i].kind, g_creation_log[i].result); });
+  std::vector<std::uint64_t> remade(g_creation_log.size());  // each entry's new real
+  for (std::size_t at = 0; at < g_creation_log.size(); ++at) {
+    const CreationRecord& c = g_creation_log[at];
     const Recipe& r = c.recipe;
     std::uint64_t real = 0;
     if (c.kind == CommK::code) {
@@ -286,6 +331,8 @@ std::uint64_t replay_creation_log() {
       real = codec::to_u64(info);
     }
     if (c.result != 0) objs.set(c.result, real);
+    remade[at] = real;
+    for (const std::size_t dead : frees[at]) free_remade(g_creation_log[dead].kind, remade[dead]);
   }
   adopt_new_objects<CommK>(objs);
   adopt_new_objects<GroupK>(objs);
