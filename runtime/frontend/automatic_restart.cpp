@@ -108,6 +108,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   timeline.cause = cause;
   timeline.detect_s = restart_cause.detect_s;
   timeline.settle_s = restart_cause.settle_s;
+  timeline.checkpoint_s = restart_cause.checkpoint_s;
 
   // stop
   auto phase = Clock::now();

@@ -50,6 +50,7 @@ struct RestartCause {
   std::set<std::string> unheard;       // node ids not heard from since the failure, not lost either: no ranks there
   std::optional<double> detect_s;      // last heartbeat -> verdict (none for a rebalance)
   std::optional<double> settle_s;      // waiting for the other nodes to be heard from or lost
+  std::optional<double> checkpoint_s;  // asked for (rebalance, migrate, drain): request -> epoch committed
   bool rebalance = false;              // asked for: does not count against --max-restarts, and the
                                        // placement first tries to give every rank a slot of its own
   std::vector<scheduler::Move> moves;  // `yadokari migrate` (with rebalance): only these ranks move

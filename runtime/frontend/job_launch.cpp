@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "runtime/control/coordinator.hpp"
 #include "runtime/control/job_registry.hpp"
 #include "protocol/secret.hpp"
@@ -136,7 +138,11 @@ int launch_job(const LaunchRequest& request) {
       if (!after.line.empty()) std::fprintf(stderr, "yadokari: %s\n", after.line.c_str());
       if (after.stop && !stop) stop = after.stop;
       if (after.retry) coordinator_ptr->request_checkpoint();
-      if (rebalance.wanted && end.committed) rebalance.ready = true;
+      if (rebalance.wanted && end.committed) {
+        rebalance.ready = true;
+        rebalance.checkpoint_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - rebalance.asked_at).count();
+      }
       if (rebalance.wanted && !end.committed) {
         // A cut that cannot complete now (e.g. a rank hung in the library) would fail every time:
         // after a few tries the job goes on where it runs rather than checkpointing in a loop.
@@ -165,6 +171,7 @@ int launch_job(const LaunchRequest& request) {
     rebalance.wanted = true;
     rebalance.moves = moves;
     rebalance.cause = cause;
+    rebalance.asked_at = std::chrono::steady_clock::now();
     coordinator_ptr->request_checkpoint();
   };
   NodeDrains drains(
@@ -179,6 +186,7 @@ int launch_job(const LaunchRequest& request) {
       config.on_rebalance = [&rebalance, &coordinator_ptr, &request]() -> protocol::RebalanceReply {
         if (rebalance.wanted) return {false, "a rebalance of job " + request.job_id + " is already under way"};
         rebalance.wanted = true;
+        rebalance.asked_at = std::chrono::steady_clock::now();
         coordinator_ptr->request_checkpoint();
         std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
         return {true, "rebalance of job " + request.job_id +
@@ -256,9 +264,14 @@ int launch_job(const LaunchRequest& request) {
   };
 
   std::vector<RestartTimeline> timelines;
-  coordinator.set_status_extras([&timelines, &drains, &coordinator](protocol::StatusReport& report) {
+  coordinator.set_status_extras([&timelines, &drains, &coordinator, &rebalance](protocol::StatusReport& report) {
     report.restarts = static_cast<std::uint32_t>(timelines.size());
     for (const auto& timeline : timelines) report.timeline.push_back(timeline_line(timeline));
+    // An asked-for restart before its epoch commits (after that, the restart's own line follows).
+    if (rebalance.wanted)
+      report.timeline.push_back(
+          fmt::format("{} under way: checkpoint asked for {:.3f} s ago, then a restart", rebalance_cause(rebalance),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - rebalance.asked_at).count()));
     drains.describe(report, coordinator.registrations());
   });
   RestartContext restart_context;
@@ -322,9 +335,8 @@ int launch_job(const LaunchRequest& request) {
     if (outcome.exit_code) return *outcome.exit_code;
     RestartCause cause;
     if (outcome.rebalance) {
-      cause.text = !rebalance.cause.empty()  ? rebalance.cause
-                   : rebalance.moves.empty() ? "rebalance"
-                                             : "migrate " + scheduler::moves_text(rebalance.moves);
+      cause.text = rebalance_cause(rebalance);
+      cause.checkpoint_s = rebalance.checkpoint_s;
       cause.rebalance = true;
       cause.moves = rebalance.moves;
     } else if (outcome.failed_with) {

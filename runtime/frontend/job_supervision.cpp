@@ -87,6 +87,11 @@ constexpr std::uint64_t kBeatsToSettle = 2;
 
 }  // namespace
 
+std::string rebalance_cause(const RebalanceState& rebalance) {
+  if (!rebalance.cause.empty()) return rebalance.cause;
+  return rebalance.moves.empty() ? "rebalance" : "migrate " + scheduler::moves_text(rebalance.moves);
+}
+
 Outcome supervise(pid_t launcher, TerminationSignals& signals, control::Coordinator& coordinator,
                   const std::optional<PlannedStop>& stop, std::chrono::milliseconds loss_after,
                   const RebalanceState& rebalance, const std::function<bool(const ReceivedSignal&)>& take_over_signal,

@@ -45,9 +45,14 @@ struct RebalanceState {
   bool wanted = false;
   bool ready = false;
   int failed_epochs = 0;
-  std::vector<scheduler::Move> moves;  // a migrate: only these ranks move
-  std::string cause;                   // the restart's cause when not "rebalance" or "migrate ..."
+  std::vector<scheduler::Move> moves;                // a migrate: only these ranks move
+  std::string cause;                                 // the restart's cause when not "rebalance" or "migrate ..."
+  std::chrono::steady_clock::time_point asked_at{};  // when the checkpoint was asked for
+  std::optional<double> checkpoint_s;                // asked_at -> the epoch committed
 };
+
+// "rebalance", "migrate ranks 2,3 to n3" or the cause a move was begun with ("drain of n3: ...").
+std::string rebalance_cause(const RebalanceState& rebalance);
 
 // Runs the launcher to its end while serving the control plane. `loss_after` > 0 (node agents):
 // a lost node ends the launch too, and a launcher that fails first (it saw its ranks die) waits

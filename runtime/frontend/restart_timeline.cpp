@@ -12,8 +12,9 @@ std::string phase(const char* name, std::optional<double> seconds) {
 }  // namespace
 
 std::string timeline_line(const RestartTimeline& t) {
-  return fmt::format("restart {} ({}): {}, {}, {}, {}, {}, {}, {}, {}; epoch {}; {}", t.number, t.cause,
-                     phase("detect", t.detect_s), phase("settle", t.settle_s), phase("stop", t.stop_s),
+  const std::string checkpoint = t.checkpoint_s ? phase("checkpoint", t.checkpoint_s) + ", " : std::string();
+  return fmt::format("restart {} ({}): {}, {}, {}{}, {}, {}, {}, {}, {}; epoch {}; {}", t.number, t.cause,
+                     phase("detect", t.detect_s), phase("settle", t.settle_s), checkpoint, phase("stop", t.stop_s),
                      phase("plan", t.plan_s), phase("stage", t.stage_s), phase("launch", t.launch_s),
                      phase("MPI_Init", t.init_s), phase("restore", t.restore_s), t.epoch, t.placement);
 }

@@ -34,4 +34,9 @@ TEST_CASE("a rebalance has neither a detection nor a settling") {
   CHECK(timeline_line(t) ==
         "restart 2 (rebalance): detect -, settle -, stop 0.000 s, plan 0.000 s, stage 0.000 s, launch 0.500 s, "
         "MPI_Init 0.300 s, restore 0.010 s; epoch 5; policy speed, ranks moved: 3");
+  // Its checkpoint, from the request to the commit, once measured.
+  t.checkpoint_s = 0.4125;
+  CHECK(timeline_line(t) ==
+        "restart 2 (rebalance): detect -, settle -, checkpoint 0.412 s, stop 0.000 s, plan 0.000 s, stage 0.000 s, "
+        "launch 0.500 s, MPI_Init 0.300 s, restore 0.010 s; epoch 5; policy speed, ranks moved: 3");
 }
