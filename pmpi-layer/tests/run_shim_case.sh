@@ -86,9 +86,9 @@ d, n = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 for r in range(n):
     j = json.loads((d / f"rank-{r}.json").read_text())
     assert j["messages_drained_at_cuts"] >= 3, (r, j["messages_drained_at_cuts"])
-    # dup x2, split, cart, group x2, types x4 (one freed, kept by persistent requests), op,
-    # errhandler x3 (one freed, kept by the communicator it is set on), info
-    assert j["objects_replayed"] == 15, (r, j["objects_replayed"])
+    # dup x2, split, cart, distributed graph, group x2, types x4 (one freed, kept by persistent
+    # requests), op, errhandler x3 (one freed, kept by the communicator it is set on), info
+    assert j["objects_replayed"] == 16, (r, j["objects_replayed"])
     calls = j["calls"]
     assert calls.get("MPI_Init", 0) == 1, calls
     assert calls.get("MPI_Irecv", 0) == 8 and calls.get("MPI_Send_init", 0) == 2, calls

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -22,7 +24,8 @@ namespace {
 
 // Each status question; a front end in the middle of a restart answers once it is through.
 constexpr std::chrono::milliseconds kAnswerTimeout{5000};
-constexpr std::chrono::milliseconds kLookInterval{200};
+// Each answer asks every rank of the job for its state: once a second is plenty for a departure.
+constexpr std::chrono::milliseconds kLookInterval{1000};
 
 bool front_end_gone(const control::JobRecord& job) {
   return kill(static_cast<pid_t>(job.pid), 0) != 0 && errno == ESRCH;
@@ -40,7 +43,7 @@ std::vector<control::JobRecord> jobs_on(const sim::Cluster& cluster) {
   return jobs;
 }
 
-// The node as `job` describes it now; nullptr when the job does not know the node.
+// The node as `job` describes it now; none when the job does not know the node.
 std::optional<protocol::NodeStatus> node_in(const control::JobRecord& job, const std::string& node) {
   const protocol::StatusReport report = frontend::in_network_namespace_of_job(
       job, [&] { return control::request_status(job.status_endpoint, job.job_id, job.credential, kAnswerTimeout); });

@@ -11,7 +11,8 @@ namespace {
 
 // Every few seconds: a drain is planned maintenance, not a failure, and slurmctld serves every job.
 constexpr std::chrono::milliseconds kAskInterval{5000};
-constexpr std::chrono::milliseconds kAnswerLimit{10000};
+// Also how long the front end may wait for a question under way when the job ends.
+constexpr std::chrono::milliseconds kAnswerLimit{5000};
 
 }  // namespace
 

@@ -9,7 +9,10 @@
  * (pmpi-layer/src/shim/alloc_mem.cpp). And an MPI_Buffer_attach buffer that every iteration's
  * MPI_Bsend uses: the fresh library after a restart must have it attached again. And names given
  * to MPI_COMM_WORLD, a duplicate of it, a derived datatype and MPI_INT, read at the end: the
- * fresh library's objects must carry them again. */
+ * fresh library's objects must carry them again. And MPI_ERRORS_RETURN on MPI_COMM_WORLD, then an
+ * error tied to no communicator at the end (MPI_Type_size of MPI_DATATYPE_NULL), which MPI raises
+ * on MPI_COMM_WORLD: it must return, also after a restart over a rank map, where the app's world
+ * is not the library's. */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
   MPI_Type_contiguous(3, MPI_DOUBLE, &named_type);
   MPI_Type_set_name(named_type, "three doubles");
   MPI_Type_set_name(MPI_INT, "basics int");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   long null_written = 0, null_failed = 0;
   for (int iteration = 0; iteration < 40; ++iteration) {
     if (iteration == 20) yk_app_pause_point(MPI_COMM_WORLD);
@@ -91,6 +95,9 @@ int main(int argc, char** argv) {
   MPI_Type_get_name(named_type, names[2], &name_length);
   MPI_Type_get_name(MPI_INT, names[3], &name_length);
   if (rank == 0) printf("names: '%s' '%s' '%s' '%s'\n", names[0], names[1], names[2], names[3]);
+  int null_size = 0;
+  const int returned = MPI_Type_size(MPI_DATATYPE_NULL, &null_size) != MPI_SUCCESS;
+  if (rank == 0) printf("an error tied to no communicator returned: %d\n", returned);
   MPI_Type_free(&named_type);
   MPI_Comm_free(&named_dup);
   free(values);

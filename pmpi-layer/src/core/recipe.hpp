@@ -66,6 +66,22 @@ struct Recipe {
   }
 };
 
+// dist_graph_create_adjacent's third integer: how each weights argument was given. Images of
+// builds before this kept 0 (both MPI_UNWEIGHTED) or 1 (both arrays); since, 2 + 3 * sources' kind
+// + destinations' kind, each kind one of these (weights follow the edges only for kWeightsGiven).
+inline constexpr std::int64_t kWeightsUnweighted = 0, kWeightsEmpty = 1, kWeightsGiven = 2;
+inline constexpr std::int64_t dist_graph_weights_code(std::int64_t sources_kind, std::int64_t destinations_kind) {
+  return 2 + 3 * sources_kind + destinations_kind;
+}
+struct DistGraphWeights {
+  std::int64_t sources_kind = kWeightsUnweighted, destinations_kind = kWeightsUnweighted;
+};
+inline constexpr DistGraphWeights dist_graph_weights(std::int64_t code) {
+  if (code == 0) return {kWeightsUnweighted, kWeightsUnweighted};
+  if (code == 1) return {kWeightsGiven, kWeightsGiven};
+  return {(code - 2) / 3, (code - 2) % 3};
+}
+
 const char* recipe_op_name(RecipeOp op);
 
 }  // namespace yadokari::shim

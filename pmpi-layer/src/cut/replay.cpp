@@ -88,16 +88,27 @@ MPI_Comm recreate_comm(const Recipe& r, const NewObjects& objs) {
     }
     case RecipeOp::dist_graph_create_adjacent: {
       const auto in = static_cast<std::size_t>(v[0]), outd = static_cast<std::size_t>(v[1]);
-      const bool weighted = v[2] != 0;
+      const DistGraphWeights kinds = dist_graph_weights(v[2]);
       auto sources = ints_of(r, 4, in), dests = ints_of(r, 4 + in, outd);
+      std::size_t next = 4 + in + outd;
       std::vector<int> sw, dw;
-      if (weighted) {
-        sw = ints_of(r, 4 + in + outd, in);
-        dw = ints_of(r, 4 + 2 * in + outd, outd);
+      if (kinds.sources_kind == kWeightsGiven) {
+        sw = ints_of(r, next, in);
+        next += in;
       }
-      PMPI_Dist_graph_create_adjacent(
-          parent, static_cast<int>(in), sources.data(), weighted ? sw.data() : MPI_UNWEIGHTED, static_cast<int>(outd),
-          dests.data(), weighted ? dw.data() : MPI_UNWEIGHTED, MPI_INFO_NULL, static_cast<int>(v[3]), &out);
+      if (kinds.destinations_kind == kWeightsGiven) dw = ints_of(r, next, outd);
+      // The weights argument as the app gave it (an empty array stays an array, not "unweighted").
+      const auto weights = [](std::int64_t kind, std::vector<int>& given) -> const int* {
+        if (kind == kWeightsUnweighted) return MPI_UNWEIGHTED;
+        if (kind == kWeightsEmpty) return MPI_WEIGHTS_EMPTY;
+        given.push_back(0);  // a valid address also for zero edges
+        return given.data();
+      };
+      const int* source_weights = weights(kinds.sources_kind, sw);
+      const int* destination_weights = weights(kinds.destinations_kind, dw);
+      PMPI_Dist_graph_create_adjacent(parent, static_cast<int>(in), sources.data(), source_weights,
+                                      static_cast<int>(outd), dests.data(), destination_weights, MPI_INFO_NULL,
+                                      static_cast<int>(v[3]), &out);
       break;
     }
     case RecipeOp::intercomm_create:
@@ -348,8 +359,10 @@ std::uint64_t replay_creation_log() {
     for (const auto& [key, value] : e.record.entries) PMPI_Info_set(e.real, key.c_str(), value.c_str());
   });
   registry<CommK>().table.for_each([](std::uint32_t, CommK::entry& e) {
-    if (e.record.errhandler != MPI_ERRHANDLER_NULL)
+    if (e.record.errhandler != MPI_ERRHANDLER_NULL) {
       PMPI_Comm_set_errhandler(e.real, to_real<ErrhK>(e.record.errhandler));
+      if (e.record.is_world) world_errhandler_on_library_world(to_real<ErrhK>(e.record.errhandler));
+    }
     if (!e.record.name.empty()) PMPI_Comm_set_name(e.real, e.record.name.c_str());
   });
   registry<TypeK>().table.for_each([](std::uint32_t, TypeK::entry& e) {

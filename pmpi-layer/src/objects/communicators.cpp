@@ -138,6 +138,14 @@ void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   hold_errhandler(errhandler);
   release<ErrhK>(rec->errhandler);
   rec->errhandler = errhandler;
+  if (rec->is_world) world_errhandler_on_library_world(to_real<ErrhK>(errhandler));
+}
+
+void world_errhandler_on_library_world(MPI_Errhandler real) {
+  // Errors tied to no communicator go to the library's MPI_COMM_WORLD (MPI-3.1 §8.3); after a
+  // restart over a rank map the app's world is another communicator (world.cpp), so the handler
+  // the app set on its world must be on the library's too.
+  if (g_world_entry->real != MPI_COMM_WORLD) PMPI_Comm_set_errhandler(MPI_COMM_WORLD, real);
 }
 
 }  // namespace yadokari::shim

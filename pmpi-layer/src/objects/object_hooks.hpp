@@ -30,6 +30,9 @@ MPI_Comm adopt_comm(MPI_Comm real, Recipe recipe);
 int peer_count(MPI_Comm comm);
 int cart_ndims(MPI_Comm comm);
 void remember_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+// The app's world's error handler (a library handle) also on the library's MPI_COMM_WORLD, when
+// the app's world is another communicator (a restart over a rank map).
+void world_errhandler_on_library_world(MPI_Errhandler real);
 // MPI_Comm_set_name: kept in the record, given again after a restart (cut/replay.cpp).
 void remember_comm_name(MPI_Comm comm, const char* name);
 // MPI_Comm_free: keep its traffic in the totals and its collective count for the cut.

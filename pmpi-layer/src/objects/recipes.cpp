@@ -56,16 +56,29 @@ Recipe recipe_graph_create(MPI_Comm old, int nnodes, const int index[], const in
   return r;
 }
 
+namespace {
+
+// How a weights argument of MPI_Dist_graph_create_adjacent was given (DistGraphWeights in recipe.hpp).
+std::int64_t weights_kind(const int weights[]) {
+  if (weights == MPI_UNWEIGHTED) return kWeightsUnweighted;
+  if (weights == MPI_WEIGHTS_EMPTY) return kWeightsEmpty;
+  return kWeightsGiven;
+}
+
+}  // namespace
+
 Recipe recipe_dist_graph_adjacent(MPI_Comm old, int indegree, const int sources[], const int sourceweights[],
                                   int outdegree, const int destinations[], const int destweights[], int reorder) {
-  const bool weighted = sourceweights != MPI_UNWEIGHTED && sourceweights != MPI_WEIGHTS_EMPTY;
-  Recipe r = recipe(RecipeOp::dist_graph_create_adjacent, {indegree, outdegree, weighted ? 1 : 0, reorder}, {hv(old)});
+  // Each side as given: a rank with no in-edges passes MPI_WEIGHTS_EMPTY (or any array) for its
+  // source weights while its destinations are weighted, and the graph is weighted on every rank.
+  const std::int64_t sources_kind = weights_kind(sourceweights), destinations_kind = weights_kind(destweights);
+  Recipe r =
+      recipe(RecipeOp::dist_graph_create_adjacent,
+             {indegree, outdegree, dist_graph_weights_code(sources_kind, destinations_kind), reorder}, {hv(old)});
   append(r.ints, sources, indegree);
   append(r.ints, destinations, outdegree);
-  if (weighted) {
-    append(r.ints, sourceweights, indegree);
-    append(r.ints, destweights, outdegree);
-  }
+  if (sources_kind == kWeightsGiven) append(r.ints, sourceweights, indegree);
+  if (destinations_kind == kWeightsGiven) append(r.ints, destweights, outdegree);
   return r;
 }
 

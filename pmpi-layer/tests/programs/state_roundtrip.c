@@ -6,8 +6,8 @@
  * user op, an error handler, an info, attributes, receives that were posted and unmatched at the
  * hook (some with MPI_ANY_SOURCE, two alike that must match in posting order), messages in
  * flight at the hook, a receive matched at the cut, sends pending at the hook and persistent
- * requests (one active across the hook), and the names given to communicators and datatypes
- * (a predefined one too). Natively the hook is skipped; the output must be the
+ * requests (one active across the hook), the names given to communicators and datatypes
+ * (a predefined one too), and a weighted distributed graph with ranks of no in- or out-edge. Natively the hook is skipped; the output must be the
  * same. 4 ranks (a 2x2 grid). */
 #include <mpi.h>
 #include <stdio.h>
@@ -119,6 +119,17 @@ int main(int argc, char** argv) {
   MPI_Comm marked_comm;
   MPI_Errhandler eh_marked, eh_other;
   MPI_Comm_dup(MPI_COMM_WORLD, &marked_comm);
+  /* A weighted distributed graph, a chain 0 -> 1 -> 2 -> 3: rank 0 has no in-edge and passes
+   * MPI_WEIGHTS_EMPTY for its sources, rank 3 no out-edge and MPI_WEIGHTS_EMPTY for its
+   * destinations; the graph is weighted on every rank. */
+  MPI_Comm chain;
+  {
+    const int from = rank - 1, to = rank + 1, from_weight = 10 * rank, to_weight = 10 * rank + 1;
+    const int indegree = rank > 0, outdegree = rank < size - 1;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indegree, &from, indegree ? &from_weight : MPI_WEIGHTS_EMPTY,
+                                   outdegree, &to, outdegree ? &to_weight : MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0,
+                                   &chain);
+  }
   MPI_Comm_create_errhandler(on_error_marked, &eh_marked);
   MPI_Comm_set_errhandler(marked_comm, eh_marked);
   MPI_Errhandler_free(&eh_marked);
@@ -326,6 +337,16 @@ int main(int argc, char** argv) {
   printf("rank %d world attribute: %d (%d)\n", rank, flag ? *got : -1, flag);
   MPI_Type_get_attr(every_other, type_key, &got, &flag);
   printf("rank %d type attribute: %d (%d)\n", rank, flag ? *got : -1, flag);
+  {
+    int indegree = 0, outdegree = 0, weighted = 0, source = -1, source_weight = -1, destination = -1,
+        destination_weight = -1, got_from[1] = {-1};
+    MPI_Dist_graph_neighbors_count(chain, &indegree, &outdegree, &weighted);
+    MPI_Dist_graph_neighbors(chain, indegree, &source, &source_weight, outdegree, &destination, &destination_weight);
+    MPI_Neighbor_allgather(&rank, 1, MPI_INT, got_from, 1, MPI_INT, chain);
+    printf("rank %d chain: in %d out %d weighted %d from %d (%d) to %d (%d) got %d\n", rank, indegree, outdegree,
+           weighted, indegree ? source : -1, indegree ? source_weight : -1, outdegree ? destination : -1,
+           outdegree ? destination_weight : -1, indegree ? got_from[0] : -1);
+  }
   char names[4][MPI_MAX_OBJECT_NAME];
   int length = 0;
   MPI_Comm_get_name(dup, names[0], &length);
@@ -361,6 +382,7 @@ int main(int argc, char** argv) {
   MPI_Type_free(&g_pair);
   MPI_Group_free(&pair_group);
   MPI_Comm_free(&cart);
+  MPI_Comm_free(&chain);
   MPI_Comm_free(&half);
   MPI_Comm_free(&dup);
   free(big);
