@@ -74,20 +74,6 @@ std::string number(const char* format, double value) {
   return buffer;
 }
 
-std::string rank_list(std::vector<int> ranks) {
-  std::sort(ranks.begin(), ranks.end());
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += std::to_string(ranks[i]);
-    if (j > i) text += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return text;
-}
-
 Model::Model(const Job& job_, const std::vector<Node>& nodes_, const CurrentPlacement& current_,
              const Options& options_)
     : job(job_), nodes(nodes_), options(options_) {
@@ -319,3 +305,21 @@ Placement finish(const Model& model, const Assignment& assignment, std::string p
 }
 
 }  // namespace yadokari::scheduler::detail
+
+namespace yadokari::scheduler {
+
+std::string rank_list(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(ranks[i]);
+    if (j > i) text += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+}  // namespace yadokari::scheduler

@@ -69,8 +69,6 @@ std::uint64_t inter_node_bytes(const Model& model, const Assignment& assignment)
 // alive node within capacity) and throws std::logic_error if a policy broke one.
 Placement finish(const Model& model, const Assignment& assignment, std::string policy, std::string explanation);
 
-// "0-3,5,7-8"
-std::string rank_list(std::vector<int> ranks);
 // printf-style formatting of one double ("%.3g" etc.).
 std::string number(const char* format, double value);
 

@@ -76,7 +76,7 @@ std::string moves_text(const std::vector<Move>& moves) {
   std::string text;
   for (const auto& node : order) {
     const auto& ranks = by_node[node];
-    text += (text.empty() ? "" : ", ") + std::string(ranks.size() > 1 ? "ranks " : "rank ") + detail::rank_list(ranks) +
+    text += (text.empty() ? "" : ", ") + std::string(ranks.size() > 1 ? "ranks " : "rank ") + rank_list(ranks) +
             " to " + node;
   }
   return text;

@@ -135,4 +135,7 @@ Cost predict_cost(const Job& job, const std::vector<Node>& nodes, const CurrentP
 // "2,0,1": the value of YADOKARI_RANK_MAP for a placement.
 std::string rank_map_string(const Placement& placement);
 
+// "0-3,5,7,8": sorted, runs of three or more ranks as ranges, so messages stay short for big jobs.
+std::string rank_list(std::vector<int> ranks);
+
 }  // namespace yadokari::scheduler

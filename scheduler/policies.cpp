@@ -20,7 +20,6 @@ namespace {
 using detail::Assignment;
 using detail::Model;
 using detail::number;
-using detail::rank_list;
 
 struct Result {
   Assignment assignment;

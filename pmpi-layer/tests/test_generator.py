@@ -6,6 +6,9 @@ import sys
 import tempfile
 import unittest
 
+# Every run's files go under one directory that is removed when the tests end.
+_SCRATCH = tempfile.TemporaryDirectory(prefix="yk-generator-test-")
+
 GENERATOR = pathlib.Path(sys.argv[1])
 REAL_TABLE = pathlib.Path(sys.argv[2])
 
@@ -25,7 +28,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm {out;new
 
 
 def run(table, flavour="openmpi", expect_ok=True, f08_imports=None):
-    d = pathlib.Path(tempfile.mkdtemp())
+    d = pathlib.Path(tempfile.mkdtemp(dir=_SCRATCH.name))
     (d / "t.def").write_text(table)
     (d / "mpi.i").write_text(FAKE_MPI_H)
     extra = []
@@ -156,7 +159,7 @@ class GeneratorTest(unittest.TestCase):
 
     def test_real_table_parses_for_both_flavours(self):
         for flavour in ("openmpi", "mpich"):
-            d = pathlib.Path(tempfile.mkdtemp())
+            d = pathlib.Path(tempfile.mkdtemp(dir=_SCRATCH.name))
             (d / "mpi.i").write_text(FAKE_MPI_H)
             p = subprocess.run([sys.executable, str(GENERATOR), "--table", str(REAL_TABLE), "--flavour", flavour,
                                 "--prototypes", str(d / "mpi.i"), "--out-dir", str(d / "out")],

@@ -6,6 +6,7 @@
 #include "runtime/frontend/frontend_error.hpp"
 #include "runtime/frontend/platform.hpp"
 #include "runtime/frontend/rank_moves.hpp"
+#include "scheduler/placement.hpp"
 #include "scheduler/placement_error.hpp"
 
 namespace yadokari::frontend {
@@ -21,12 +22,6 @@ std::vector<int> ranks_on(const std::vector<std::string>& rank_hosts, const std:
   for (std::size_t rank = 0; rank < rank_hosts.size(); ++rank)
     if (!hostname.empty() && rank_hosts[rank] == hostname) ranks.push_back(static_cast<int>(rank));
   return ranks;
-}
-
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string text = ranks.size() > 1 ? "ranks " : "rank ";
-  for (std::size_t i = 0; i < ranks.size(); ++i) text += (i ? "," : "") + std::to_string(ranks[i]);
-  return text;
 }
 
 // The moves that empty `leaving` (by hostname), in node ids; checked with plan_moves, so that a
@@ -117,7 +112,7 @@ void NodeDrains::watch(const Platform& platform, const control::Coordinator& coo
 void NodeDrains::stuck(const std::string& node, const std::vector<int>& ranks, const std::string& why) {
   stuck_[node] = why;
   std::fprintf(stderr, "yadokari: node %s is draining, but %s cannot move off it: %s; they stay there\n", node.c_str(),
-               rank_list(ranks).c_str(), why.c_str());
+               (std::string(ranks.size() > 1 ? "ranks " : "rank ") + scheduler::rank_list(ranks)).c_str(), why.c_str());
 }
 
 void NodeDrains::describe(protocol::StatusReport& report,

@@ -54,43 +54,23 @@ std::vector<std::optional<double>> compute_on_current_hosts(const std::vector<st
   return any ? here : std::vector<std::optional<double>>{};
 }
 
-namespace {
-
-// "0,1,4-9": runs of three or more ranks as ranges, so the line stays short for big jobs.
-std::string rank_list(const std::vector<std::size_t>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    text += text.empty() ? "" : ",";
-    if (j >= i + 2) {
-      text += std::to_string(ranks[i]) + "-" + std::to_string(ranks[j]);
-      i = j + 1;
-    } else {
-      text += std::to_string(ranks[i]);
-      ++i;
-    }
-  }
-  return text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string compute_summary(const std::vector<std::optional<double>>& compute_seconds,
                             const std::vector<std::string>& rank_hosts) {
   struct HostSum {
     double seconds = 0.0;
-    std::vector<std::size_t> ranks;
+    std::vector<int> ranks;
   };
   std::map<std::string, HostSum> by_host;  // ordered by name: the same line for the same input
-  std::vector<std::size_t> unmeasured;
+  std::vector<int> unmeasured;
   for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
     if (r < compute_seconds.size() && compute_seconds[r]) {
       auto& sum = by_host[rank_hosts[r]];
       sum.seconds += *compute_seconds[r];
-      sum.ranks.push_back(r);
+      sum.ranks.push_back(static_cast<int>(r));
     } else {
-      unmeasured.push_back(r);
+      unmeasured.push_back(static_cast<int>(r));
     }
   }
   if (by_host.empty()) return {};
@@ -99,10 +79,10 @@ std::string compute_summary(const std::vector<std::optional<double>>& compute_se
     char mean[32];
     std::snprintf(mean, sizeof mean, "%.3g", sum.seconds / static_cast<double>(sum.ranks.size()));
     text += (text.empty() ? "" : ", ") + host + " " + mean + " s (rank" + (sum.ranks.size() > 1 ? "s " : " ") +
-            rank_list(sum.ranks) + ")";
+            scheduler::rank_list(sum.ranks) + ")";
   }
   if (!unmeasured.empty())
-    text += "; not measured: rank" + std::string(unmeasured.size() > 1 ? "s " : " ") + rank_list(unmeasured);
+    text += "; not measured: rank" + std::string(unmeasured.size() > 1 ? "s " : " ") + scheduler::rank_list(unmeasured);
   return text;
 }
 
