@@ -1,7 +1,8 @@
 // Which objects the restart's replay may free again, and when (cut/replay.cpp). The creation log
-// keeps every object the application made, freed ones too: a later object may have been made from
-// one, and every member of a communicator must take part in each collective creation its peers
-// replay, so the replay makes them all again in order. Kept alive, the freed ones would pile up
+// keeps the objects the application made, freed ones too where a later object may have been made
+// from one or the making was collective (core/log_compaction.hpp): every member of a communicator
+// must take part in each collective creation its peers replay, so the replay makes them all again
+// in order. Kept alive, the freed ones would pile up
 // (an application that dups and frees a communicator per step has thousands: MPICH runs out of
 // context ids near 2,000). So each one nothing holds at the end is freed again as soon as nothing
 // later in the log is made from it. MPI-free.

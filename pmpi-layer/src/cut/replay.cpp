@@ -1,6 +1,7 @@
 #include "pmpi-layer/src/cut/replay.hpp"
 
 #include "pmpi-layer/src/core/replay_frees.hpp"
+#include "pmpi-layer/src/objects/creation_log.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
 #include "pmpi-layer/src/objects/trampolines.hpp"
 #include "pmpi-layer/src/cut/cut_state.hpp"
@@ -251,22 +252,6 @@ const typename K::record* live_record(std::uint64_t v) {
   return registry<K>().table.contains(index) ? &registry<K>().table.at(index).record : nullptr;
 }
 
-// Whether the app holds the virtual handle `v` of an object of kind `kind` now.
-bool held_now(std::uint32_t kind, std::uint64_t v) {
-  bool held = false;
-  const auto look = [&](auto k) {
-    using K = decltype(k);
-    if (kind == K::code) held = registry<K>().table.contains(codec::index_of(codec::from_u64<typename K::handle>(v)));
-  };
-  look(CommK{});
-  look(GroupK{});
-  look(TypeK{});
-  look(OpK{});
-  look(ErrhK{});
-  look(InfoK{});
-  return held;
-}
-
 // Frees an object the replay made again that nothing holds any more (core/replay_frees.hpp).
 void free_remade(std::uint32_t kind, std::uint64_t real) {
   if (kind == CommK::code) {
@@ -306,6 +291,7 @@ void adopt_new_objects(const NewObjects& objs) {
 }  // namespace
 
 std::uint64_t replay_creation_log() {
+  compact_creation_log();  // (a no-op after a cut's save; not when the replay is asked for mid-run)
   NewObjects objs;
   std::vector<LoggedMaking> makings;
   makings.reserve(g_creation_log.size());

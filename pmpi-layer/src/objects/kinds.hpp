@@ -58,7 +58,8 @@ struct Registry {
 // Every object-creating call of the app, in order, with its recipe and the virtual handle it
 // returned (0 for a null result: a collective creation that gave this rank MPI_COMM_NULL still
 // has to be repeated by it). Replaying the log re-creates the app's objects on a fresh library
-// (replay.cpp), parents before children, including parents the app has freed since.
+// (replay.cpp), parents before children, including parents the app has freed since; entries
+// nothing needs any more are dropped (creation_log.hpp).
 struct CreationRecord {
   std::uint32_t kind;
   Recipe recipe;

@@ -37,6 +37,7 @@ ObjectsImage save_objects() {
   s.world_index = g_world_index;
   s.self_index = g_self_index;
   std::apply([](auto&... t) { (capture(t), ...); }, s.tables);
+  compact_creation_log();  // what a restart needs, no more
   s.creation_log = g_creation_log;
   s.keyvals = keyval_records();
   s.keyval_live = keyval_live_flags();

@@ -35,7 +35,8 @@ inline std::uint32_t g_self_index = UINT32_MAX;
 inline CommK::entry* g_world_entry = nullptr;
 inline CommK::entry* g_self_entry = nullptr;
 
-// Every object-creating call of the app, in order (kinds.hpp, CreationRecord).
+// Every object-creating call of the app a restart still needs, in order (kinds.hpp, CreationRecord;
+// kept short by creation_log.hpp).
 inline std::vector<CreationRecord> g_creation_log;
 
 // The buffer of MPI_Buffer_attach (attached_buffer.cpp): the application's memory, attached again

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "pmpi-layer/src/core/recipe.hpp"
+#include "pmpi-layer/src/objects/creation_log.hpp"
 #include "pmpi-layer/src/objects/handle_codec.hpp"
 #include "pmpi-layer/src/objects/kinds.hpp"
 #include "pmpi-layer/src/objects/object_state.hpp"
@@ -46,7 +47,11 @@ YK_HOT typename K::handle to_real(typename K::handle h) {
 template <class K>
 void log_creation(const Recipe& recipe, typename K::handle result) {
   if constexpr (K::code != ReqK::code && K::code != MsgK::code)
-    if (recipe.op != RecipeOp::predefined) g_creation_log.push_back({K::code, recipe, codec::to_u64(result)});
+    if (recipe.op != RecipeOp::predefined) {
+      g_creation_log.push_back({K::code, recipe, codec::to_u64(result)});
+      if (g_creation_log.size() >= g_creation_log_compact_at) [[unlikely]]
+        compact_grown_creation_log();
+    }
 }
 
 // A new object the library just made: give the app a virtual handle for it. Null stays null.
