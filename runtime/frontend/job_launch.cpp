@@ -300,6 +300,7 @@ int launch_job(const LaunchRequest& request) {
   };
 
   Incarnation incarnation{hosts, request.rank_env};
+  bool restore_reported = !launched_from_epoch;
   if (request.restore_node_local) {
     if (!agents || ckpt.node_dir.empty() || !ckpt.dir)
       throw FrontendError(ErrorKind::failure, "cannot restart node-local images without node agents and --node-dir");
@@ -320,6 +321,7 @@ int launch_job(const LaunchRequest& request) {
     };
     const Outcome outcome =
         supervise(child, signals, coordinator, stop, loss_after, rebalance, take_over_signal, restart_failures, [&] {
+          if (timelines.empty()) report_restore(coordinator, static_cast<std::size_t>(request.ranks), restore_reported);
           if (!timelines.empty()) {
             const auto world = static_cast<std::size_t>(request.ranks);
             follow_restart(timelines.back(), coordinator, launched, world, logged);

@@ -193,4 +193,13 @@ void follow_restart(RestartTimeline& timeline, const control::Coordinator& coord
   }
 }
 
+void report_restore(const control::Coordinator& coordinator, std::size_t world, bool& logged) {
+  const control::IncarnationProgress& progress = coordinator.progress();
+  if (logged || progress.restored != world) return;
+  logged = true;
+  std::fprintf(stderr,
+               "yadokari: %zu ranks restored from their images: MPI_Init %.3f s, restore %.3f s (slowest rank)\n",
+               world, progress.max_init_seconds, progress.max_restore_seconds);
+}
+
 }  // namespace yadokari::frontend

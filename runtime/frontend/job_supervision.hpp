@@ -101,4 +101,8 @@ SettledMembership settle_membership(control::Coordinator& coordinator, std::vect
 void follow_restart(RestartTimeline& timeline, const control::Coordinator& coordinator,
                     std::chrono::steady_clock::time_point launched, std::size_t world, bool& logged);
 
+// For a job launched from an epoch (`yadokari restart`): once every rank has restored its image,
+// logs how long the slowest rank took in MPI_Init and in its restore (sets `logged`).
+void report_restore(const control::Coordinator& coordinator, std::size_t world, bool& logged);
+
 }  // namespace yadokari::frontend
