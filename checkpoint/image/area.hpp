@@ -33,8 +33,8 @@ struct AreaRecord {
   bool compressed() const;
   bool zero_pages_elided() const;
   bool delta() const;
-  bool in_dmtcp_part()
-      const;  // its bytes are in the DMTCP part (an image in DMTCP's layout)           // only the pages changed since the parent image (increments)
+  bool in_dmtcp_part() const;   // its bytes are in the DMTCP part (an image in DMTCP's layout)
+  bool shuffled() const;        // the compressed pages are byte-shuffled (byte_shuffle.hpp)
   std::uint64_t pages() const;  // 4 KiB pages spanned, the last one possibly short
 };
 

@@ -58,6 +58,8 @@ inline constexpr std::uint16_t kFlagDelta = 4;            // only changed pages,
 // the N-th such record is the N-th DMTCP area record, which its `length` raw bytes follow; nothing
 // follows this record. Never with the other flags.
 inline constexpr std::uint16_t kFlagInDmtcpPart = 8;
+// The zstd frame holds the stored pages byte-shuffled (byte_shuffle.hpp); only with kFlagCompressed.
+inline constexpr std::uint16_t kFlagShuffled = 16;
 
 // Zero-page elision works on 4 KiB pages counted from the area's start; the last page may be short.
 // With kFlagZeroPagesElided the data is: u64 run count, then per run (u64 first page,

@@ -296,8 +296,8 @@ DeltaHeader ImageReader::walk_delta(const AreaRecord& area, std::byte* out, std:
     const std::uint64_t to = std::min<std::uint64_t>(area.length, out_size);
     if (from < to) std::memset(out + from, 0, to - from);
   }
-  PayloadReader payload(fd_, path_, area.data_offset + header_size, area.stored_length - header_size,
-                        area.compressed());
+  PayloadReader payload(fd_, path_, area.data_offset + header_size, area.stored_length - header_size, area.compressed(),
+                        area.shuffled());
   // Verifying reads in large pieces; pages past the end of `out` one at a time.
   std::vector<std::byte> scratch(out ? kPageSize : kScratchSize);
   for (const auto& run : delta.runs) {
@@ -363,7 +363,8 @@ void ImageReader::walk(const AreaRecord& area, std::byte* out, bool zero_fill) c
     runs = all_pages(area.length);
   }
 
-  PayloadReader payload(fd_, path_, area.data_offset + list_size, area.stored_length - list_size, area.compressed());
+  PayloadReader payload(fd_, path_, area.data_offset + list_size, area.stored_length - list_size, area.compressed(),
+                        area.shuffled());
   std::vector<std::byte> scratch(out ? 0 : std::min<std::uint64_t>(kScratchSize, area.length));
   Hasher hash;
   std::uint64_t position = 0;  // bytes of the area produced so far

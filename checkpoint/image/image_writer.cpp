@@ -172,6 +172,7 @@ void ImageWriter::write_delta_area(const AreaInfo& info, const std::byte* data, 
   const auto payload = payload_->write(*out_, data, length, delta.runs, false);
   record.stored_length = header.size() + payload.stored_length;
   if (payload.compressed) record.flags |= format::kFlagCompressed;
+  if (payload.shuffled) record.flags |= format::kFlagShuffled;
   const auto bytes = codec::encode_area_record(record);
   out_->patch(record_offset, bytes.data(), bytes.size());
   ++areas_;
@@ -257,6 +258,7 @@ void ImageWriter::write_area(const AreaInfo& info, const std::byte* data, std::u
   const auto payload = payload_->write(*out_, data, length, runs, record.zero_pages != 0);
   record.stored_length = payload.stored_length;
   if (payload.compressed) record.flags |= format::kFlagCompressed;
+  if (payload.shuffled) record.flags |= format::kFlagShuffled;
   const auto bytes = codec::encode_area_record(record);
   out_->patch(record_offset, bytes.data(), bytes.size());
   ++areas_;

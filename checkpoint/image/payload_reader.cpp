@@ -4,13 +4,16 @@
 
 #include <algorithm>
 
+#include "checkpoint/image/byte_shuffle.hpp"
 #include "checkpoint/image/fd_io.hpp"
+#include "checkpoint/image/format.hpp"
 #include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 
-PayloadReader::PayloadReader(int fd, std::string file, std::uint64_t offset, std::uint64_t size, bool compressed)
-    : fd_(fd), file_(std::move(file)), next_(offset), remaining_(size), compressed_(compressed) {
+PayloadReader::PayloadReader(int fd, std::string file, std::uint64_t offset, std::uint64_t size, bool compressed,
+                             bool shuffled)
+    : fd_(fd), file_(std::move(file)), next_(offset), remaining_(size), compressed_(compressed), shuffled_(shuffled) {
   if (!compressed_) return;
   context_ = ZSTD_createDCtx();
   if (!context_) throw ImageError(ImageErrorKind::io, file_, "zstd decompression failed: out of memory");
@@ -20,7 +23,11 @@ PayloadReader::PayloadReader(int fd, std::string file, std::uint64_t offset, std
 PayloadReader::~PayloadReader() { ZSTD_freeDCtx(context_); }
 
 bool PayloadReader::read(std::byte* out, std::size_t size) {
-  return compressed_ ? read_compressed(out, size) : read_raw(out, size);
+  if (!shuffled_) return compressed_ ? read_compressed(out, size) : read_raw(out, size);
+  if (produced_ % format::kPageSize != 0 || !read_compressed(out, size)) return false;
+  unshuffle_pages(out, size);
+  produced_ += size;
+  return true;
 }
 
 bool PayloadReader::read_raw(std::byte* out, std::size_t size) {

@@ -2,15 +2,20 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+
 #include "checkpoint/image/byte_codec.hpp"
+#include "checkpoint/image/byte_shuffle.hpp"
 #include "checkpoint/image/image_error.hpp"
 
 namespace yadokari::image {
 namespace {
 
-// Areas up to this size are compressed in memory first and stored raw if that does not help
-// (small blobs such as registers often grow under zstd). Larger ones are streamed.
+// Areas up to this size are compressed in memory first, shuffled and not, and stored raw if
+// neither helps (small blobs such as registers often grow under zstd). Larger ones are streamed,
+// shuffled if their first kSampleBytes compress better so.
 constexpr std::uint64_t kSmallArea = 256u << 10;
+constexpr std::uint64_t kSampleBytes = 256u << 10;
 
 void check(std::size_t zstd_result, const std::string& file) {
   if (ZSTD_isError(zstd_result))
@@ -42,53 +47,77 @@ PayloadWriter::Written PayloadWriter::write(io::BufferedOutput& out, const std::
   std::uint64_t stored_bytes = 0;
   for (const auto& run : runs) stored_bytes += run_bytes(run, length);
 
-  bool compressed = false;
+  Written written;
   if (level_ != 0 && stored_bytes > kSmallArea) {
-    compress_stream(out, data, length, runs, stored_bytes);
-    compressed = true;
-  } else if (level_ != 0 && stored_bytes != 0 && compress_small(data, length, runs, stored_bytes)) {
-    out.write(small_.data(), small_.size());
-    compressed = true;
-  } else {
-    for (const auto& run : runs) out.write(data + run.first * format::kPageSize, run_bytes(run, length));
+    written.shuffled = shuffle_helps(data, length, runs);
+    compress_stream(out, data, length, runs, stored_bytes, written.shuffled);
+    written.compressed = true;
+  } else if (level_ != 0 && stored_bytes != 0) {
+    // Small: both ways in memory, the smaller kept, raw if neither helps.
+    gather(data, length, runs, stored_bytes, plain_);
+    shuffled_.resize(plain_.size());
+    shuffle_pages(plain_.data(), shuffled_.data(), plain_.size());
+    compress_whole(plain_, small_);
+    compress_whole(shuffled_, small_shuffled_);
+    written.shuffled = small_shuffled_.size() < small_.size();
+    const std::vector<std::byte>& best = written.shuffled ? small_shuffled_ : small_;
+    written.compressed = best.size() < stored_bytes;
+    written.shuffled = written.shuffled && written.compressed;
+    if (written.compressed) out.write(best.data(), best.size());
   }
-  return {out.offset() - start, compressed};
+  if (!written.compressed)
+    for (const auto& run : runs) out.write(data + run.first * format::kPageSize, run_bytes(run, length));
+  written.stored_length = out.offset() - start;
+  return written;
+}
+
+void PayloadWriter::gather(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
+                           std::uint64_t limit, std::vector<std::byte>& into) {
+  into.clear();
+  for (const auto& run : runs) {
+    const std::uint64_t n = std::min<std::uint64_t>(run_bytes(run, length), limit - into.size());
+    const std::byte* from = data + run.first * format::kPageSize;
+    into.insert(into.end(), from, from + n);
+    if (into.size() == limit) return;
+  }
+}
+
+void PayloadWriter::compress_whole(const std::vector<std::byte>& in, std::vector<std::byte>& into) {
+  context();
+  into.resize(ZSTD_compressBound(in.size()));
+  const std::size_t size = ZSTD_compressCCtx(context_, into.data(), into.size(), in.data(), in.size(), level_);
+  check(size, file_);
+  into.resize(size);
+}
+
+bool PayloadWriter::shuffle_helps(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs) {
+  gather(data, length, runs, kSampleBytes, plain_);
+  shuffled_.resize(plain_.size());
+  shuffle_pages(plain_.data(), shuffled_.data(), plain_.size());
+  compress_whole(plain_, small_);
+  compress_whole(shuffled_, small_shuffled_);
+  return small_shuffled_.size() < small_.size();
+}
+
+void PayloadWriter::context() {
+  if (context_) return;
+  context_ = ZSTD_createCCtx();
+  if (!context_) throw ImageError(ImageErrorKind::io, file_, "zstd compression failed: out of memory");
+  chunk_.resize(ZSTD_CStreamOutSize());
 }
 
 void PayloadWriter::prepare(std::uint64_t stored_bytes) {
-  if (!context_) {
-    context_ = ZSTD_createCCtx();
-    if (!context_) throw ImageError(ImageErrorKind::io, file_, "zstd compression failed: out of memory");
-    chunk_.resize(ZSTD_CStreamOutSize());
-  }
-  check(ZSTD_CCtx_reset(context_, ZSTD_reset_session_only), file_);
+  context();
+  check(ZSTD_CCtx_reset(context_, ZSTD_reset_session_and_parameters), file_);
   check(ZSTD_CCtx_setParameter(context_, ZSTD_c_compressionLevel, level_), file_);
   check(ZSTD_CCtx_setPledgedSrcSize(context_, stored_bytes), file_);
 }
 
-bool PayloadWriter::compress_small(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
-                                   std::uint64_t stored_bytes) {
-  prepare(stored_bytes);
-  small_.resize(ZSTD_compressBound(stored_bytes));
-  ZSTD_outBuffer output{small_.data(), small_.size(), 0};
-  for (const auto& run : runs) {
-    ZSTD_inBuffer input{data + run.first * format::kPageSize, run_bytes(run, length), 0};
-    while (input.pos < input.size) check(ZSTD_compressStream2(context_, &output, &input, ZSTD_e_continue), file_);
-  }
-  ZSTD_inBuffer none{nullptr, 0, 0};
-  while (true) {
-    const std::size_t remaining = ZSTD_compressStream2(context_, &output, &none, ZSTD_e_end);
-    check(remaining, file_);
-    if (remaining == 0) break;
-  }
-  small_.resize(output.pos);
-  return small_.size() < stored_bytes;
-}
-
 void PayloadWriter::compress_stream(io::BufferedOutput& out, const std::byte* data, std::uint64_t length,
-                                    const std::vector<PageRun>& runs, std::uint64_t stored_bytes) {
+                                    const std::vector<PageRun>& runs, std::uint64_t stored_bytes, bool shuffle) {
   prepare(stored_bytes);
-  // One frame for all stored pages of the area: the runs are fed in order, then the frame is ended.
+  // One frame for all stored pages of the area: the runs are fed in order (shuffled through a
+  // staging buffer a batch of pages at a time), then the frame is ended.
   auto drive = [&](ZSTD_inBuffer& input, ZSTD_EndDirective mode) {
     for (;;) {
       ZSTD_outBuffer output{chunk_.data(), chunk_.size(), 0};
@@ -99,9 +128,22 @@ void PayloadWriter::compress_stream(io::BufferedOutput& out, const std::byte* da
       if (done) return;
     }
   };
+  if (shuffle) shuffled_.resize(kSampleBytes);
   for (const auto& run : runs) {
-    ZSTD_inBuffer input{data + run.first * format::kPageSize, run_bytes(run, length), 0};
-    drive(input, ZSTD_e_continue);
+    const std::byte* from = data + run.first * format::kPageSize;
+    const std::uint64_t bytes = run_bytes(run, length);
+    for (std::uint64_t at = 0; at < bytes;) {
+      const std::size_t n = shuffle ? static_cast<std::size_t>(std::min<std::uint64_t>(kSampleBytes, bytes - at))
+                                    : static_cast<std::size_t>(bytes);
+      const std::byte* feed = from + at;
+      if (shuffle) {
+        shuffle_pages(feed, shuffled_.data(), n);
+        feed = shuffled_.data();
+      }
+      ZSTD_inBuffer input{feed, n, 0};
+      drive(input, ZSTD_e_continue);
+      at += n;
+    }
   }
   ZSTD_inBuffer none{nullptr, 0, 0};
   drive(none, ZSTD_e_end);

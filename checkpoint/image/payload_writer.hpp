@@ -1,6 +1,6 @@
 #pragma once
 // Writes the data section of one area: the run list when zero pages are elided, then the stored
-// pages, raw or as one zstd frame (internal).
+// pages, raw or as one zstd frame of the pages as they are or byte-shuffled (internal).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -23,6 +23,7 @@ class PayloadWriter {
   struct Written {
     std::uint64_t stored_length = 0;  // bytes of the data section
     bool compressed = false;
+    bool shuffled = false;  // the frame holds the pages byte-shuffled (byte_shuffle.hpp)
   };
 
   // Writes the data section; `write_run_list` says whether zero pages were elided.
@@ -30,19 +31,24 @@ class PayloadWriter {
                 bool write_run_list);
 
  private:
-  // Compresses the stored pages into `chunk_` when they are small enough to try; false if
-  // compression does not make them smaller (then they are stored raw).
-  bool compress_small(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
-                      std::uint64_t stored_bytes);
+  // The first `limit` bytes of the stored pages, in order, into `into`.
+  static void gather(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs, std::uint64_t limit,
+                     std::vector<std::byte>& into);
+  // One zstd frame of `in` into `into`.
+  void compress_whole(const std::vector<std::byte>& in, std::vector<std::byte>& into);
+  // Whether the first pages of a large area compress smaller shuffled.
+  bool shuffle_helps(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs);
   void compress_stream(io::BufferedOutput& out, const std::byte* data, std::uint64_t length,
-                       const std::vector<PageRun>& runs, std::uint64_t stored_bytes);
+                       const std::vector<PageRun>& runs, std::uint64_t stored_bytes, bool shuffle);
+  void context();
   void prepare(std::uint64_t stored_bytes);
 
   int level_;
   std::string file_;
   ZSTD_CCtx* context_ = nullptr;  // created on first use, reused across areas
   std::vector<std::byte> chunk_;
-  std::vector<std::byte> small_;
+  std::vector<std::byte> small_, small_shuffled_;  // compressed, one way and the other
+  std::vector<std::byte> plain_, shuffled_;        // stored pages gathered, and shuffled
 };
 
 }  // namespace yadokari::image

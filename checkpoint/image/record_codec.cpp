@@ -75,8 +75,10 @@ DecodedRecord decode_record(const RecordBytes& bytes, std::size_t position, cons
   const auto* name = reinterpret_cast<const char*>(bytes.data() + kNameOffset);
   area.name.assign(name, strnlen(name, kMaxNameLength));
 
-  if (area.flags & ~(kFlagCompressed | kFlagZeroPagesElided | kFlagDelta | kFlagInDmtcpPart))
+  if (area.flags & ~(kFlagCompressed | kFlagZeroPagesElided | kFlagDelta | kFlagInDmtcpPart | kFlagShuffled))
     throw corrupt_record(position, file, "unknown flags");
+  if ((area.flags & kFlagShuffled) && !(area.flags & kFlagCompressed))
+    throw corrupt_record(position, file, "shuffled pages without compression");
   if ((area.flags & kFlagInDmtcpPart) && (area.flags != kFlagInDmtcpPart || area.stored_length != 0))
     throw corrupt_record(position, file, "an area in the DMTCP part with other flags or data of its own");
   if (area.delta() && area.zero_pages_elided())

@@ -25,6 +25,7 @@ std::string address_text(std::uint64_t address) { return address == 0 ? "-" : fm
 // An area of an image in DMTCP's layout is stored raw in the DMTCP part.
 std::string compression_text(const image::AreaRecord& area) {
   if (area.in_dmtcp_part()) return "dmtcp part";
+  if (area.shuffled()) return "zstd, shuffled";
   return area.compressed() ? "zstd" : "none";
 }
 
