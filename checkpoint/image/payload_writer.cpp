@@ -49,17 +49,12 @@ PayloadWriter::Written PayloadWriter::write(io::BufferedOutput& out, const std::
 
   Written written;
   if (level_ != 0 && stored_bytes > kSmallArea) {
-    written.shuffled = shuffle_helps(data, length, runs);
+    written.shuffled = shuffled_smaller(data, length, runs, kSampleBytes);
     compress_stream(out, data, length, runs, stored_bytes, written.shuffled);
     written.compressed = true;
   } else if (level_ != 0 && stored_bytes != 0) {
     // Small: both ways in memory, the smaller kept, raw if neither helps.
-    gather(data, length, runs, stored_bytes, plain_);
-    shuffled_.resize(plain_.size());
-    shuffle_pages(plain_.data(), shuffled_.data(), plain_.size());
-    compress_whole(plain_, small_);
-    compress_whole(shuffled_, small_shuffled_);
-    written.shuffled = small_shuffled_.size() < small_.size();
+    written.shuffled = shuffled_smaller(data, length, runs, stored_bytes);
     const std::vector<std::byte>& best = written.shuffled ? small_shuffled_ : small_;
     written.compressed = best.size() < stored_bytes;
     written.shuffled = written.shuffled && written.compressed;
@@ -90,8 +85,9 @@ void PayloadWriter::compress_whole(const std::vector<std::byte>& in, std::vector
   into.resize(size);
 }
 
-bool PayloadWriter::shuffle_helps(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs) {
-  gather(data, length, runs, kSampleBytes, plain_);
+bool PayloadWriter::shuffled_smaller(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
+                                     std::uint64_t limit) {
+  gather(data, length, runs, limit, plain_);
   shuffled_.resize(plain_.size());
   shuffle_pages(plain_.data(), shuffled_.data(), plain_.size());
   compress_whole(plain_, small_);

@@ -36,8 +36,10 @@ class PayloadWriter {
                      std::vector<std::byte>& into);
   // One zstd frame of `in` into `into`.
   void compress_whole(const std::vector<std::byte>& in, std::vector<std::byte>& into);
-  // Whether the first pages of a large area compress smaller shuffled.
-  bool shuffle_helps(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs);
+  // Compresses the first `limit` bytes of the stored pages both ways (into small_ and
+  // small_shuffled_); true if shuffled is smaller.
+  bool shuffled_smaller(const std::byte* data, std::uint64_t length, const std::vector<PageRun>& runs,
+                        std::uint64_t limit);
   void compress_stream(io::BufferedOutput& out, const std::byte* data, std::uint64_t length,
                        const std::vector<PageRun>& runs, std::uint64_t stored_bytes, bool shuffle);
   void context();

@@ -4,7 +4,8 @@
 # completes the run exactly: the first part's output is a prefix of an uninterrupted run's, the
 # restart's output is a proper suffix of it (it resumed; it did not start over), and the final
 # line is identical; every rank's stats (YADOKARI_STATS) of the last restart count the restores,
-# which proves the ranks resumed from their images. With --chain the restarted job is
+# which proves the ranks resumed from their images, and the last restart says once every rank
+# has restored (`N ranks restored from their images: ...`). With --chain the restarted job is
 # checkpointed and stopped again once more. The stopped parts hold their ranks at MPI_Finalize
 # (YADOKARI_FAULT_HOLD_FINALIZE, never released): however fast the machine, the program cannot end
 # before the epoch it is stopped after.
@@ -186,6 +187,8 @@ else
     # shellcheck disable=SC2086
     run_part "$last" 0 env YADOKARI_STATS="$work/stats-%r.json" $restart_env "$yadokari" restart --ckpt-dir "$ckpt" "${restart_mpi[@]}" $restart_args
 fi
+grep -Eqx "yadokari: $np ranks restored from their images: MPI_Init [0-9.]+ s, restore [0-9.]+ s \(slowest rank\)" \
+    "$work/$last.err" || fail "no 'ranks restored from their images' line: $(head -n 3 "$work/$last.err")"
 restores=$((1 + chain))
 for ((r = 0; r < np; r++)); do
     f="$work/stats-$r.json"
