@@ -36,6 +36,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fail() {
     echo "ckpt_damage: FAIL: $*" >&2
     for f in "$work"/*.err; do [[ -s "$f" ]] && { echo "--- $(basename "$f")" >&2; tail -n 15 "$f" >&2; }; done
+    # What each run printed (an empty restart output is one that resumed after the program's last line).
+    for f in "$work"/run.out "$work"/restart.out; do
+        [[ -f "$f" ]] && { echo "--- $(basename "$f") ($(wc -l <"$f") lines)" >&2; tail -n 3 "$f" >&2; }
+    done
+    ls "$work/ckpt" >&2 2>/dev/null
     exit 1
 }
 
