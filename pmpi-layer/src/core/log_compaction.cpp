@@ -4,7 +4,8 @@
 
 namespace yadokari::shim {
 
-std::vector<bool> entries_needed(const std::vector<LoggedObject>& log,
+std::vector<bool> entries_needed(const std::vector<LoggedMaking>& log,
+                                 const std::function<bool(std::size_t)>& collective,
                                  const std::function<bool(std::size_t)>& held_now) {
   // Forward: the entry that made each parent at the time it was used (a handle freed and made
   // again is a new object from there on), as one flat list per entry.
@@ -22,7 +23,7 @@ std::vector<bool> entries_needed(const std::vector<LoggedObject>& log,
   std::vector<bool> needed(log.size(), false);
   for (std::size_t i = 0; i < log.size(); ++i) {
     const std::uint64_t handle = log[i].made;
-    needed[i] = log[i].collective || (handle != 0 && maker[handle] == i && held_now(i));
+    needed[i] = collective(i) || (handle != 0 && maker[handle] == i && held_now(i));
   }
   // Backward: parents are always earlier, so one pass carries "needed" down every chain.
   for (std::size_t j = log.size(); j-- > 0;)

@@ -11,23 +11,18 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "pmpi-layer/src/core/replay_frees.hpp"
+
 namespace yadokari::shim {
 
-// Entry i of a creation log: the virtual handle it made (0: none), those it was made from, and
-// whether its making was collective.
-struct LoggedObject {
-  std::uint64_t made;
-  const std::vector<std::uint64_t>* from;
-  bool collective;
-};
-
-// needed[i]: entry i must stay in the log. `held_now(i)`: the application holds the handle entry
-// i made (asked only of an entry that is the latest making of its handle).
-std::vector<bool> entries_needed(const std::vector<LoggedObject>& log,
+// needed[i]: entry i must stay in the log. `collective(i)`: entry i's making was collective;
+// `held_now(i)`: the application holds the handle entry i made (asked only of an entry that is the
+// latest making of its handle).
+std::vector<bool> entries_needed(const std::vector<LoggedMaking>& log,
+                                 const std::function<bool(std::size_t)>& collective,
                                  const std::function<bool(std::size_t)>& held_now);
 
 }  // namespace yadokari::shim

@@ -293,11 +293,7 @@ void adopt_new_objects(const NewObjects& objs) {
 std::uint64_t replay_creation_log() {
   compact_creation_log();  // (a no-op after a cut's save; not when the replay is asked for mid-run)
   NewObjects objs;
-  std::vector<LoggedMaking> makings;
-  makings.reserve(g_creation_log.size());
-  for (const CreationRecord& c : g_creation_log) makings.push_back({c.result, &c.recipe.parents});
-  const std::vector<std::vector<std::size_t>> frees =
-      replay_frees(makings, [](std::size_t i) { return held_now(g_creation_log[i].kind, g_creation_log[i].result); });
+  const std::vector<std::vector<std::size_t>> frees = replay_frees(logged_makings(), entry_held_now);
   std::vector<std::uint64_t> remade(g_creation_log.size());  // each entry's new real
   for (std::size_t at = 0; at < g_creation_log.size(); ++at) {
     const CreationRecord& c = g_creation_log[at];

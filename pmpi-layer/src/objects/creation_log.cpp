@@ -25,13 +25,18 @@ bool held_now(std::uint32_t kind, std::uint64_t v) {
   return held;
 }
 
+std::vector<LoggedMaking> logged_makings() {
+  std::vector<LoggedMaking> makings;
+  makings.reserve(g_creation_log.size());
+  for (const CreationRecord& c : g_creation_log) makings.push_back({c.result, &c.recipe.parents});
+  return makings;
+}
+
+bool entry_held_now(std::size_t i) { return held_now(g_creation_log[i].kind, g_creation_log[i].result); }
+
 void compact_creation_log() {
-  std::vector<LoggedObject> objects;
-  objects.reserve(g_creation_log.size());
-  for (const CreationRecord& c : g_creation_log)
-    objects.push_back({c.result, &c.recipe.parents, c.kind == CommK::code});
-  const std::vector<bool> needed =
-      entries_needed(objects, [](std::size_t i) { return held_now(g_creation_log[i].kind, g_creation_log[i].result); });
+  const std::vector<bool> needed = entries_needed(
+      logged_makings(), [](std::size_t i) { return g_creation_log[i].kind == CommK::code; }, entry_held_now);
   std::size_t kept = 0;
   for (std::size_t i = 0; i < g_creation_log.size(); ++i)
     if (needed[i]) {

@@ -6,11 +6,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "pmpi-layer/src/core/replay_frees.hpp"
 
 namespace yadokari::shim {
 
 // Whether the app holds the virtual handle `v` of an object of kind `kind` now.
 bool held_now(std::uint32_t kind, std::uint64_t v);
+
+// The log as core/replay_frees.hpp and core/log_compaction.hpp see it (pointing into the log),
+// and whether the app holds what entry i made.
+std::vector<LoggedMaking> logged_makings();
+bool entry_held_now(std::size_t i);
 
 // Drops the entries nothing needs. Reads every kind's table: not while other threads may make or
 // free objects (the cut and the replay run with the application's MPI calls stopped).
