@@ -9,8 +9,8 @@
  *
  * Prints "ok <what>" lines; the survivors print the sum over the communicator that replaced the world.
  * PROBE_SPAWN_HOST=<host> spawns the new process there (MPI_Info "host", or the key named by
- * PROBE_SPAWN_KEY, e.g. Open MPI's "add-host" for a host outside the job); every process prints
- * its host name. */
+ * PROBE_SPAWN_KEY, e.g. Open MPI's "add-host" for a host outside the job, with PROBE_ALSO_HOST=<host>
+ * setting "host" too); every process prints its host name. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +38,8 @@ static MPI_Comm spawn_and_merge(char** argv, int* merged_rank) {
       MPI_Info_create(&info);
       const char* key = getenv("PROBE_SPAWN_KEY"); /* "host" unless told, e.g. "add-host" */
       MPI_Info_set(info, key ? key : "host", host);
+      const char* also = getenv("PROBE_ALSO_HOST"); /* "host" as well, next to another key */
+      if (also) MPI_Info_set(info, "host", also);
     }
     MPI_Comm_spawn(argv[0], argv + 1, 1, info, 0, MPI_COMM_WORLD, &inter,
                    MPI_ERRCODES_IGNORE); /* same mode and arguments for the new process */
