@@ -12,7 +12,8 @@
  * fresh library's objects must carry them again. And MPI_ERRORS_RETURN on MPI_COMM_WORLD, then an
  * error tied to no communicator at the end (MPI_Type_size of MPI_DATATYPE_NULL), which MPI raises
  * on MPI_COMM_WORLD: it must return, also after a restart over a rank map, where the app's world
- * is not the library's. */
+ * is not the library's. And blocking calls the library rejects or that name MPI_PROC_NULL: the
+ * answers MPI defines (the exit status says whether they were). */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -98,6 +99,32 @@ int main(int argc, char** argv) {
   int null_size = 0;
   const int returned = MPI_Type_size(MPI_DATATYPE_NULL, &null_size) != MPI_SUCCESS;
   if (rank == 0) printf("an error tied to no communicator returned: %d\n", returned);
+  /* Blocking calls with arguments the library rejects, and from MPI_PROC_NULL: the armed shim on
+   * Open MPI posts below the public calls (pmpi-layer/src/cut/open_mpi_requests.h) and must answer
+   * exactly as the library's MPI_Recv and MPI_Send do. */
+  int word = 0, bad_recv_class = 0, bad_send_class = 0, null_count = -1;
+  MPI_Error_class(MPI_Recv(&word, 1, MPI_INT, 0, -5, MPI_COMM_WORLD, MPI_STATUS_IGNORE), &bad_recv_class);
+  MPI_Error_class(MPI_Send(&word, 1, MPI_INT, size, 0, MPI_COMM_WORLD), &bad_send_class);
+  MPI_Status null_status;
+  MPI_Recv(&word, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &null_status);
+  MPI_Get_count(&null_status, MPI_INT, &null_count);
+  MPI_Status null_pair_status;
+  int null_pair_count = -1;
+  MPI_Sendrecv(&bad_recv_class, 1, MPI_INT, MPI_PROC_NULL, 4, &word, 1, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD,
+               &null_pair_status);
+  MPI_Get_count(&null_pair_status, MPI_INT, &null_pair_count);
+  if (rank == 0)
+    printf("bad tag: %s; bad rank: %s; from MPI_PROC_NULL: source %s, tag %s, count %d; sendrecv: %s, %s, %d\n",
+           bad_recv_class == MPI_ERR_TAG ? "MPI_ERR_TAG" : "another class",
+           bad_send_class == MPI_ERR_RANK ? "MPI_ERR_RANK" : "another class",
+           null_status.MPI_SOURCE == MPI_PROC_NULL ? "MPI_PROC_NULL" : "another",
+           null_status.MPI_TAG == MPI_ANY_TAG ? "MPI_ANY_TAG" : "another", null_count,
+           null_pair_status.MPI_SOURCE == MPI_PROC_NULL ? "MPI_PROC_NULL" : "another",
+           null_pair_status.MPI_TAG == MPI_ANY_TAG ? "MPI_ANY_TAG" : "another", null_pair_count);
+  const int answers_right = bad_recv_class == MPI_ERR_TAG && bad_send_class == MPI_ERR_RANK &&
+                            null_status.MPI_SOURCE == MPI_PROC_NULL && null_status.MPI_TAG == MPI_ANY_TAG &&
+                            null_count == 0 && null_pair_status.MPI_SOURCE == MPI_PROC_NULL &&
+                            null_pair_status.MPI_TAG == MPI_ANY_TAG && null_pair_count == 0;
   MPI_Type_free(&named_type);
   MPI_Comm_free(&named_dup);
   free(values);
@@ -106,5 +133,5 @@ int main(int argc, char** argv) {
   MPI_Buffer_detach(&bsend_buffer, &detached_size);
   free(bsend_buffer);
   MPI_Finalize();
-  return 0;
+  return answers_right ? 0 : 1;
 }

@@ -18,6 +18,10 @@ inline std::atomic<bool> g_cut_requested{false};
 // blocking calls then poll instead of blocking inside the library (interruptible.hpp).
 inline bool g_interruptible = false;
 
+// Open MPI: the polling blocking calls post and look at the library's requests below its public
+// calls (open_mpi_requests.h), because the library running is the version the shim was built for.
+inline bool g_direct_requests = false;
+
 // Drained messages not yet delivered: the receive wrappers look at the drained queue only when
 // this is non-zero (drain.hpp).
 inline std::size_t g_drained_pending = 0;

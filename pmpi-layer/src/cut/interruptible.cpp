@@ -8,6 +8,10 @@
 #include "pmpi-layer/src/objects/object_state.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
 
+#if defined(OPEN_MPI)
+#include "pmpi-layer/src/cut/open_mpi_requests.h"
+#endif
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -71,6 +75,14 @@ bool cut_requested() { return g_cut_requested.load(std::memory_order_relaxed); }
 YK_HOT bool library_done(MPI_Request* real, MPI_Status* status, int& rc) {
   int flag = 0;
 #if defined(OPEN_MPI)
+  if (g_direct_requests) [[likely]] {  // MPI_Test's look, progress, look, without the public call
+    if (!yk_ompi_request_done(*real)) {
+      yk_ompi_progress();
+      if (!yk_ompi_request_done(*real)) return false;
+    }
+    rc = yk_ompi_finish_request(real, status);
+    return true;
+  }
   rc = PMPI_Test(real, &flag, status);
   return rc != MPI_SUCCESS || flag;
 #else
@@ -105,7 +117,34 @@ YK_HOT bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, in
   }
 }
 
+// The library's receive for a blocking MPI_Recv: on Open MPI below the public MPI_Irecv when it
+// can (its checks kept; the public call takes what they would reject).
+YK_HOT int post_receive(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                        MPI_Request* real) {
+#if defined(OPEN_MPI)
+  if (g_direct_requests) [[likely]] {
+    const int rc = yk_ompi_post_receive(buf, count, type, source, tag, comm, real);
+    if (rc != YK_OMPI_ASK_LIBRARY) [[likely]]
+      return rc;
+  }
+#endif
+  return PMPI_Irecv(buf, count, type, source, tag, comm, real);
+}
+
 using PostSend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+
+// The library's standard-mode send for a blocking MPI_Send: as post_receive.
+YK_HOT int post_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* real) {
+#if defined(OPEN_MPI)
+  if (g_direct_requests) [[likely]] {
+    const int rc = yk_ompi_post_send(buf, count, type, dest, tag, comm, real);
+    if (rc != YK_OMPI_ASK_LIBRARY) [[likely]]
+      return rc;
+  }
+#endif
+  return PMPI_Isend(buf, count, type, dest, tag, comm, real);
+}
 
 // A blocking send: posted on the library's handles, counted once complete like the plain
 // wrapper; handed to the app's requests if a cut comes first (track_send counts it then). A send
@@ -137,6 +176,22 @@ int send_ready(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   return interruptible_wait(&request, MPI_STATUS_IGNORE);
 }
 
+// MPI_Request_get_status's look at the library's request `real` (active, not MPI_REQUEST_NULL):
+// complete now, or after one turn of progress. False when the library could not say.
+YK_HOT bool look_at(MPI_Request real, int& flag) {
+#if defined(OPEN_MPI)
+  if (g_direct_requests) [[likely]] {
+    flag = yk_ompi_request_done(real);
+    if (!flag) {
+      yk_ompi_progress();
+      flag = yk_ompi_request_done(real);
+    }
+    return true;
+  }
+#endif
+  return PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+}
+
 // Waits until the library says the app's request `*request` is complete (true), or a cut is
 // requested or the library cannot say (false), without completing it. True: the library's wait
 // returns at once, and objects' library_wait* does the bookkeeping (no nested MPI_Test). False:
@@ -148,7 +203,7 @@ bool until_ready(const MPI_Request* request, Idler& idler) {
   if (real == MPI_REQUEST_NULL) return false;  // an inactive persistent request: the polling wait decides
   for (;;) {
     int flag = 0;
-    if (PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    if (!look_at(real, flag)) return false;
     if (flag) return true;
     if (cut_requested()) return false;
     idler.idle();
@@ -174,7 +229,7 @@ bool until_ready(int count, const MPI_Request requests[], bool all, Idler& idler
     int done = 0;
     for (int i = 0; i < pending; ++i) {
       int flag = 0;
-      if (PMPI_Request_get_status(reals[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+      if (!look_at(reals[i], flag)) return false;
       if (flag) {
         if (!all) return true;
         reals[i--] = reals[--pending];  // complete: look at the others only
@@ -238,7 +293,7 @@ int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, i
 }
 
 int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_ready<PMPI_Isend, MPI_Isend>(buf, count, datatype, dest, tag, comm);
+  return send_ready<post_send, MPI_Isend>(buf, count, datatype, dest, tag, comm);
 }
 int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   return send_ready<PMPI_Issend, MPI_Issend>(buf, count, datatype, dest, tag, comm);
@@ -250,17 +305,30 @@ int interruptible_rsend(const void* buf, int count, MPI_Datatype datatype, int d
   return send_ready<PMPI_Irsend, MPI_Irsend>(buf, count, datatype, dest, tag, comm);
 }
 
+// A blocking receive from MPI_PROC_NULL completes at once, with the status MPI defines (source
+// MPI_PROC_NULL, tag MPI_ANY_TAG, count 0): the library's blocking call gives it without waiting.
+// Not its non-blocking one: MPICH 4.0's MPI_Irecv from MPI_PROC_NULL completes with source 0 and
+// tag 0 (docs/platform.md §1), which the application would then see only with checkpoints on.
+namespace {
+int receive_from_nobody(void* buf, int count, MPI_Datatype datatype, int tag, MPI_Comm comm, MPI_Status* status) {
+  return PMPI_Recv(buf, count, to_real<TypeK>(datatype), MPI_PROC_NULL, tag, real_of(find_entry<CommK>(comm), comm),
+                   status);
+}
+}  // namespace
+
 // A blocking receive: the same as send_ready; a cut makes it the re-postable receive MPI_Irecv
 // would have made (track_receive), so the drain sees it and a restart posts it again.
 // The channel is looked up before the post, as on the wrapper's fast path (channel_hooks.hpp):
 // once the message is there, only the counters are touched.
 int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                        MPI_Status* status) {
+  if (source == MPI_PROC_NULL) [[unlikely]]
+    return receive_from_nobody(buf, count, datatype, tag, comm, status);
   if (g_drained_pending == 0) [[likely]] {
     CommK::entry* const entry = find_entry<CommK>(comm);
     const ReceiveTally tally = prepare_receive(entry, source);
     MPI_Request real;
-    int rc = PMPI_Irecv(buf, count, to_real<TypeK>(datatype), source, tag, real_of(entry, comm), &real);
+    int rc = post_receive(buf, count, to_real<TypeK>(datatype), source, tag, real_of(entry, comm), &real);
     if (rc != MPI_SUCCESS) return rc;
     MPI_Status local;
     MPI_Status* const st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -282,6 +350,11 @@ int interruptible_recv(void* buf, int count, MPI_Datatype datatype, int source, 
 int interruptible_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                            MPI_Status* status) {
+  if (source == MPI_PROC_NULL) [[unlikely]] {  // only the send can wait
+    const int rc = interruptible_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return receive_from_nobody(recvbuf, recvcount, recvtype, recvtag, comm, status);
+  }
   MPI_Request requests[2];
   int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &requests[0]);
   if (rc != MPI_SUCCESS) return rc;
@@ -353,6 +426,9 @@ void cut::enable_checkpoints(bool on) {
   if (on) {
     g_idle = this_node_policy();
     g_sent_when_posted = learn_sent_when_posted();
+#if defined(OPEN_MPI)
+    g_direct_requests = yk_ompi_direct_usable() != 0;
+#endif
   }
   g_interruptible = on;  // the blocking wrappers' ready path (generated) polls from now on
 }

@@ -13,11 +13,11 @@ void on_init();
 // to agree with), the blocking wrappers poll instead of blocking in the library (interruptible.cpp).
 void enable_checkpoints(bool on);
 
-// The MPI_Wait family's polling loops for objects::use_blocking_waits() (interruptible.cpp).
-
 // In a restarted process: one line per node when it runs more ranks than it has CPUs, saying that
 // waiting ranks yield the CPU on every idle poll (interruptible.cpp, core/idle_policy.hpp).
 void report_idle_policy();
+
+// The MPI_Wait family's polling loops for objects::use_blocking_waits() (interruptible.cpp).
 const BlockingWaits& polling_waits();
 
 // At the end of the MPI_Init wrapper: if this process was started to restore

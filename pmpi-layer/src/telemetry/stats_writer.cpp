@@ -84,6 +84,7 @@ void write_stats_if_requested() {
   // a front end, and then nothing can request a checkpoint, so the blocking calls stay plain).
   j["memory_layer"] = yk_mem_enabled() != 0;
   j["checkpoints_armed"] = g_interruptible;
+  j["direct_requests"] = g_direct_requests;
   const RankTotals t = rank_totals();
   j["totals"] = {{"calls", t.calls},
                  {"messages_sent", t.messages_sent},
