@@ -36,7 +36,10 @@
 #    SIGUSR2, DMTCP's default checkpoint signal).
 #  MPICH 4.0 (ch4:ucx): UCX_TLS=tcp,self UCX_NET_DEVICES=lo and UCX's memory hooks off (UCX_MEM_EVENTS=no
 #    UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none; with them the ranks die of SIGSEGV under
-#    dmtcp_launch before the first iteration); hydra's -launcher fork.
+#    dmtcp_launch before the first iteration); hydra's -launcher fork. LU on MPICH is not checkpointed by
+#    DMTCP even so: at start UCX asks for a huge-page SysV segment (refused here), then calls
+#    shmctl(0, IPC_INFO), on which DMTCP's SysV IPC plugin asserts (`shmctl virtual id has no real
+#    mapping: shmid=0`); UCX_ALLOC_PRIO does not avoid it and the plugin cannot be turned off.
 set -uo pipefail
 prog=npb_dmtcp.sh
 if [[ -z "${DMTCP_ROOT:-}" ]]; then
