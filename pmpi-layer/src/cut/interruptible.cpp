@@ -66,6 +66,22 @@ bool cut_requested() { return g_cut_requested.load(std::memory_order_relaxed); }
 // that the shim's tables do not know when the cut looks. Drained messages waiting (delivered by
 // the wrappers before anything from the library) take the polling waits from the start.
 
+// MPI_Request_get_status's look at the library's request `real` (active, not MPI_REQUEST_NULL):
+// complete now, or after one turn of progress. False when the library could not say.
+YK_HOT bool look_at(MPI_Request real, int& flag) {
+#if defined(OPEN_MPI)
+  if (g_direct_requests) [[likely]] {
+    flag = yk_ompi_request_done(real);
+    if (!flag) {
+      yk_ompi_progress();
+      flag = yk_ompi_request_done(real);
+    }
+    return true;
+  }
+#endif
+  return PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+}
+
 // One look at the library's request `real`: true when it completed (then `rc` is the library's
 // answer and `*real` is freed, as MPI_Test leaves it) or the look failed. Open MPI's MPI_Test
 // progresses only while the request is pending. MPICH's MPI_Test runs its progress engine first,
@@ -75,11 +91,9 @@ bool cut_requested() { return g_cut_requested.load(std::memory_order_relaxed); }
 YK_HOT bool library_done(MPI_Request* real, MPI_Status* status, int& rc) {
   int flag = 0;
 #if defined(OPEN_MPI)
-  if (g_direct_requests) [[likely]] {  // MPI_Test's look, progress, look, without the public call
-    if (!yk_ompi_request_done(*real)) {
-      yk_ompi_progress();
-      if (!yk_ompi_request_done(*real)) return false;
-    }
+  if (g_direct_requests) [[likely]] {  // MPI_Test without the public call: the look, then finish
+    look_at(*real, flag);
+    if (!flag) return false;
     rc = yk_ompi_finish_request(real, status);
     return true;
   }
@@ -133,19 +147,6 @@ YK_HOT int post_receive(void* buf, int count, MPI_Datatype type, int source, int
 
 using PostSend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
 
-// The library's standard-mode send for a blocking MPI_Send: as post_receive.
-YK_HOT int post_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                     MPI_Request* real) {
-#if defined(OPEN_MPI)
-  if (g_direct_requests) [[likely]] {
-    const int rc = yk_ompi_post_send(buf, count, type, dest, tag, comm, real);
-    if (rc != YK_OMPI_ASK_LIBRARY) [[likely]]
-      return rc;
-  }
-#endif
-  return PMPI_Isend(buf, count, type, dest, tag, comm, real);
-}
-
 // A blocking send: posted on the library's handles, counted once complete like the plain
 // wrapper; handed to the app's requests if a cut comes first (track_send counts it then). A send
 // the library completed while posting it (the common small message) needs no poll at all.
@@ -174,22 +175,6 @@ int send_ready(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   const int rc = post_tracked(buf, count, datatype, dest, tag, comm, &request);
   if (rc != MPI_SUCCESS) return rc;
   return interruptible_wait(&request, MPI_STATUS_IGNORE);
-}
-
-// MPI_Request_get_status's look at the library's request `real` (active, not MPI_REQUEST_NULL):
-// complete now, or after one turn of progress. False when the library could not say.
-YK_HOT bool look_at(MPI_Request real, int& flag) {
-#if defined(OPEN_MPI)
-  if (g_direct_requests) [[likely]] {
-    flag = yk_ompi_request_done(real);
-    if (!flag) {
-      yk_ompi_progress();
-      flag = yk_ompi_request_done(real);
-    }
-    return true;
-  }
-#endif
-  return PMPI_Request_get_status(real, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS;
 }
 
 // Waits until the library says the app's request `*request` is complete (true), or a cut is
@@ -293,7 +278,7 @@ int interruptible_waitsome(int incount, MPI_Request requests[], int* outcount, i
 }
 
 int interruptible_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_ready<post_send, MPI_Isend>(buf, count, datatype, dest, tag, comm);
+  return send_ready<PMPI_Isend, MPI_Isend>(buf, count, datatype, dest, tag, comm);
 }
 int interruptible_ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   return send_ready<PMPI_Issend, MPI_Issend>(buf, count, datatype, dest, tag, comm);

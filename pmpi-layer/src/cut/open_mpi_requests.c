@@ -1,5 +1,5 @@
-/* See open_mpi_requests.h. The checks and calls follow Open MPI 4.1's own MPI_Irecv, MPI_Isend
- * and MPI_Test (ompi/mpi/c/irecv.c, isend.c, ompi_request_default_test), minus what they do for
+/* See open_mpi_requests.h. The checks and calls follow Open MPI 4.1's own MPI_Irecv and
+ * MPI_Test (ompi/mpi/c/irecv.c, ompi_request_default_test), minus what they do for
  * the tools interfaces the shim does not use (memchecker, checkpoint/restart hooks, counters). */
 #include "pmpi-layer/src/cut/open_mpi_requests.h"
 
@@ -35,20 +35,6 @@ int yk_ompi_post_receive(void* buf, int count, MPI_Datatype type, int source, in
   rc = MCA_PML_CALL(irecv(buf, count, type, source, tag, comm, request));
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
   return OMPI_ERRHANDLER_INVOKE(comm, rc, "MPI_Irecv");
-}
-
-int yk_ompi_post_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                      MPI_Request* request) {
-  int rc = MPI_SUCCESS;
-  if (ompi_comm_invalid(comm) || count < 0 || tag < 0 || tag > mca_pml.pml_max_tag || dest == MPI_PROC_NULL ||
-      ompi_comm_peer_invalid(comm, dest))
-    return YK_OMPI_ASK_LIBRARY;
-  OMPI_CHECK_DATATYPE_FOR_SEND(rc, type, count);
-  OMPI_CHECK_USER_BUFFER(rc, buf, type, count);
-  if (rc != MPI_SUCCESS) return YK_OMPI_ASK_LIBRARY;
-  rc = MCA_PML_CALL(isend(buf, count, type, dest, tag, MCA_PML_BASE_SEND_STANDARD, comm, request));
-  if (rc == MPI_SUCCESS) return MPI_SUCCESS;
-  return OMPI_ERRHANDLER_INVOKE(comm, rc, "MPI_Isend");
 }
 
 int yk_ompi_request_done(MPI_Request request) { return REQUEST_COMPLETE(request); }

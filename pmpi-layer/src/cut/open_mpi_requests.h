@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* The posts' answer when the public call (MPI_Irecv, MPI_Isend) must take it: arguments the library
+/* The posts' answer when the public call (MPI_Irecv) must take it: arguments the library
  * would reject (its error handler then reports them as that call would) or MPI_PROC_NULL. */
 enum { YK_OMPI_ASK_LIBRARY = -1 };
 
@@ -26,10 +26,6 @@ int yk_ompi_direct_usable(void);
  * seen, or YK_OMPI_ASK_LIBRARY. */
 int yk_ompi_post_receive(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                          MPI_Request* request);
-
-/* MPI_Isend's checks, then the PML's standard-mode isend: as yk_ompi_post_receive. */
-int yk_ompi_post_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                      MPI_Request* request);
 
 /* Whether the library's request `request` (active, not MPI_REQUEST_NULL) is complete; no progress. */
 int yk_ompi_request_done(MPI_Request request);
