@@ -86,8 +86,10 @@ YK_HOT bool look_at(MPI_Request real, int& flag) {
 // answer and `*real` is freed, as MPI_Test leaves it) or the look failed. Open MPI's MPI_Test
 // progresses only while the request is pending. MPICH's MPI_Test runs its progress engine first,
 // even for a request that is already complete (a few hundred instructions, on every receive whose
-// message had arrived); its MPI_Request_get_status progresses only a pending request, and its
-// MPI_Wait returns a complete one without progressing: two calls, but the cheaper pair.
+// message had arrived), and polling with it cost a waiting receive about 20 ns more per ping-pong
+// half round trip than polling with MPI_Request_get_status (bench/results/2026-12-07/NOTES.md);
+// get_status progresses only a pending request, and MPI_Wait returns a complete one without
+// progressing: two calls for the completion, but the cheaper pair, on every look.
 YK_HOT bool library_done(MPI_Request* real, MPI_Status* status, int& rc) {
   int flag = 0;
 #if defined(OPEN_MPI)
@@ -107,18 +109,6 @@ YK_HOT bool library_done(MPI_Request* real, MPI_Status* status, int& rc) {
 #endif
 }
 
-// One more look at a request that was still pending at the first look: MPICH's MPI_Test now, as
-// its progress engine runs either way and a completion then costs one call, not two.
-YK_HOT bool library_done_later(MPI_Request* real, MPI_Status* status, int& rc) {
-#if defined(OPEN_MPI)
-  return library_done(real, status, rc);
-#else
-  int flag = 0;
-  rc = PMPI_Test(real, &flag, status);
-  return rc != MPI_SUCCESS || flag;
-#endif
-}
-
 // Polls the library's request `real` until it completes (true: `rc` is the library's answer) or
 // a cut is requested (false: still pending). Inlined: it is the receive's critical path.
 YK_HOT bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, int& rc) {
@@ -127,7 +117,7 @@ YK_HOT bool poll_library(MPI_Request* real, MPI_Status* status, Idler& idler, in
     if (cut_requested()) [[unlikely]]
       return false;
     idler.idle();
-    if (library_done_later(real, status, rc)) return true;
+    if (library_done(real, status, rc)) return true;
   }
 }
 
