@@ -6,6 +6,11 @@
  *   dynamic_processes leave HOW      world of 2 spawns one process that takes world rank 1's place;
  *                                    rank 1 then leaves: HOW = finalize | exit (no MPI_Finalize) | kill
  *   dynamic_processes port           MPI_Open_port (the connect/accept route between two jobs)
+ *   dynamic_processes accept HOW     the same as leave, but the new process is another job's: world rank 0
+ *                                    publishes a port (MPI_Publish_name, e.g. through Open MPI's
+ *                                    ompi-server), the world accepts; rank 1 then leaves by HOW
+ *   dynamic_processes connect        that other job (a world of 1): looks the port up and connects, then
+ *                                    takes rank 1's place
  *
  * Prints "ok <what>" lines; the survivors print the sum over the communicator that replaced the world.
  * PROBE_SPAWN_HOST=<host> spawns the new process there (MPI_Info "host", or the key named by
@@ -51,6 +56,33 @@ static MPI_Comm spawn_and_merge(char** argv, int* merged_rank) {
   return merged;
 }
 
+/* The connect/accept route: a job of 2 accepts a job of 1 through a published port; the accepting
+ * world's ranks come first in the merged communicator, as the spawning world's do above. */
+static const char kService[] = "yadokari-probe";
+static MPI_Comm connect_and_merge(int accepting, int* merged_rank) {
+  char port[MPI_MAX_PORT_NAME] = "";
+  MPI_Comm inter, merged;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (accepting) {
+    if (rank == 0) {
+      MPI_Open_port(MPI_INFO_NULL, port);
+      MPI_Publish_name(kService, MPI_INFO_NULL, port);
+      printf("ok published\n"); /* the probe starts the other job once it sees this */
+      fflush(stdout);
+    }
+    MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    if (rank == 0) MPI_Unpublish_name(kService, MPI_INFO_NULL, port);
+  } else {
+    MPI_Lookup_name(kService, MPI_INFO_NULL, port);
+    MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+  }
+  MPI_Intercomm_merge(inter, !accepting, &merged);
+  MPI_Comm_disconnect(&inter);
+  MPI_Comm_rank(merged, merged_rank);
+  return merged;
+}
+
 int main(int argc, char** argv) {
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -75,7 +107,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   int merged_rank = 0;
-  MPI_Comm merged = spawn_and_merge(argv, &merged_rank);
+  const int accepting = strcmp(mode, "accept") == 0;
+  MPI_Comm merged = accepting || strcmp(mode, "connect") == 0 ? connect_and_merge(accepting, &merged_rank)
+                                                              : spawn_and_merge(argv, &merged_rank);
   char name[MPI_MAX_PROCESSOR_NAME];
   int name_length = 0;
   MPI_Get_processor_name(name, &name_length);
@@ -88,7 +122,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
-  /* leave: merged ranks 0 (world 0), 1 (world 1, leaving), 2 (spawned, takes its place). */
+  /* leave/accept: merged ranks 0 (world 0), 1 (world 1, leaving), 2 (spawned or connected, takes its
+   * place). */
   const char* how = argc > 2 ? argv[2] : "finalize";
   MPI_Comm replaced;
   MPI_Comm_split(merged, merged_rank == 1 ? MPI_UNDEFINED : 0, merged_rank, &replaced);
