@@ -86,10 +86,10 @@ YK_HOT bool look_at(MPI_Request real, int& flag) {
 // answer and `*real` is freed, as MPI_Test leaves it) or the look failed. Open MPI's MPI_Test
 // progresses only while the request is pending. MPICH's MPI_Test runs its progress engine first,
 // even for a request that is already complete (a few hundred instructions, on every receive whose
-// message had arrived), and polling with it cost a waiting receive about 20 ns more per ping-pong
-// half round trip than polling with MPI_Request_get_status (bench/results/2026-12-07/NOTES.md);
-// get_status progresses only a pending request, and MPI_Wait returns a complete one without
-// progressing: two calls for the completion, but the cheaper pair, on every look.
+// message had arrived), and polled it made a waiting receive 17-22 ns slower per ping-pong half
+// round trip than MPI_Request_get_status in the benchmark's in-process rows (within the noise at
+// launch level; bench/results/2026-12-07/NOTES.md). get_status progresses only a pending request,
+// and MPI_Wait returns a complete one without progressing: the cheaper pair, on every look.
 YK_HOT bool library_done(MPI_Request* real, MPI_Status* status, int& rc) {
   int flag = 0;
 #if defined(OPEN_MPI)
