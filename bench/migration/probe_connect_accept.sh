@@ -49,15 +49,12 @@ server_pid=$!
 for _ in $(seq 50); do [[ -s "$work/uri" ]] && break; sleep 0.2; done
 [[ -s "$work/uri" ]] || die "ompi-server wrote no URI"
 
-# run_case <label> <hosts of the accepting job> <how the leaver leaves>
+# run_case <label> <node of the accepting launcher> <hosts of the accepting job> <how the leaver leaves>
 # Each launcher runs inside the first node of its job, so that a one-node job has no remote daemon.
 run_case() {
-  local label=$1 hosts=$2 how=$3 rc_a rc_b summary
-  local first=${hosts%%:*}
-  local node_of_first
-  node_of_first=$("$yk" sim list | awk -v c="$name" -v h="$first" '$1 == "cluster" { on = ($2 == c ":") } on && $2 == h { print $1 }')
+  local label=$1 node=$2 hosts=$3 how=$4 rc_a rc_b summary
   rm -f "$work/a.log" "$work/b.log"
-  (cd "$work" && "$yk" sim exec --name "$name" "$node_of_first" -- timeout -k 5 60 mpirun.openmpi \
+  (cd "$work" && "$yk" sim exec --name "$name" "$node" -- timeout -k 5 60 mpirun.openmpi \
       --ompi-server "file:$work/uri" --enable-recovery --bind-to none --host "$hosts" -n 2 "$work/dp" accept "$how" \
       >"$work/a.log" 2>&1; echo "$?" >"$work/a.rc") &
   local accepting=$!
@@ -74,6 +71,6 @@ run_case() {
   printf '%-22s %-34s exit %-3s/%-3s %s\n' "$label" "$hosts" "$rc_a" "$rc_b" "$summary"
 }
 
-run_case one-node-job-exit "$n1:2" exit
-run_case one-node-job-finalize "$n1:2" finalize
-run_case two-node-job-exit "$n1:1,$n2:1" exit
+run_case one-node-job-exit n1 "$n1:2" exit
+run_case one-node-job-finalize n1 "$n1:2" finalize
+run_case two-node-job-exit n1 "$n1:1,$n2:1" exit
