@@ -1,6 +1,7 @@
 #include "pmpi-layer/src/cut/cut_protocol.hpp"
 
 #include "pmpi-layer/src/cut/background_image.hpp"  // rank_released
+#include "pmpi-layer/src/core/asymmetric_fence.hpp"
 #include "pmpi-layer/src/cut/lifecycle.hpp"
 #include "protocol/codec.hpp"
 #include "checkpoint/memory/memory.h"
@@ -52,6 +53,17 @@ std::atomic<std::uint64_t> g_serial{0};
 // it, so that the control thread can answer for a rank blocked in the library.
 std::atomic<std::uint64_t> g_inside_key{0};
 std::atomic<std::uint64_t> g_inside_entered{0};
+
+// The application thread's half of the handshake with on_message(): publish "inside", then look
+// at the request flag. The control thread stores the flag, then looks at "inside"; one of the two
+// always sees the other. The fence between is the light one (core/asymmetric_fence.hpp): every
+// collective passes here, a cut's start only pays the heavy one.
+bool enter_and_look(std::uint64_t key, std::uint64_t entered) {
+  g_inside_entered.store(entered, std::memory_order_relaxed);
+  g_inside_key.store(key, std::memory_order_release);  // the control thread reads entered after key
+  light_fence();
+  return g_cut_requested.load(std::memory_order_relaxed);
+}
 // Set before the library's MPI_Finalize: a rank in there cannot take part in a cut any more.
 std::atomic<bool> g_finalizing{false};
 
@@ -106,11 +118,12 @@ void on_message(const ctl::Message& m) {
     g_view.resumed = false;
     g_cut_requested.store(true, std::memory_order_seq_cst);
     set_slow_path(kSlowCutRequested, true);  // the wrappers' fast path skips the boundary check
+    heavy_fence();                           // the other half of enter_and_look()
     // A rank blocked inside a collective (or in MPI_Finalize) cannot answer itself.
     if (g_finalizing.load(std::memory_order_seq_cst))
       report(g_view, ctl::CutState::finalizing, 0, {});
-    else if (const std::uint64_t key = g_inside_key.load(std::memory_order_seq_cst))
-      report(g_view, ctl::CutState::inside, key, {{key, g_inside_entered.load()}});
+    else if (const std::uint64_t key = g_inside_key.load(std::memory_order_acquire))
+      report(g_view, ctl::CutState::inside, key, {{key, g_inside_entered.load(std::memory_order_relaxed)}});
     else  // computing: it answers itself at its next call boundary; say that it is alive
       report(g_view, ctl::CutState::unreached, 0, {});
   } else if (const auto* t = std::get_if<ctl::CutTargets>(&m)) {
@@ -238,7 +251,10 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
 
 }  // namespace
 
-void cut::on_init() { set_control_listener(on_message); }
+void cut::on_init() {
+  (void)enable_asymmetric_fence();  // before the listener: no cut can start before it is known
+  set_control_listener(on_message);
+}
 
 void cut_boundary() { (void)stop_here(MPI_COMM_NULL, false); }
 
@@ -246,11 +262,7 @@ void collective_gate(MPI_Comm comm) {
   CommK::entry* e = find_entry<CommK>(comm);
   if (!e) return;  // MPI_COMM_NULL or garbage: the library reports it
   if (e->record.cut_key != 0) {
-    // Publish "inside" before looking at the request flag; the control thread does the
-    // opposite, so one of the two always sees the other (both sequentially consistent).
-    g_inside_entered.store(e->record.collectives_entered + 1, std::memory_order_seq_cst);
-    g_inside_key.store(e->record.cut_key, std::memory_order_seq_cst);
-    if (g_cut_requested.load(std::memory_order_seq_cst)) {
+    if (enter_and_look(e->record.cut_key, e->record.collectives_entered + 1)) {
       g_inside_key.store(0, std::memory_order_seq_cst);
       (void)stop_here(comm, false);
       e = find_entry<CommK>(comm);  // the tables may be another process's now (restart)
