@@ -35,3 +35,11 @@ TEST_CASE("local ranks: Open MPI's variable first, then Hydra's, whole positive 
   CHECK(local_ranks_from("4x", "") == 0);
   CHECK(local_ranks_from("x", "6") == 6);
 }
+
+TEST_CASE("idle policy: where the library's progress yields when idle, the shim only spins") {
+  const auto own = yadokari::shim::with_library_yield(idle_policy(4, 2), true);
+  CHECK(own.library_yields);
+  CHECK(own.oversubscribed);  // still said in the restart log
+  CHECK_FALSE(yadokari::shim::with_library_yield(idle_policy(4, 2), false).library_yields);
+  CHECK_FALSE(idle_policy(4, 2).library_yields);
+}

@@ -29,6 +29,7 @@ MPI_Request g_sent_when_posted = MPI_REQUEST_NULL;
 class Idler {
  public:
   void idle() {
+    if (g_idle.library_yields) return;  // the poll's own progress yielded if it found nothing
     if (polls_ < g_idle.polls_before_yield)
       ++polls_;
     else
@@ -402,6 +403,7 @@ void cut::enable_checkpoints(bool on) {
     g_sent_when_posted = learn_sent_when_posted();
 #if defined(OPEN_MPI)
     g_direct_requests = yk_ompi_direct_usable() != 0;
+    g_idle = with_library_yield(g_idle, yk_ompi_progress_yields_when_idle() != 0);
 #endif
   }
   g_interruptible = on;  // the blocking wrappers' ready path (generated) polls from now on
@@ -411,10 +413,12 @@ void cut::report_idle_policy() {
   if (!g_interruptible || !g_idle.oversubscribed || !first_on_node()) return;
   char host[256] = "?";
   if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
-  print_line(
-      "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (as Open MPI's "
-      "mpi_yield_when_idle)",
-      host, g_idle.local_ranks, g_idle.cpus);
+  print_line(g_idle.library_yields
+                 ? "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (Open "
+                   "MPI's mpi_yield_when_idle)"
+                 : "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (as Open "
+                   "MPI's mpi_yield_when_idle)",
+             host, g_idle.local_ranks, g_idle.cpus);
 }
 
 const BlockingWaits& cut::polling_waits() {

@@ -41,6 +41,8 @@ int yk_ompi_request_done(MPI_Request request) { return REQUEST_COMPLETE(request)
 
 void yk_ompi_progress(void) { opal_progress(); }
 
+int yk_ompi_progress_yields_when_idle(void) { return opal_progress_yield_when_idle ? 1 : 0; }
+
 int yk_ompi_finish_request(MPI_Request* request, MPI_Status* status) {
   ompi_request_t* const done = *request;
   opal_atomic_rmb(); /* the status is read after the completion word said complete */

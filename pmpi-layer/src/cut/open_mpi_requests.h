@@ -33,6 +33,10 @@ int yk_ompi_request_done(MPI_Request request);
 /* One turn of Open MPI's progress engine, as each look of MPI_Test or MPI_Wait makes. */
 void yk_ompi_progress(void);
 
+/* Whether that turn gives up the processor when it found nothing to do (opal_progress_yield_when_idle:
+ * mpi_yield_when_idle, which mpirun turns on for an oversubscribed node). Any Open MPI version. */
+int yk_ompi_progress_yields_when_idle(void);
+
 /* Finishes a complete request as MPI_Test would: status copied, request freed (*request becomes
  * MPI_REQUEST_NULL). A request in error, persistent or generalized goes through PMPI_Test itself. */
 int yk_ompi_finish_request(MPI_Request* request, MPI_Status* status);
