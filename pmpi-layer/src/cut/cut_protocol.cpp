@@ -64,6 +64,7 @@ bool enter_and_look(std::uint64_t key, std::uint64_t entered) {
   light_fence();
   return g_cut_requested.load(std::memory_order_relaxed);
 }
+
 // Set before the library's MPI_Finalize: a rank in there cannot take part in a cut any more.
 std::atomic<bool> g_finalizing{false};
 

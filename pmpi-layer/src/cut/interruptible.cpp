@@ -413,12 +413,10 @@ void cut::report_idle_policy() {
   if (!g_interruptible || !g_idle.oversubscribed || !first_on_node()) return;
   char host[256] = "?";
   if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
-  print_line(g_idle.library_yields
-                 ? "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (Open "
-                   "MPI's mpi_yield_when_idle)"
-                 : "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (as Open "
-                   "MPI's mpi_yield_when_idle)",
-             host, g_idle.local_ranks, g_idle.cpus);
+  print_line(
+      "yadokari: %s runs %d ranks on %ld CPUs: waiting ranks yield the CPU on every idle poll (%sOpen MPI's "
+      "mpi_yield_when_idle)",
+      host, g_idle.local_ranks, g_idle.cpus, g_idle.library_yields ? "" : "as ");
 }
 
 const BlockingWaits& cut::polling_waits() {
