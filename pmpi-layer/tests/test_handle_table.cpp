@@ -38,6 +38,24 @@ TEST_CASE("freed slots are reused last-in first-out and cleared", "[handle_table
   CHECK(t.at(b).real == 2);
 }
 
+TEST_CASE("an entry filled in place starts from a default one, even in a reused slot", "[handle_table]") {
+  yadokari::shim::HandleTable<Obj> t;
+  const auto a = t.add({1, "a name long enough to live on the heap"}, false);
+  const auto b = t.add({2, "b"}, false);
+  t.remove(a, false);
+  // Sets only `real`: the reused slot must hold nothing of the removed entry.
+  const auto c = t.add_in_place([](Obj& o) { o.real = 3; }, false);
+  CHECK(c == a);  // the same LIFO reuse as add()
+  CHECK(t.at(c).real == 3);
+  CHECK(t.at(c).name.empty());
+  CHECK(t.at(b).name == "b");
+  const auto d = t.add_in_place([](Obj& o) { o.name = "d"; }, true);
+  CHECK(d == 2);  // past the high-water mark
+  CHECK(t.at(d).real == 0);
+  CHECK(t.live_count() == 3);
+  CHECK(t.free_list().empty());
+}
+
 TEST_CASE("removing twice does not corrupt the free list", "[handle_table]") {
   yadokari::shim::HandleTable<Obj> t;
   const auto a = t.add({1, ""}, false);

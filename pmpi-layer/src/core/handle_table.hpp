@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace yadokari::shim {
@@ -36,11 +37,19 @@ class HandleTable {
   // Stores `e` and returns its index. Reuses the most recently freed slot (LIFO keeps
   // request slots hot in cache for codes that post and complete requests in a loop).
   std::uint32_t add(Entry e, bool locked) {
+    return add_in_place([&](Entry& slot_value) { slot_value = std::move(e); }, locked);
+  }
+
+  // As add(), but `fill(Entry&)` sets the new entry's fields where it lives: the slot it gets
+  // holds a default Entry (every free slot does), so a caller sets only what differs from the
+  // defaults instead of building a whole entry and moving it in (the request path's cost).
+  template <class Fill>
+  std::uint32_t add_in_place(Fill&& fill, bool locked) {
     if (locked) {
       std::lock_guard<std::mutex> g(mutex_);
-      return add_unlocked(std::move(e));
+      return add_unlocked(fill);
     }
-    return add_unlocked(std::move(e));
+    return add_unlocked(fill);
   }
 
   void remove(std::uint32_t index, bool locked) {
@@ -130,13 +139,17 @@ class HandleTable {
   }
 
  private:
+  // remove_unlocked makes a default Entry in place of the freed one, which must not fail halfway.
+  static_assert(std::is_nothrow_default_constructible_v<Entry>);
+
   struct Slot {
-    Entry value{};
+    Entry value{};  // a default Entry while the slot is free
     std::uint32_t next_free = kNone;
     bool live = false;
   };
 
-  std::uint32_t add_unlocked(Entry e) {
+  template <class Fill>
+  std::uint32_t add_unlocked(Fill& fill) {
     std::uint32_t index = free_head_;
     if (index != kNone) {
       free_head_ = slot(index).next_free;
@@ -146,7 +159,7 @@ class HandleTable {
       grow_to(index + 1);
     }
     Slot& s = slot(index);
-    s.value = std::move(e);
+    fill(s.value);
     s.live = true;
     s.next_free = kNone;
     ++live_;
@@ -157,7 +170,10 @@ class HandleTable {
     Slot& s = slot(index);
     if (!s.live) return;
     s.live = false;
-    s.value = Entry{};
+    // Back to a default Entry, which add_in_place relies on: destroyed and made again where it
+    // is, not assigned from a temporary (that would build a second entry and move it over).
+    std::destroy_at(&s.value);
+    std::construct_at(&s.value);
     s.next_free = free_head_;
     free_head_ = index;
     --live_;

@@ -46,12 +46,20 @@ void hold_type(MPI_Datatype type) {
   if (auto* e = find_entry<TypeK>(type)) ++e->references;
 }
 
+// The app's request (entry `e` at `index`) is gone: so is its hold on the datatype.
+void release_request_entry(std::uint32_t index, ReqEntry& e) {
+  const MPI_Datatype held = (e.references == 1 && e.record.repostable) ? e.record.datatype : MPI_DATATYPE_NULL;
+  release_entry<ReqK>(index, e);
+  if (held != MPI_DATATYPE_NULL) release<TypeK>(held);
+}
+
 // The library completed the operation behind the app's virtual request `*app`; `real_after` is
 // what the library left in the real handle (MPI_REQUEST_NULL, or the inactive persistent one).
 void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
   const MPI_Request v = *app;
   if (!codec::is_virtual(v)) return;
-  ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
+  const std::uint32_t index = codec::index_of(v);
+  ReqEntry& e = registry<ReqK>().table.at(index);
   e.record.active = false;
   if (e.record.completed_by_shim) [[unlikely]] {
     // Completed by the consistent cut or from a drained message: counted then; hand out the
@@ -65,11 +73,29 @@ void finish(MPI_Request* app, MPI_Request real_after, MPI_Status* status) {
     on_receive(find_entry<CommK>(e.record.comm), e.record.peer, status);
   }
   if (real_after == MPI_REQUEST_NULL && !e.record.persistent) {
-    release_request(v);
+    release_request_entry(index, e);
     *app = MPI_REQUEST_NULL;
   } else {
     e.real = real_after;
   }
+}
+
+// The track_* functions fill a new request's record where it lives (adopt_without_recipe), so each
+// sets only what differs from a default RequestRecord. What every request has:
+void set_request(RequestRecord& r, RequestKind kind, bool persistent, MPI_Comm comm, int peer) {
+  r.kind = kind;
+  r.persistent = persistent;
+  r.comm = comm;
+  r.peer = peer;
+}
+
+// ...and what a request that a restart posts again has (see RequestRecord::repostable).
+void set_repostable(RequestRecord& r, void* buf, int count, MPI_Datatype datatype, int tag) {
+  r.repostable = true;
+  r.buf = buf;
+  r.count = count;
+  r.datatype = datatype;
+  r.tag = tag;
 }
 
 // MPI_Start(all) of a persistent request: counted (sends) and, for a restart, remembered as active.
@@ -81,58 +107,59 @@ void count_start(ReqEntry& e) {
 
 }  // namespace
 
-// The app's request is gone: so is its hold on the datatype.
 void release_request(MPI_Request v) {
   if (!codec::is_virtual(v)) return;
-  const ReqEntry& e = registry<ReqK>().table.at(codec::index_of(v));
-  const MPI_Datatype held = (e.references == 1 && e.record.repostable) ? e.record.datatype : MPI_DATATYPE_NULL;
-  release<ReqK>(v);
-  if (held != MPI_DATATYPE_NULL) release<TypeK>(held);
+  const std::uint32_t index = codec::index_of(v);
+  release_request_entry(index, registry<ReqK>().table.at(index));
 }
 
 MPI_Request track_send(MPI_Request real, int count, MPI_Datatype datatype, int dest, MPI_Comm comm,
                        CommK::entry* comm_entry, bool persistent) {
-  RequestRecord r{RequestKind::send, persistent, comm, dest, message_bytes(count, datatype)};
-  if (!persistent && comm_entry) comm_entry->record.channels.on_send(dest, r.bytes);
-  return adopt<ReqK>(real, Recipe{}, r);
+  const std::uint64_t bytes = message_bytes(count, datatype);
+  if (!persistent && comm_entry) comm_entry->record.channels.on_send(dest, bytes);
+  return adopt_without_recipe<ReqK>(real, [&](RequestRecord& r) {
+    set_request(r, RequestKind::send, persistent, comm, dest);
+    r.bytes = bytes;
+  });
 }
 
 MPI_Request track_receive(MPI_Request real, int source, MPI_Comm comm, bool persistent) {
-  return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::receive, persistent, comm, source, 0});
+  return adopt_without_recipe<ReqK>(
+      real, [&](RequestRecord& r) { set_request(r, RequestKind::receive, persistent, comm, source); });
 }
 
 MPI_Request track_receive(MPI_Request real, void* buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, bool persistent) {
-  RequestRecord r{RequestKind::receive, persistent, comm, source, 0};
-  r.repostable = true;
-  r.buf = buf;
-  r.count = count;
-  r.datatype = datatype;
-  r.tag = tag;
-  r.posted = persistent ? 0 : ++g_posts;  // a persistent one is posted by MPI_Start
+  const std::uint64_t posted = persistent ? 0 : ++g_posts;  // a persistent one is posted by MPI_Start
   if (real != MPI_REQUEST_NULL) hold_type(datatype);
-  return adopt<ReqK>(real, Recipe{}, r);
+  return adopt_without_recipe<ReqK>(real, [&](RequestRecord& r) {
+    set_request(r, RequestKind::receive, persistent, comm, source);
+    set_repostable(r, buf, count, datatype, tag);
+    r.posted = posted;
+  });
 }
 
 MPI_Request track_send_init(MPI_Request real, SendMode mode, const void* buf, int count, MPI_Datatype datatype,
                             int dest, int tag, MPI_Comm comm) {
-  RequestRecord r{RequestKind::send, true, comm, dest, message_bytes(count, datatype)};
-  r.repostable = true;
-  r.mode = mode;
-  r.buf = const_cast<void*>(buf);  // only ever handed back to a *send_init
-  r.count = count;
-  r.datatype = datatype;
-  r.tag = tag;
+  const std::uint64_t bytes = message_bytes(count, datatype);
   if (real != MPI_REQUEST_NULL) hold_type(datatype);
-  return adopt<ReqK>(real, Recipe{}, r);
+  return adopt_without_recipe<ReqK>(real, [&](RequestRecord& r) {
+    set_request(r, RequestKind::send, true, comm, dest);
+    r.bytes = bytes;
+    set_repostable(r, const_cast<void*>(buf), count, datatype, tag);  // only ever handed back to a *send_init
+    r.mode = mode;
+  });
 }
 
 MPI_Request track_collective(MPI_Request real, MPI_Comm comm) {
   on_collective(find_entry<CommK>(comm));
-  return adopt<ReqK>(real, Recipe{}, RequestRecord{RequestKind::collective, false, comm, MPI_PROC_NULL, 0});
+  return adopt_without_recipe<ReqK>(
+      real, [&](RequestRecord& r) { set_request(r, RequestKind::collective, false, comm, MPI_PROC_NULL); });
 }
 
-MPI_Message track_message(MPI_Message real, MPI_Comm comm) { return adopt<MsgK>(real, Recipe{}, MessageRecord{comm}); }
+MPI_Message track_message(MPI_Message real, MPI_Comm comm) {
+  return adopt_without_recipe<MsgK>(real, [&](MessageRecord& r) { r.comm = comm; });
+}
 
 MPI_Comm message_comm(MPI_Message message) {
   auto* rec = record_of<MsgK>(message);

@@ -69,15 +69,39 @@ typename K::handle adopt(typename K::handle real, Recipe recipe, typename K::rec
   return v;
 }
 
+// adopt() for the kinds that have no recipe (a restart re-posts a request from its record; a
+// matched message blocks a checkpoint): the hot path of every MPI_Isend/MPI_Irecv. The entry is
+// filled where it lives: its free slot holds a default entry, so the recipe stays empty and
+// `fill_record(K::record&)` sets only the record's fields that differ from their defaults.
+// Nothing to log.
+template <class K, class FillRecord>
+typename K::handle adopt_without_recipe(typename K::handle real, FillRecord&& fill_record) {
+  static_assert(K::code == ReqK::code || K::code == MsgK::code, "other kinds keep their recipe: adopt()");
+  if (real == K::null()) return real;
+  const std::uint32_t index = registry<K>().table.add_in_place(
+      [&](typename K::entry& e) {
+        e.real = real;
+        fill_record(e.record);
+      },
+      g_many_writers);
+  return codec::encode<typename K::handle>(K::code, index);
+}
+
+// release() of the entry `e` at `index`, for a caller that has looked it up already.
+template <class K>
+void release_entry(std::uint32_t index, typename K::entry& e) {
+  if (--e.references > 0) return;
+  auto& reg = registry<K>();
+  if constexpr (K::reverse_map) reg.by_real.erase(codec::to_u64(e.real));
+  reg.table.remove(index, g_many_writers);
+}
+
 // The app freed the object (the library's handle is already freed or being freed).
 template <class K>
 void release(typename K::handle v) {
   if (!codec::is_virtual(v)) return;
-  auto& reg = registry<K>();
   const std::uint32_t index = codec::index_of(v);
-  if (--reg.table.at(index).references > 0) return;
-  if constexpr (K::reverse_map) reg.by_real.erase(codec::to_u64(reg.table.at(index).real));
-  reg.table.remove(index, g_many_writers);
+  release_entry<K>(index, registry<K>().table.at(index));
 }
 
 // Real -> virtual for objects the library hands back (getters, callbacks). Objects the shim
