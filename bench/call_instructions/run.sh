@@ -76,10 +76,12 @@ directory, variant, out = sys.argv[1], sys.argv[2], sys.argv[3]
 calls = json.loads([l for l in out.splitlines() if l.startswith('{"bench":"eager_calls"')][-1])["calls"]
 inclusive = {}
 for path in glob.glob(directory + "/cg.*"):
-    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", path],
                           capture_output=True, text=True, check=True).stdout
+    # Only the function summary ("N (p%)  file:yk_count_X [object]"): the calls ("=> ...") and
+    # annotated source lines repeat the same cost and must not be added to it.
     for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+)\s.*\byk_count_(\w+)\b", line)
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+[^=\s]\S*:yk_count_(\w+) \[", line)
         if m:
             inclusive[m.group(2)] = inclusive.get(m.group(2), 0) + int(m.group(1).replace(",", ""))
 names = ["send", "recv", "wait_send", "wait_recv", "waitall"]
