@@ -15,7 +15,8 @@
  * The kept process's environment (set at the first launch): PROBE_SWAPS=N later jobs to go through
  * (default 1); PROBE_NAMESPACE_PRELOAD=<library> loaded first into each new namespace (Open MPI needs
  * namespace_dlopen.c's); PROBE_DLCLOSE=1 unloads each copy after its MPI_Finalize (does the
- * namespace come back?). Every process prints "ok <what> pid=<pid> host <host>: ..." lines; the kept
+ * namespace come back?); PROBE_REBIND=1 makes the program's own MPI_* calls, as linked, reach the copy
+ * (rebind_to_copy). Every process prints "ok <what> pid=<pid> host <host>: ..." lines; the kept
  * process prints the value it kept in memory, the sum over the new world and the times to load
  * and initialize the copy. */
 #define _GNU_SOURCE
@@ -26,7 +27,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -153,6 +156,53 @@ static long sum_over_world(const struct mpi_copy* c, int* rank, int* size, char*
   return total;
 }
 
+/* PROBE_REBIND=1: this program's own calls of MPI_* (its GOT entries, which the dynamic linker
+ * bound to the first copy) are pointed at the new copy, so that the calls as linked reach it —
+ * what a shim would do for its PMPI_* calls instead of going through a table of its own. Returns
+ * how many entries it rewrote. */
+static int rebind_to_copy(void* copy) {
+  struct link_map* self = NULL;
+  Dl_info info;
+  if (!dladdr1((void*)rebind_to_copy, &info, (void**)&self, RTLD_DL_LINKMAP) || !self) return -1;
+  const ElfW(Addr) base = self->l_addr;
+  const ElfW(Sym)* symtab = NULL;
+  const char* strtab = NULL;
+  const ElfW(Rela) * tables[2] = {NULL, NULL};
+  size_t bytes[2] = {0, 0};
+  /* ld.so relocated these entries in place; an unrelocated one is an offset, below the base. */
+#define AT(v) ((v) < base ? (v) + base : (v))
+  for (const ElfW(Dyn)* d = self->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_SYMTAB) symtab = (const ElfW(Sym)*)AT(d->d_un.d_ptr);
+    if (d->d_tag == DT_STRTAB) strtab = (const char*)AT(d->d_un.d_ptr);
+    if (d->d_tag == DT_JMPREL) tables[0] = (const ElfW(Rela)*)AT(d->d_un.d_ptr);
+    if (d->d_tag == DT_PLTRELSZ) bytes[0] = d->d_un.d_val;
+    if (d->d_tag == DT_RELA) tables[1] = (const ElfW(Rela)*)AT(d->d_un.d_ptr);
+    if (d->d_tag == DT_RELASZ) bytes[1] = d->d_un.d_val;
+  }
+#undef AT
+  if (!symtab || !strtab) return -1;
+  const long page = sysconf(_SC_PAGESIZE);
+  int rewritten = 0;
+  for (int t = 0; t < 2; ++t)
+    for (size_t i = 0; tables[t] && i < bytes[t] / sizeof(ElfW(Rela)); ++i) {
+      const ElfW(Rela)* r = &tables[t][i];
+      const unsigned long type = ELF64_R_TYPE(r->r_info);
+      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+      const ElfW(Sym)* sym = &symtab[ELF64_R_SYM(r->r_info)];
+      const char* name = strtab + sym->st_name;
+      if (strncmp(name, "MPI_", 4) != 0 && strncmp(name, "PMPI_", 5) != 0) continue;
+      void* target = dlsym(copy, name);
+      if (!target) continue;
+      void** slot = (void**)(base + r->r_offset);
+      /* The GOT may be read-only after relocation (RELRO): open its page for the write. */
+      void* first_page = (void*)((uintptr_t)slot & ~(uintptr_t)(page - 1));
+      if (mprotect(first_page, (size_t)page, PROT_READ | PROT_WRITE) != 0) return -1;
+      *slot = target;
+      ++rewritten;
+    }
+  return rewritten;
+}
+
 /* Drops the variables the previous launch gave (a variable the next launch does not set must not
  * linger), then takes the new launch's. */
 static void take_variables(char* block, size_t len) {
@@ -242,6 +292,23 @@ static int swap_once(int listener, int swap, long kept_value, int old_rank) {
   if (!c.init || !c.finalize || !c.comm_rank || !c.comm_size || !c.allreduce || !c.world || !c.long_type || !c.sum) {
     fprintf(stderr, "library_swap: swap %d: symbols missing in the new copy\n", swap);
     return 3;
+  }
+  const char* rebind = getenv("PROBE_REBIND");
+  if (rebind && *rebind) {
+    const int rewritten = rebind_to_copy(h);
+    if (rewritten <= 0) {
+      fprintf(stderr, "library_swap: swap %d: could not point this program's MPI calls at the copy\n", swap);
+      return 3;
+    }
+    /* From here the program's own MPI_* calls, as linked, are the copy's; the predefined handles
+     * stay the copy's (Open MPI: found by name above). */
+    const struct mpi_copy linked = linked_copy();
+    c.init = linked.init;
+    c.finalize = linked.finalize;
+    c.comm_rank = linked.comm_rank;
+    c.comm_size = linked.comm_size;
+    c.allreduce = linked.allreduce;
+    printf("ok kept swap %d rebound %d of its own calls to the copy\n", swap, rewritten);
   }
   const double t_loaded = now();
   if (c.init(NULL, NULL) != MPI_SUCCESS) return 4;

@@ -9,10 +9,12 @@
 # into a new link namespace (dlmopen) and initializes it as rank 0; on n3 a new process as rank 1
 # (bench/migration/library_swap.c). Needs root (the simulated nodes are namespaces).
 #
-#   probe_library_swap.sh [--build DIR] [--mpi mpich|openmpi|both] [--swaps N]
+#   probe_library_swap.sh [--build DIR] [--mpi mpich|openmpi|both] [--swaps N] [--rebind]
 #
 #   --build   build tree holding bin/yadokari (default: <repo>/build)
 #   --swaps   launches the kept process goes through (default 3)
+#   --rebind  the kept process also points its own MPI_* calls (its GOT entries) at each copy and
+#             calls the copy through them (library_swap.c, rebind_to_copy)
 #
 # Prints the processes' "ok ..." lines (host, pid, the value the kept process kept in memory, the sum
 # over the new world, the time to load the copy and to initialize it) and one verdict line per MPI.
@@ -24,11 +26,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 build="$here/../../build"
 mpi=both
 swaps=3
+export PROBE_REBIND=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) [[ $# -ge 2 ]] || die "--build needs a value"; build=$2; shift 2 ;;
     --mpi) [[ $# -ge 2 ]] || die "--mpi needs a value"; mpi=$2; shift 2 ;;
     --swaps) [[ $# -ge 2 ]] || die "--swaps needs a value"; swaps=$2; shift 2 ;;
+    --rebind) PROBE_REBIND=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -77,7 +81,7 @@ probe() {
     mpicc.openmpi -shared -fPIC -O1 -Wl,--no-as-needed -o "$d/namespace_dlopen.so" "$here/namespace_dlopen.c" -ldl ||
       die "mpicc.openmpi (namespace_dlopen.so) failed"
     local common=(mpirun.openmpi --bind-to none)
-    first=("${common[@]}" -x PROBE_SWAPS -x PROBE_NAMESPACE_PRELOAD --host "$n1:1,$n2:1" -n 2 "$d/swap" first "$d")
+    first=("${common[@]}" -x PROBE_SWAPS -x PROBE_NAMESPACE_PRELOAD -x PROBE_REBIND --host "$n1:1,$n2:1" -n 2 "$d/swap" first "$d")
     next=("${common[@]}" --host "$n1:1" -n 1 "$d/swap" standin "$d" : --host "$n3:1" -n 1 "$d/swap" fresh "$d")
     export PROBE_NAMESPACE_PRELOAD="$d/namespace_dlopen.so"
   fi
@@ -85,7 +89,7 @@ probe() {
   # shellcheck disable=SC2154  # sim_launch comes from sim env
   (cd "$d" && exec $sim_launch timeout 300 "${first[@]}" >"$d/first.log" 2>&1) &
   first_launcher=$!
-  for _ in $(seq 150); do [[ -s "$d/keep-0.pid" ]] && break; sleep 0.2; done
+  for _ in $(seq 600); do [[ -s "$d/keep-0.pid" ]] && break; sleep 0.2; done
   [[ -s "$d/keep-0.pid" ]] || { echo "$fl: no kept process:"; sed 's/^/  | /' "$d/first.log"; return; }
   local kept
   kept=$(cat "$d/keep-0.pid")
