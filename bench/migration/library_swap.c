@@ -156,6 +156,23 @@ static long sum_over_world(const struct mpi_copy* c, int* rank, int* size, char*
   return total;
 }
 
+/* The shared-memory files this process has mapped (/dev/shm): how the copy talks to a rank on the
+ * same node (Open MPI's vader segments, UCX's posix segments). Writes "none" if there are none. */
+static void shared_memory_maps(char* out, size_t size) {
+  out[0] = 0;
+  FILE* maps = fopen("/proc/self/maps", "r");
+  char line[4096];
+  while (maps && fgets(line, sizeof line, maps)) {
+    const char* name = strstr(line, "/dev/shm/");
+    if (!name) continue;
+    char entry[256];
+    snprintf(entry, sizeof entry, "%s%.*s", out[0] ? "," : "", (int)strcspn(name + 9, " \n"), name + 9);
+    if (!strstr(out, entry + (out[0] ? 1 : 0)) && strlen(out) + strlen(entry) + 1 < size) strcat(out, entry);
+  }
+  if (maps) fclose(maps);
+  if (out[0] == 0) snprintf(out, size, "none");
+}
+
 /* PROBE_REBIND=1: this program's own calls of MPI_* (its GOT entries, which the dynamic linker
  * bound to the first copy) are pointed at the new copy, so that the calls as linked reach it —
  * what a shim would do for its PMPI_* calls instead of going through a table of its own. Returns
@@ -316,10 +333,12 @@ static int swap_once(int listener, int swap, long kept_value, int old_rank) {
   int rank = -1, size = -1;
   char host[256];
   const long total = sum_over_world(&c, &rank, &size, host, sizeof host);
+  char shm[1024];
+  shared_memory_maps(shm, sizeof shm);
   printf(
       "ok kept swap %d pid=%d host %s: old rank %d is rank %d of %d; kept value %ld; sum %ld; "
-      "load %.3f s, MPI_Init %.3f s\n",
-      swap, (int)getpid(), host, old_rank, rank, size, kept_value, total, t_loaded - t0, t_init - t_loaded);
+      "load %.3f s, MPI_Init %.3f s; /dev/shm mapped: %s\n",
+      swap, (int)getpid(), host, old_rank, rank, size, kept_value, total, t_loaded - t0, t_init - t_loaded, shm);
   fflush(stdout);
   const double t_fin0 = now();
   c.finalize();

@@ -7,14 +7,16 @@
 # SWAPS times a new launch of 2 ranks: on n1 a stand-in that hands the launch's PMI/PMIx variables,
 # PMI socket and standard streams to the kept process, which loads a fresh copy of the MPI library
 # into a new link namespace (dlmopen) and initializes it as rank 0; on n3 a new process as rank 1
+# (--same-node: on n1; the kept process lists the /dev/shm files it maps, the shared memory).
 # (bench/migration/library_swap.c). Needs root (the simulated nodes are namespaces).
 #
-#   probe_library_swap.sh [--build DIR] [--mpi mpich|openmpi|both] [--swaps N] [--rebind]
+#   probe_library_swap.sh [--build DIR] [--mpi mpich|openmpi|both] [--swaps N] [--rebind] [--same-node]
 #
 #   --build   build tree holding bin/yadokari (default: <repo>/build)
 #   --swaps   launches the kept process goes through (default 3)
 #   --rebind  the kept process also points its own MPI_* calls (its GOT entries) at each copy and
 #             calls the copy through them (library_swap.c, rebind_to_copy)
+#   --same-node  the new process starts on n1, beside the kept one, instead of on n3
 #
 # Prints the processes' "ok ..." lines (host, pid, the value the kept process kept in memory, the sum
 # over the new world, the time to load the copy and to initialize it) and one verdict line per MPI.
@@ -26,6 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build="$here/../../build"
 mpi=both
 swaps=3
+same_node=""
 export PROBE_REBIND=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -33,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --mpi) [[ $# -ge 2 ]] || die "--mpi needs a value"; mpi=$2; shift 2 ;;
     --swaps) [[ $# -ge 2 ]] || die "--swaps needs a value"; swaps=$2; shift 2 ;;
     --rebind) PROBE_REBIND=1; shift ;;
+    --same-node) same_node=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -61,6 +65,9 @@ trap cleanup EXIT
 "$yk" sim add --name "$name" >/dev/null || die "sim add failed"  # n3: joins after the first launch
 host() { "$yk" sim list | awk -v c="$name" -v n="$1" '$1 == "cluster" { on = ($2 == c ":") } on && $1 == n { print $2 }'; }
 n1=$(host n1) n2=$(host n2) n3=$(host n3)
+# Where the new process goes, and the later launches' host lists (one slot each, or n1's two).
+moved_to=$n3 kept_slots=$n1:1 moved_slots=$n3:1
+[[ -n "$same_node" ]] && moved_to=$n1 kept_slots=$n1:2 moved_slots=$n1:2
 agent=/run/yadokari/sim/$name/agent
 
 descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
@@ -74,15 +81,17 @@ probe() {
     mpicc.mpich -O1 -o "$d/swap" "$here/library_swap.c" -ldl || die "mpicc.mpich failed"
     local common=(mpiexec.mpich -launcher ssh -launcher-exec "$agent")
     first=("${common[@]}" -hosts "$n1:1,$n2:1" -n 2 "$d/swap" first "$d")
-    # Hydra takes one host list for all executables: rank 0 fills n1's one slot, rank 1 goes to n3.
-    next=("${common[@]}" -hosts "$n1:1,$n3:1" -n 1 "$d/swap" standin "$d" : -n 1 "$d/swap" fresh "$d")
+    # Hydra takes one host list for all executables: rank 0 fills n1's first slot, rank 1 the next.
+    local hosts="$n1:1,$n3:1"
+    [[ -n "$same_node" ]] && hosts="$n1:2"
+    next=("${common[@]}" -hosts "$hosts" -n 1 "$d/swap" standin "$d" : -n 1 "$d/swap" fresh "$d")
   else
     mpicc.openmpi -O1 -o "$d/swap" "$here/library_swap.c" -ldl || die "mpicc.openmpi failed"
     mpicc.openmpi -shared -fPIC -O1 -Wl,--no-as-needed -o "$d/namespace_dlopen.so" "$here/namespace_dlopen.c" -ldl ||
       die "mpicc.openmpi (namespace_dlopen.so) failed"
     local common=(mpirun.openmpi --bind-to none)
     first=("${common[@]}" -x PROBE_SWAPS -x PROBE_NAMESPACE_PRELOAD -x PROBE_REBIND --host "$n1:1,$n2:1" -n 2 "$d/swap" first "$d")
-    next=("${common[@]}" --host "$n1:1" -n 1 "$d/swap" standin "$d" : --host "$n3:1" -n 1 "$d/swap" fresh "$d")
+    next=("${common[@]}" --host "$kept_slots" -n 1 "$d/swap" standin "$d" : --host "$moved_slots" -n 1 "$d/swap" fresh "$d")
     export PROBE_NAMESPACE_PRELOAD="$d/namespace_dlopen.so"
   fi
   export PROBE_SWAPS=$swaps
@@ -107,10 +116,10 @@ probe() {
     rc=$?
     grep -E '^ok (kept|fresh)' "$d/next-$i.log" | sed 's/^/  /'
     [[ $rc -eq 0 ]] && grep -q "^ok kept swap $i pid=$kept .* rank 0 of 2; kept value 1001; sum 1;" "$d/next-$i.log" &&
-      grep -q "^ok fresh .*host $n3: rank 1 of 2; sum 1" "$d/next-$i.log" && ok=$((ok + 1))
+      grep -q "^ok fresh .*host $moved_to: rank 1 of 2; sum 1" "$d/next-$i.log" && ok=$((ok + 1))
     [[ $rc -eq 0 ]] || { echo "  launch $i: exit $rc"; grep -v '^ok' "$d/next-$i.log" | head -5 | sed 's/^/  | /'; }
   done
-  echo "$fl: $ok of $swaps launches took the kept process (pid $kept, on $n1) as rank 0 and a new process on $n3 as rank 1"
+  echo "$fl: $ok of $swaps launches took the kept process (pid $kept, on $n1) as rank 0 and a new process on $moved_to as rank 1"
   kill -9 "$kept" 2>/dev/null
 }
 
