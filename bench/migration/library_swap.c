@@ -330,6 +330,8 @@ static int swap_once(int listener, int swap, long kept_value, int old_rank) {
   const double t_loaded = now();
   if (c.init(NULL, NULL) != MPI_SUCCESS) return 4;
   const double t_init = now();
+  struct timespec wall;
+  clock_gettime(CLOCK_REALTIME, &wall); /* the driver compares it with its launch's start */
   int rank = -1, size = -1;
   char host[256];
   const long total = sum_over_world(&c, &rank, &size, host, sizeof host);
@@ -339,6 +341,7 @@ static int swap_once(int listener, int swap, long kept_value, int old_rank) {
       "ok kept swap %d pid=%d host %s: old rank %d is rank %d of %d; kept value %ld; sum %ld; "
       "load %.3f s, MPI_Init %.3f s; /dev/shm mapped: %s\n",
       swap, (int)getpid(), host, old_rank, rank, size, kept_value, total, t_loaded - t0, t_init - t_loaded, shm);
+  printf("ok kept swap %d in the new world at %ld.%06ld\n", swap, (long)wall.tv_sec, wall.tv_nsec / 1000);
   fflush(stdout);
   const double t_fin0 = now();
   c.finalize();

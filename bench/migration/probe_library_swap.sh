@@ -19,7 +19,8 @@
 #   --same-node  the new process starts on n1, beside the kept one, instead of on n3
 #
 # Prints the processes' "ok ..." lines (host, pid, the value the kept process kept in memory, the sum
-# over the new world, the time to load the copy and to initialize it) and one verdict line per MPI.
+# over the new world, the time to load the copy and to initialize it), the time from each launch's
+# start to the kept process running in the new world, and one verdict line per MPI.
 # Nothing is kept; about a minute.
 set -uo pipefail
 prog=probe_library_swap.sh
@@ -112,8 +113,13 @@ probe() {
   first_launcher=""
   sed 's/^/  /' "$d/first.log" | grep -E '^  ok '
   for i in $(seq "$swaps"); do
+    local started
+    started=$(date +%s.%N)
     (cd "$d" && $sim_launch timeout -k 5 60 "${next[@]}" >"$d/next-$i.log" 2>&1)
     rc=$?
+    # From the launch's start to the kept process running in the new world (after its copy's
+    # MPI_Init): what the launch, the hand-over and the copy cost a rank that stays.
+    awk -v t0="$started" -v i="$i" '$1 == "ok" && $2 == "kept" && $5 == "in" { printf "  launch %d: the kept process was in the new world %.3f s after the launch started\n", i, $NF - t0 }' "$d/next-$i.log"
     grep -E '^ok (kept|fresh)' "$d/next-$i.log" | sed 's/^/  /'
     [[ $rc -eq 0 ]] && grep -q "^ok kept swap $i pid=$kept .* rank 0 of 2; kept value 1001; sum 1;" "$d/next-$i.log" &&
       grep -q "^ok fresh .*host $moved_to: rank 1 of 2; sum 1" "$d/next-$i.log" && ok=$((ok + 1))
