@@ -186,7 +186,9 @@ static int rebind_to_copy(void* copy) {
   const char* strtab = NULL;
   const ElfW(Rela) * tables[2] = {NULL, NULL};
   size_t bytes[2] = {0, 0};
-  /* ld.so relocated these entries in place; an unrelocated one is an offset, below the base. */
+  /* ld.so relocated these entries in place; an unrelocated one is an offset, below the base. (The
+   * same reading as checkpoint/memory/src/dynamic_tables.cpp, which a shim would call instead: this
+   * probe is plain C, built outside CMake.) */
 #define AT(v) ((v) < base ? (v) + base : (v))
   for (const ElfW(Dyn)* d = self->l_ld; d->d_tag != DT_NULL; ++d) {
     if (d->d_tag == DT_SYMTAB) symtab = (const ElfW(Sym)*)AT(d->d_un.d_ptr);
@@ -350,9 +352,7 @@ static int swap_once(int listener, int swap, long kept_value, int old_rank) {
   if (getenv("PROBE_DLCLOSE")) { /* can the namespace be given back? */
     dlclose(h);
     if (first_in_namespace && *first_in_namespace) dlclose(dlmopen(lm, first_in_namespace, RTLD_NOLOAD | RTLD_NOW));
-    Lmid_t after = -1;
     void* again = dlmopen(lm, library, RTLD_NOLOAD | RTLD_NOW);
-    if (again) dlinfo(again, RTLD_DI_LMID, &after);
     printf("ok kept swap %d dlclose: the copy is %s\n", swap, again ? "still loaded" : "unloaded");
     fflush(stdout);
   }
