@@ -37,6 +37,7 @@ inline constexpr char kAslrReexec[] = "YADOKARI_ASLR_REEXEC";
 inline constexpr char kFaultSlowWrite[] = "YADOKARI_FAULT_SLOW_WRITE";
 inline constexpr char kFaultKillWriter[] = "YADOKARI_FAULT_KILL_WRITER";
 inline constexpr char kFaultHoldFinalize[] = "YADOKARI_FAULT_HOLD_FINALIZE";
+inline constexpr char kSwapDir[] = "YADOKARI_SWAP_DIR";
 inline constexpr char kCkptInterval[] = "YADOKARI_CKPT_INTERVAL";
 inline constexpr char kStopAfterEpoch[] = "YADOKARI_STOP_AFTER_EPOCH";
 inline constexpr char kKeep[] = "YADOKARI_KEEP";
@@ -101,6 +102,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
      "tests: the background writer of that logical rank's first image in each process kills itself mid-image"},
     {kFaultHoldFinalize, "path", "", "rank",
      "tests and the demo: ranks wait at MPI_Finalize until the file exists (at most 5 minutes), still checkpointable"},
+    {kSwapDir, "path", "", "rank",
+     "tests: where a rank that swaps its MPI library in place (`yadokari_swap_library`) waits for its stand-in, "
+     "at `rank-<L>.sock`"},
     // What the front end reads; each is overridden by its flag.
     {kCkptInterval, "seconds", "", "front end", "seconds between checkpoints (`--interval`)"},
     {kStopAfterEpoch, "integer", "", "front end",

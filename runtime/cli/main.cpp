@@ -20,6 +20,7 @@
 #include "runtime/cli/restart_command.hpp"
 #include "runtime/cli/run_command.hpp"
 #include "runtime/cli/sim_command.hpp"
+#include "runtime/cli/standin_command.hpp"
 #include "runtime/cli/status_command.hpp"
 #include "common/parameters.hpp"
 
@@ -113,6 +114,14 @@ void add_migrate(CLI::App& app, MigrateOptions& options) {
       ->required();
   migrate->add_option("--to", options.to, "The node they go to (e.g. n4)")->required();
   migrate->add_option("--job", options.job, "Job id (default: the only running job)");
+}
+
+// Started by a launch in place of a kept rank (a live move); not for users, hence hidden.
+void add_stand_in(CLI::App& app, StandInOptions& options) {
+  auto* stand_in = app.add_subcommand("stand-in", "Stand in for a kept process as a rank of a new launch");
+  stand_in->group("");
+  stand_in->add_option("--dir", options.dir, "Where kept processes listen (DIR/rank-R.sock)")->required();
+  stand_in->add_option("--timeout", options.timeout, "Seconds to wait for the kept process's socket");
 }
 
 // hosts/mpi_args are optional<string>: given (even empty) overrides job.json.
@@ -249,6 +258,8 @@ int main(int argc, char** argv) {
   add_agent(app, agent_options, agent_credentials_stdin);
   yadokari::agent::AgentOptions join_options;
   add_join(app, join_options);
+  StandInOptions stand_in_options;
+  add_stand_in(app, stand_in_options);
 
   try {
     app.parse(argc, argv);
@@ -280,6 +291,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sim")) return run_sim(sim_options);
     if (app.got_subcommand("agent")) return run_agent(agent_options, agent_credentials_stdin);
     if (app.got_subcommand("join")) return join_job(join_options);
+    if (app.got_subcommand("stand-in")) return stand_in(stand_in_options);
     if (app.got_subcommand("restart")) {
       if (restart_args.command->count("--hosts")) restart_options.hosts = restart_args.hosts;
       if (restart_args.command->count("--mpi-args")) restart_options.mpi_args = restart_args.mpi_args;

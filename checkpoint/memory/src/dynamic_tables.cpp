@@ -4,10 +4,14 @@
 namespace yadokari::memory {
 
 DynamicTables dynamic_tables(ElfW(Addr) base, const ElfW(Phdr) * phdr, int phnum) {
-  DynamicTables t;
   const ElfW(Dyn)* dyn = nullptr;
   for (int i = 0; i < phnum; ++i)
     if (phdr[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const ElfW(Dyn)*>(base + phdr[i].p_vaddr);
+  return dynamic_tables(base, dyn);
+}
+
+DynamicTables dynamic_tables(ElfW(Addr) base, const ElfW(Dyn) * dyn) {
+  DynamicTables t;
   // ld.so has relocated these entries in place (a writable dynamic section); an unrelocated one is
   // an offset, smaller than the base.
   auto at = [&](ElfW(Addr) v) { return v < base ? v + base : v; };

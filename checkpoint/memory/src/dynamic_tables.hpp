@@ -1,7 +1,8 @@
 #pragma once
 // The tables of a loaded object's dynamic section (symbols, strings, GNU hash, relocations), found
 // from its program headers as dl_iterate_phdr gives them. Used to find libc's own dlsym/dlvsym
-// (dl_handles.cpp) and to read the executable's GOT entries (mmap_diversion.cpp).
+// (dl_handles.cpp), to read the executable's GOT entries (mmap_diversion.cpp), and by the shim to
+// point relocations at another copy of the MPI library (pmpi-layer/src/swap/relocation_rebind.cpp).
 #include <elf.h>
 #include <link.h>
 
@@ -22,5 +23,7 @@ struct DynamicTables {
 
 // Null members for what the object does not have.
 DynamicTables dynamic_tables(ElfW(Addr) base, const ElfW(Phdr) * phdr, int phnum);
+// The same from the dynamic section itself (a link_map's l_ld).
+DynamicTables dynamic_tables(ElfW(Addr) base, const ElfW(Dyn) * dyn);
 
 }  // namespace yadokari::memory

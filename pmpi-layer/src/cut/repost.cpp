@@ -61,4 +61,22 @@ void repost_pending_receives() {
   for (const auto& [posted, index] : order) repost(table.at(index));
 }
 
+bool drop_library_requests() {
+  bool ok = true;
+  registry<ReqK>().table.for_each([&](std::uint32_t, ReqK::entry& e) {
+    if (e.real == MPI_REQUEST_NULL) return;
+    const RequestRecord& r = e.record;
+    if (r.kind == RequestKind::receive && !r.completed_by_shim && (!r.persistent || r.active)) {
+      MPI_Status st;
+      int cancelled = 0;
+      PMPI_Cancel(&e.real);
+      PMPI_Wait(&e.real, &st);
+      PMPI_Test_cancelled(&st, &cancelled);
+      if (!cancelled) ok = false;
+    }
+    if (e.real != MPI_REQUEST_NULL) PMPI_Request_free(&e.real);  // persistent ones
+  });
+  return ok;
+}
+
 }  // namespace yadokari::shim

@@ -43,6 +43,13 @@ void load_shim_state(std::string_view bytes);
 // requests get their library request back too (inactive, or started if they were active).
 void repost_pending_receives();
 
+// The library's requests behind the app's, given back before the library they belong to goes
+// (a test's state round trip, a swap of the library): a receive still pending is cancelled
+// (nobody can send it a message: every rank is past the consistent cut, and the drain took
+// everything sent before). Returns false if one was matched after all. Its record stays, for
+// repost_pending_receives().
+bool drop_library_requests();
+
 // For tests of the restart path inside one running job (state_roundtrip.cpp): forgets the
 // shim's state as a fresh process would not have it, keeping the virtual world and
 // MPI_COMM_SELF as after_library_init() made them.

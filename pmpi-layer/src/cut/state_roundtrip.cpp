@@ -18,27 +18,6 @@
 namespace yadokari::shim {
 namespace {
 
-// The library's requests behind the app's: what dies with the old process. A receive still
-// pending is cancelled (nobody can send it a message: every rank is inside this collective
-// hook, and the drain took everything sent before). Returns false if one was matched after all.
-bool drop_library_requests() {
-  bool ok = true;
-  registry<ReqK>().table.for_each([&](std::uint32_t, ReqK::entry& e) {
-    if (e.real == MPI_REQUEST_NULL) return;
-    const RequestRecord& r = e.record;
-    if (r.kind == RequestKind::receive && !r.completed_by_shim && (!r.persistent || r.active)) {
-      MPI_Status st;
-      int cancelled = 0;
-      PMPI_Cancel(&e.real);
-      PMPI_Wait(&e.real, &st);
-      PMPI_Test_cancelled(&st, &cancelled);
-      if (!cancelled) ok = false;
-    }
-    if (e.real != MPI_REQUEST_NULL) PMPI_Request_free(&e.real);  // persistent ones
-  });
-  return ok;
-}
-
 // Damaged bytes must be refused with one line and leave the (fresh) state untouched.
 bool refuses_damaged(const std::string& good) {
   std::string wrong_version = good, trailing = good + '\0', huge_count = good;

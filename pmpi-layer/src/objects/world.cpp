@@ -118,6 +118,32 @@ void on_init(int thread_level, std::chrono::steady_clock::time_point init_starte
   register_world(vworld);
 }
 
+std::string on_library_swapped() {
+  int real_rank = 0, size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &real_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != g_identity.world_size)
+    return "the new launch has " + std::to_string(size) + " ranks, the job " + std::to_string(g_identity.world_size);
+  const std::vector<int> map = rank_map(size);
+  const int logical = map.empty() ? real_rank : map[static_cast<std::size_t>(real_rank)];
+  if (logical != g_identity.logical_rank)
+    return "the new launch made it logical rank " + std::to_string(logical) + ", not " +
+           std::to_string(g_identity.logical_rank);
+  // Both were the old library's; the shim's communicator is made again at the next cut.
+  g_shim_comm = MPI_COMM_NULL;
+  MPI_Comm vworld = MPI_COMM_WORLD;
+  if (!is_identity(map)) {
+    PMPI_Comm_split(MPI_COMM_WORLD, 0, logical, &vworld);
+    PMPI_Comm_set_name(vworld, "MPI_COMM_WORLD");
+  }
+  auto& reg = registry<CommK>();
+  reg.by_real.erase(codec::to_u64(g_world_entry->real));
+  g_world_entry->real = vworld;
+  reg.by_real.emplace(codec::to_u64(vworld), g_world_index);
+  PMPI_Comm_group(vworld, &g_world_group);
+  return {};
+}
+
 }  // namespace objects
 
 }  // namespace yadokari::shim

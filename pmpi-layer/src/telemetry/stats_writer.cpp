@@ -5,6 +5,7 @@
 #include "pmpi-layer/src/objects/virtual_handles.hpp"
 #include "pmpi-layer/src/objects/world.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
+#include "pmpi-layer/src/swap/swap_record.hpp"
 #include "pmpi-layer/src/telemetry/call_counters.hpp"
 #include "pmpi-layer/src/telemetry/rank_totals.hpp"
 
@@ -79,7 +80,14 @@ void write_stats_if_requested() {
   j["freed_communicators"] = g_retired_channels.communicators();  // their traffic is in the totals
   j["messages_drained_at_cuts"] = g_drained_total;
   j["objects_replayed"] = g_objects_replayed;
-  j["restarts"] = g_restarts;  // how many times this rank was restored from an image
+  j["restarts"] = g_restarts;                  // how many times this rank was restored from an image
+  j["library_swaps"] = swap::g_library_swaps;  // how many times this process swapped its MPI library
+  if (swap::g_library_swaps > 0) {
+    const swap::SwapPhases& p = swap::g_last_swap;
+    j["last_library_swap_seconds"] = {{"cut", p.cut},        {"finalize", p.finalize}, {"wait_launch", p.wait_launch},
+                                      {"load", p.load},      {"bind", p.bind},         {"init", p.init},
+                                      {"objects", p.objects}};
+  }
   // What ran: benchmarks check that a variant is the one they meant (the layer can be on without
   // a front end, and then nothing can request a checkpoint, so the blocking calls stay plain).
   j["memory_layer"] = yk_mem_enabled() != 0;

@@ -3,11 +3,20 @@
  * create (with ranks that got MPI_COMM_NULL), Cartesian topologies and sub-grids, groups,
  * derived datatypes (some of whose parents were freed), a user op and an error handler; and
  * thousands of objects made and freed before it are not made again.
- * Natively the replay is skipped; the output must be the same. */
+ *   replay_objects        the objects re-made on the same library (yadokari_replay_objects)
+ *   replay_objects swap [N]  the process swaps its MPI library for a fresh copy N times (default 1),
+ *                         each initialized by a new launch (yadokari_swap_library;
+ *                         pmpi-layer/tests/run_swap_case.sh): the same objects, the same pid, a
+ *                         new world, rounds 2 to N+1
+ * Natively neither happens; the output must be the same. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 unsigned long yadokari_replay_objects(void) __attribute__((weak));
+int yadokari_swap_library(void) __attribute__((weak));
 
 static void max_abs(void* in, void* inout, int* len, MPI_Datatype* type) {
   (void)type;
@@ -102,8 +111,18 @@ int main(int argc, char** argv) {
   }
 
   use_objects(1, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
-  if (yadokari_replay_objects) yadokari_replay_objects();
-  use_objects(2, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
+  const pid_t pid = getpid();
+  const int swap = argc > 1 && strcmp(argv[1], "swap") == 0;
+  const int rounds = 1 + (swap && argc > 2 ? atoi(argv[2]) : 1);
+  for (int round = 2; round <= rounds; ++round) {
+    if (swap) {
+      if (yadokari_swap_library && yadokari_swap_library() != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
+    } else if (yadokari_replay_objects) {
+      yadokari_replay_objects();
+    }
+    use_objects(round, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
+    printf("rank %d: the same process as in round 1: %s\n", rank, getpid() == pid ? "yes" : "no");
+  }
 
   MPI_Errhandler_free(&eh);
   MPI_Op_free(&op);

@@ -8,12 +8,17 @@
  * flight at the hook, a receive matched at the cut, sends pending at the hook and persistent
  * requests (one active across the hook), the names given to communicators and datatypes
  * (a predefined one too), and a weighted distributed graph with ranks of no in- or out-edge. Natively the hook is skipped; the output must be the
- * same. 4 ranks (a 2x2 grid). */
+ * same. 4 ranks (a 2x2 grid).
+ *   state_roundtrip swap   the hook is a swap of the MPI library instead (yadokari_swap_library,
+ *                          pmpi-layer/tests/run_swap_case.sh): the same state, carried into a
+ *                          fresh copy of the library that a second launch initializes. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int yadokari_test_state_roundtrip(void) __attribute__((weak));
+int yadokari_swap_library(void) __attribute__((weak));
 
 enum { BIG = 20000 };
 
@@ -225,8 +230,10 @@ int main(int argc, char** argv) {
   MPI_Send(&half_rank, 1, MPI_INT, 0, 13, half);
   MPI_Barrier(MPI_COMM_WORLD);
 
-  if (yadokari_test_state_roundtrip) {
-    if (yadokari_test_state_roundtrip() != MPI_SUCCESS) {
+  int (*hook)(void) = yadokari_test_state_roundtrip;
+  if (argc > 1 && strcmp(argv[1], "swap") == 0) hook = yadokari_swap_library;
+  if (hook) {
+    if (hook() != MPI_SUCCESS) {
       printf("rank %d: the state round trip failed\n", rank);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }

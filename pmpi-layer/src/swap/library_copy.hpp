@@ -1,0 +1,14 @@
+#pragma once
+// A fresh copy of the process's MPI library, loaded into a new link namespace (dlmopen) while the
+// copy in use is finalized: its own data, its own C library, nothing shared with the first one
+// (docs/flows/migrate.md, "Live moves: the kept ranks swap their MPI library").
+#include <string>
+
+namespace yadokari::shim::swap {
+
+// Loads the next copy; null with `why` on failure (no namespace left: glibc has 15, and each copy
+// keeps one for good, as it keeps its static TLS). On Open MPI the namespace first gets the
+// shim's namespace library (namespace_dlopen.c), through which the copy opens its components.
+void* load_next_copy(std::string& why);
+
+}  // namespace yadokari::shim::swap
