@@ -3,12 +3,15 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,13 +44,55 @@ std::vector<link_map*> namespace_of(link_map* member) {
   return out;
 }
 
-link_map* owner(ElfW(Addr) address) {
-  Dl_info info{};
-  link_map* map = nullptr;
-  if (!dladdr1(reinterpret_cast<void*>(address), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP))
-    return nullptr;
-  return map;
-}
+// Which loaded object an address lies in, by the objects' loaded segments: dladdr would do, but it
+// also scans the object's symbols for the nearest one, for each of thousands of relocations (and
+// dl_iterate_phdr shows only the caller's namespace).
+class Owners {
+ public:
+  // `objects`: the link maps to tell apart (the base namespace's, whose first is the executable, and
+  // a copy's).
+  explicit Owners(const std::vector<link_map*>& objects) {
+    for (const link_map* m : objects) add(m, m == objects.front() && (!m->l_name || !*m->l_name));
+    std::sort(segments_.begin(), segments_.end(), [](const Segment& a, const Segment& b) { return a.start < b.start; });
+  }
+  const link_map* of(ElfW(Addr) address) const {
+    auto it = std::upper_bound(segments_.begin(), segments_.end(), address,
+                               [](ElfW(Addr) a, const Segment& s) { return a < s.start; });
+    if (it != segments_.begin() && address < std::prev(it)->end) return std::prev(it)->object;
+    Dl_info info{};
+    link_map* map = nullptr;  // an object whose program headers were not found
+    if (!dladdr1(reinterpret_cast<void*>(address), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP))
+      return nullptr;
+    return map;
+  }
+
+ private:
+  struct Segment {
+    ElfW(Addr) start, end;
+    const link_map* object;
+  };
+  // A shared object's ELF header is at its load address (its first segment maps the file's start);
+  // the executable's program headers are in the auxiliary vector.
+  void add(const link_map* m, bool executable) {
+    const ElfW(Phdr)* phdr = nullptr;
+    std::size_t phnum = 0;
+    if (executable) {
+      phdr = reinterpret_cast<const ElfW(Phdr)*>(getauxval(AT_PHDR));
+      phnum = getauxval(AT_PHNUM);
+    } else if (m->l_addr != 0) {
+      const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(m->l_addr);
+      if (std::memcmp(header->e_ident, ELFMAG, SELFMAG) != 0) return;
+      phdr = reinterpret_cast<const ElfW(Phdr)*>(m->l_addr + header->e_phoff);
+      phnum = header->e_phnum;
+    }
+    for (std::size_t i = 0; phdr && i < phnum; ++i)
+      if (phdr[i].p_type == PT_LOAD) {
+        const ElfW(Addr) start = m->l_addr + phdr[i].p_vaddr;
+        segments_.push_back({start, start + phdr[i].p_memsz, m});
+      }
+  }
+  std::vector<Segment> segments_;
+};
 
 // The symbol defined at `address` (its type and size), or null.
 const ElfW(Sym) * definition(ElfW(Addr) address) {
@@ -77,6 +122,7 @@ struct Relocation {
   ElfW(Addr) * slot;
   const char* name;
   ElfW(Sxword) addend;
+  unsigned char symbol_type;  // as the referring object records it (STT_FUNC, STT_OBJECT, or none)
 };
 
 // Every relocation of `object` that names a symbol, of the kinds that hold its address.
@@ -95,7 +141,7 @@ void for_each_symbol_relocation(const link_map* object, F f) {
       if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT && type != R_X86_64_64 && type != R_X86_64_COPY)
         continue;
       f(Relocation{type, reinterpret_cast<ElfW(Addr)*>(object->l_addr + r.r_offset), t.strtab + t.symtab[sym].st_name,
-                   r.r_addend});
+                   r.r_addend, static_cast<unsigned char>(ELF64_ST_TYPE(t.symtab[sym].st_info))});
     }
 }
 
@@ -152,19 +198,19 @@ bool holds_links(const link_map* m, const link_map* executable) {
 // executable's copy relocations of them, and the data references of every other object to them.
 // `first_library`: a handle of the first copy's MPI library, whose own definitions tell its copy
 // relocations from the C library's (stdout, environ).
-void find_kept_objects(const std::vector<link_map*>& base, void* first_library) {
+void find_kept_objects(const std::vector<link_map*>& base, void* first_library, const Owners& owners) {
   for (const link_map* m : base) {
     if (!holds_links(m, base.front())) continue;
     for_each_symbol_relocation(m, [&](const Relocation& r) {
       if (r.type == R_X86_64_COPY) {
         void* original = dlsym(first_library, r.name);
-        if (original && g_state.first.count(owner(reinterpret_cast<ElfW(Addr)>(original))))
+        if (original && g_state.first.count(owners.of(reinterpret_cast<ElfW(Addr)>(original))))
           g_state.kept_objects.emplace(r.name, reinterpret_cast<ElfW(Addr)>(r.slot));
         return;
       }
       if (r.type == R_X86_64_JUMP_SLOT) return;
       const ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
-      if (!g_state.first.count(owner(target))) return;
+      if (!g_state.first.count(owners.of(target))) return;
       const ElfW(Sym)* def = definition(target);
       if (def && ELF64_ST_TYPE(def->st_info) == STT_OBJECT) g_state.kept_objects.emplace(r.name, target);
     });
@@ -172,7 +218,7 @@ void find_kept_objects(const std::vector<link_map*>& base, void* first_library) 
 }
 
 // The base namespace's calls into the current copy, pointed at the next one.
-bool rebind_calls(void* copy_library, const std::vector<link_map*>& base,
+bool rebind_calls(void* copy_library, const std::vector<link_map*>& base, const Owners& owners,
                   const std::unordered_set<const link_map*>& next, int& count, std::string& why) {
   for (const link_map* m : base) {
     if (!holds_links(m, base.front())) continue;
@@ -180,15 +226,18 @@ bool rebind_calls(void* copy_library, const std::vector<link_map*>& base,
     for_each_symbol_relocation(m, [&](const Relocation& r) {
       if (!ok || r.type == R_X86_64_COPY) return;
       ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
-      const link_map* to = owner(target);
+      const link_map* to = owners.of(target);
       if (r.type == R_X86_64_JUMP_SLOT && to == m) {  // not bound yet (lazy binding): where it would go
         target = reinterpret_cast<ElfW(Addr)>(dlsym(RTLD_DEFAULT, r.name));
-        to = target ? owner(target) : nullptr;
+        to = target ? owners.of(target) : nullptr;
       }
       if (!g_state.current.count(to) && !g_state.first.count(to)) return;
-      if (!is_function(definition(target))) return;
+      // The referring object's record of the symbol says whether it is a function; the definition's
+      // (a scan of the copy's symbols) only where it says nothing.
+      if (r.symbol_type == STT_OBJECT || r.symbol_type == STT_TLS) return;
+      if (r.symbol_type != STT_FUNC && r.symbol_type != STT_GNU_IFUNC && !is_function(definition(target))) return;
       void* replacement = dlsym(copy_library, r.name);
-      if (!replacement || !next.count(owner(reinterpret_cast<ElfW(Addr)>(replacement)))) {
+      if (!replacement || !next.count(owners.of(reinterpret_cast<ElfW(Addr)>(replacement)))) {
         why = std::string("the new copy of the MPI library has no ") + r.name;
         ok = false;
         return;
@@ -207,11 +256,11 @@ bool rebind_calls(void* copy_library, const std::vector<link_map*>& base,
 }
 
 // The copy's fresh contents of each kept object, copied where the process keeps it.
-bool fill_kept_objects(void* copy_library, const std::unordered_set<const link_map*>& next, int& count,
-                       std::string& why) {
+bool fill_kept_objects(void* copy_library, const Owners& owners, const std::unordered_set<const link_map*>& next,
+                       int& count, std::string& why) {
   for (const auto& [name, kept] : g_state.kept_objects) {
     void* fresh = dlsym(copy_library, name.c_str());
-    if (!fresh || !next.count(owner(reinterpret_cast<ElfW(Addr)>(fresh)))) {
+    if (!fresh || !next.count(owners.of(reinterpret_cast<ElfW(Addr)>(fresh)))) {
       why = "the new copy of the MPI library has no " + name;
       return false;
     }
@@ -236,6 +285,7 @@ int bind_copy_namespace_data() {
   if (!g_state.copy_namespace) return 0;
   const std::vector<link_map*> objects = namespace_of(g_state.copy_namespace);
   const std::unordered_set<const link_map*> in_copy(objects.begin(), objects.end());
+  const Owners owners(objects);
   int count = 0;
   for (const link_map* m : objects)
     for_each_symbol_relocation(m, [&](const Relocation& r) {
@@ -243,7 +293,7 @@ int bind_copy_namespace_data() {
       const auto kept = g_state.kept_objects.find(r.name);
       if (kept == g_state.kept_objects.end()) return;
       const ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
-      if (target == kept->second || !in_copy.count(owner(target))) return;
+      if (target == kept->second || !in_copy.count(owners.of(target))) return;
       if (!make_writable(r.slot, sizeof *r.slot)) return;
       *r.slot = kept->second + static_cast<ElfW(Addr)>(r.addend);
       ++count;
@@ -267,6 +317,9 @@ bool bind_to_copy(void* copy_library, RebindCounts& counts, std::string& why) {
   const std::vector<link_map*> copy_objects = namespace_of(copy_map);
   const std::unordered_set<std::string> names = file_names(copy_objects);
   const std::unordered_set<const link_map*> next = mpi_objects_of(copy_objects, names);
+  std::vector<link_map*> both = base;
+  both.insert(both.end(), copy_objects.begin(), copy_objects.end());
+  const Owners owners(both);
   if (!g_state.started) {
     g_state.first = mpi_objects_of(base, names);
     g_state.current = g_state.first;
@@ -278,11 +331,11 @@ bool bind_to_copy(void* copy_library, RebindCounts& counts, std::string& why) {
       why = "cannot find the MPI library the process was linked with";
       return false;
     }
-    find_kept_objects(base, first_library);
+    find_kept_objects(base, first_library, owners);
     g_state.started = true;
   }
-  if (!rebind_calls(copy_library, base, next, counts.calls, why)) return false;
-  if (!fill_kept_objects(copy_library, next, counts.data_objects, why)) return false;
+  if (!rebind_calls(copy_library, base, owners, next, counts.calls, why)) return false;
+  if (!fill_kept_objects(copy_library, owners, next, counts.data_objects, why)) return false;
   g_state.copy_namespace = copy_map;
   counts.data_references = bind_copy_namespace_data();
   g_state.current = next;
