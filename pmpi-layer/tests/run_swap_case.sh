@@ -11,8 +11,12 @@
 #             regex AFTER (at least one per rank) come from the last launch only, and it exits 0.
 #   refused   the same without YADOKARI_SWAP_DIR: one line saying why, the job as it was (it aborts).
 #   no-kept   a stand-in with no kept process to hand over to: one line, exit 1.
+# SWAP_RANK_MAP=LIST in the environment: every launch under the shim gets YADOKARI_RANK_MAP=LIST
+# (real rank i hosts logical rank LIST[i], as after a restart that placed ranks anew).
 set -u
 mode=$1 flavour=$2 n=$3 shim=$4 yadokari=$5 prog=$6 swaps=${7:-1} after=${8:-^round 2 }
+map=()
+[ -n "${SWAP_RANK_MAP:-}" ] && map=("YADOKARI_RANK_MAP=$SWAP_RANK_MAP")
 work=$(mktemp -d)
 launcher_pid=
 cleanup() {
@@ -21,6 +25,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+descendants() {  # the process tree below PID, parents before children
+  local child
+  for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done
+}
 fail() { echo "FAIL: $*"; for f in "$work"/*.out "$work"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
 
 launcher() {  # launcher ENV_ASSIGNMENTS... -- PROGRAM ARGS: the launcher's command line
@@ -42,7 +50,7 @@ case $mode in
   swap)
     timeout 180 $(launcher NONE=1 -- "$prog" swap "$swaps") > "$work/native.out" 2> "$work/native.err" || fail "native run failed"
     mkdir "$work/swap"
-    $(launcher "LD_PRELOAD=$shim" "YADOKARI_SWAP_DIR=$work/swap" "YADOKARI_STATS=$work/stats" -- "$prog" swap "$swaps") \
+    $(launcher "LD_PRELOAD=$shim" "YADOKARI_SWAP_DIR=$work/swap" "YADOKARI_STATS=$work/stats" "${map[@]}" -- "$prog" swap "$swaps") \
       > "$work/launch-0.out" \
       2> "$work/launch-0.err" &
     launcher_pid=$!
@@ -54,15 +62,23 @@ case $mode in
       done
       [ "$(ls "$work"/swap/rank-*.pid 2>/dev/null | wc -l)" -eq "$n" ] || fail "the ranks did not wait for a stand-in within 60 s"
       cat "$work"/swap/rank-*.pid | sort > "$work/kept-$s.pids"
-      # The node daemons first (MPICH's proxies; Open MPI's stand-ins of the previous swap), then
-      # the launcher: none may pass a signal on to the kept processes.
-      for child in $(pgrep -P "$launcher_pid"); do grep -qx "$child" "$work/kept-$s.pids" || kill -9 "$child"; done
-      kill -9 "$launcher_pid"
+      # Whatever starts the kept processes' neighbours is killed first, with SIGKILL, so that nothing
+      # passes a signal on to them: Open MPI's mpirun (their parent here) would SIGTERM the rest of
+      # its ranks when one dies, and a stand-in passes that on; MPICH's proxy would do the same when
+      # its mpiexec goes. Then the stand-ins of the previous swap.
+      tree=$(descendants "$launcher_pid" | grep -vxF -f "$work/kept-$s.pids")
+      if [ "$flavour" = openmpi ]; then
+        kill -9 "$launcher_pid"
+      else
+        for proxy in $(pgrep -P "$launcher_pid"); do kill -9 "$proxy"; done
+        kill -9 "$launcher_pid"
+      fi
+      for pid in $tree; do kill -9 "$pid" 2>/dev/null; done
       wait "$launcher_pid" 2>/dev/null
       while read -r pid; do kill -0 "$pid" 2>/dev/null || fail "kept process $pid died with launch $((s - 1))"; done < "$work/kept-$s.pids"
       [ "$s" -gt 1 ] && { diff -q "$work/kept-1.pids" "$work/kept-$s.pids" >/dev/null || fail "other processes at swap $s"; }
       rm "$work"/swap/rank-*.pid
-      $(launcher NONE=1 -- "$yadokari" stand-in --dir "$work/swap") > "$work/launch-$s.out" 2> "$work/launch-$s.err" &
+      $(launcher NONE=1 "${map[@]}" -- "$yadokari" stand-in --dir "$work/swap") > "$work/launch-$s.out" 2> "$work/launch-$s.err" &
       launcher_pid=$!
     done
     for _ in $(seq 1800); do kill -0 "$launcher_pid" 2>/dev/null || break; sleep 0.1; done

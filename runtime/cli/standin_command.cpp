@@ -10,10 +10,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "protocol/launcher_handoff.hpp"
 #include "runtime/cli/cli_error.hpp"
+#include "common/parameters.hpp"
 
 extern char** environ;
 
@@ -29,12 +32,24 @@ void pass_on(int sig) {
   ::_exit(128 + sig);
 }
 
-// This rank of the launch, as the launcher numbers it (MPICH's Hydra, Open MPI's mpirun).
-int launch_rank() {
+// The logical rank this process of the launch stands in for: the launcher's rank (MPICH's Hydra,
+// Open MPI's mpirun), through YADOKARI_RANK_MAP when the launch has one (real rank i hosts logical
+// rank MAP[i], as the shim reads it: pmpi-layer/src/objects/world.cpp).
+int logical_rank() {
+  int rank = -1;
   for (const char* name : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"})
-    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
-  throw CliError(exit_code::usage,
-                 "stand-in: no rank from a launcher (PMI_RANK, OMPI_COMM_WORLD_RANK) in the environment");
+    if (const char* v = std::getenv(name); v && *v && rank < 0) rank = std::atoi(v);
+  if (rank < 0)
+    throw CliError(exit_code::usage,
+                   "stand-in: no rank from a launcher (PMI_RANK, OMPI_COMM_WORLD_RANK) in the environment");
+  const char* map = std::getenv(yadokari::parameters::kRankMap);
+  if (!map || !*map) return rank;
+  std::stringstream entries(map);
+  std::string entry;
+  for (int i = 0; std::getline(entries, entry, ','); ++i)
+    if (i == rank) return std::atoi(entry.c_str());
+  throw CliError(exit_code::usage, std::string("stand-in: ") + yadokari::parameters::kRankMap +
+                                       " has no entry for rank " + std::to_string(rank));
 }
 
 int connect_to_kept(const std::string& path, double timeout) {
@@ -58,7 +73,7 @@ int connect_to_kept(const std::string& path, double timeout) {
 }  // namespace
 
 int stand_in(const StandInOptions& options) {
-  const int rank = launch_rank();
+  const int rank = logical_rank();
   const int sock = connect_to_kept(protocol::handoff_socket_path(options.dir, rank), options.timeout);
   ucred peer{};
   socklen_t len = sizeof peer;
