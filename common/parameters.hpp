@@ -38,6 +38,7 @@ inline constexpr char kFaultSlowWrite[] = "YADOKARI_FAULT_SLOW_WRITE";
 inline constexpr char kFaultKillWriter[] = "YADOKARI_FAULT_KILL_WRITER";
 inline constexpr char kFaultHoldFinalize[] = "YADOKARI_FAULT_HOLD_FINALIZE";
 inline constexpr char kSwapDir[] = "YADOKARI_SWAP_DIR";
+inline constexpr char kKeptRanks[] = "YADOKARI_KEPT_RANKS";
 inline constexpr char kCkptInterval[] = "YADOKARI_CKPT_INTERVAL";
 inline constexpr char kStopAfterEpoch[] = "YADOKARI_STOP_AFTER_EPOCH";
 inline constexpr char kKeep[] = "YADOKARI_KEEP";
@@ -105,6 +106,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {kSwapDir, "path", "", "rank",
      "tests: where a rank that swaps its MPI library in place (`yadokari_swap_library`) waits for its stand-in, "
      "at `rank-<L>.sock`"},
+    {kKeptRanks, "comma list", "", "rank",
+     "tests: logical ranks whose processes are kept; in a launch, the process of such a rank stands in for it "
+     "(hands the launch over to the process waiting at `YADOKARI_SWAP_DIR`) and ends with its status"},
     // What the front end reads; each is overridden by its flag.
     {kCkptInterval, "seconds", "", "front end", "seconds between checkpoints (`--interval`)"},
     {kStopAfterEpoch, "integer", "", "front end",

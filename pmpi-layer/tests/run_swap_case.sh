@@ -13,6 +13,8 @@
 #   no-kept   a stand-in with no kept process to hand over to: one line, exit 1.
 # SWAP_RANK_MAP=LIST in the environment: every launch under the shim gets YADOKARI_RANK_MAP=LIST
 # (real rank i hosts logical rank LIST[i], as after a restart that placed ranks anew).
+# SWAP_STAND_INS=shim: the later launches start the program under the shim with every rank listed
+# in YADOKARI_KEPT_RANKS, as a live move's launch does, instead of `yadokari stand-in`.
 set -u
 mode=$1 flavour=$2 n=$3 shim=$4 yadokari=$5 prog=$6 swaps=${7:-1} after=${8:-^round 2 }
 map=()
@@ -78,7 +80,13 @@ case $mode in
       while read -r pid; do kill -0 "$pid" 2>/dev/null || fail "kept process $pid died with launch $((s - 1))"; done < "$work/kept-$s.pids"
       [ "$s" -gt 1 ] && { diff -q "$work/kept-1.pids" "$work/kept-$s.pids" >/dev/null || fail "other processes at swap $s"; }
       rm "$work"/swap/rank-*.pid
-      $(launcher NONE=1 "${map[@]}" -- "$yadokari" stand-in --dir "$work/swap") > "$work/launch-$s.out" 2> "$work/launch-$s.err" &
+      if [ "${SWAP_STAND_INS:-}" = shim ]; then
+        $(launcher "LD_PRELOAD=$shim" "YADOKARI_SWAP_DIR=$work/swap" "YADOKARI_KEPT_RANKS=$(seq -s, 0 $((n - 1)))" \
+          "${map[@]}" -- "$prog" swap "$swaps") > "$work/launch-$s.out" 2> "$work/launch-$s.err" &
+      else
+        $(launcher NONE=1 "${map[@]}" -- "$yadokari" stand-in --dir "$work/swap") > "$work/launch-$s.out" \
+          2> "$work/launch-$s.err" &
+      fi
       launcher_pid=$!
     done
     for _ in $(seq 1800); do kill -0 "$launcher_pid" 2>/dev/null || break; sleep 0.1; done
