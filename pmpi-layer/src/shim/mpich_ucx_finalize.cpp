@@ -9,7 +9,10 @@
 // thread sits in the barrier. The worker is single-threaded (UCS_THREAD_MODE_SERIALIZED): every
 // UCX call MPICH makes in that window goes through a wrapper below and takes the same lock.
 // Nothing of MPI_Finalize is skipped or shortened: the application's output, atexit handlers and
-// exit status are untouched. Built into the MPICH shim only; all calls reach the real UCX.
+// exit status are untouched. Built into the MPICH shim, and into the library a swap loads first
+// into the namespace of each fresh copy of MPICH (swap/library_copy.cpp), whose UCX calls do not
+// reach the shim's; all calls reach the real UCX. What differs between the two is in
+// mpich_ucx_finalize_hooks.hpp.
 #include <dlfcn.h>
 #include <ucp/api/ucp.h>
 
@@ -20,9 +23,8 @@
 #include <mutex>
 #include <thread>
 
-#include "checkpoint/memory/library_scope.hpp"
 #include "pmpi-layer/src/shim/api.hpp"
-#include "pmpi-layer/src/telemetry/call_counters.hpp"  // g_current_call
+#include "pmpi-layer/src/shim/mpich_ucx_finalize_hooks.hpp"
 
 namespace yadokari::shim {
 namespace {
@@ -59,8 +61,7 @@ std::mutex g_worker_lock;
 std::thread g_helper;
 
 void progress_while_finalizing() {
-  // What UCX allocates here is the library's, as inside any MPI call (call_scope.hpp).
-  yadokari::memory::enter_library();
+  ucx_finalize::helper_thread_started();
   while (!g_stop_helper.load()) {
     unsigned events = 0;
     if (ucp_worker_h worker = g_worker.load()) {
@@ -75,7 +76,7 @@ void progress_while_finalizing() {
 void start_helper_once() {
   // Only MPICH's finalize: an endpoint closed in another call (MPI_Comm_disconnect) must not
   // start a second thread on a worker whose other calls are not wrapped here.
-  if (g_current_call.load(std::memory_order_relaxed) != Fn::MPI_Finalize) return;
+  if (!ucx_finalize::inside_mpi_finalize()) return;
   if (g_closing.exchange(true)) return;
   g_helper = std::thread(progress_while_finalizing);
 }

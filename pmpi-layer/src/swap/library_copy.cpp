@@ -7,6 +7,9 @@
 #include <string>
 
 #include "pmpi-layer/src/swap/relocation_rebind.hpp"
+#if !defined(OPEN_MPI)
+#include "pmpi-layer/src/shim/mpich_ucx_finalize_hooks.hpp"
+#endif
 
 namespace yadokari::shim::swap {
 namespace {
@@ -19,19 +22,36 @@ std::string library_file() {
   return info.dli_fname;
 }
 
-#if defined(OPEN_MPI)
-// Open MPI opens its components with RTLD_GLOBAL, which glibc cannot do inside a namespace made by
-// dlmopen (ld.so crashes): namespace_dlopen.c, loaded first, is that namespace's dlopen. It sits
-// beside the shim.
+// Loaded first into each copy's namespace, from beside the shim, and linked to the MPI library, so
+// that the copy forms the namespace's global scope behind it. Open MPI opens its components with
+// RTLD_GLOBAL, which glibc cannot do inside a namespace made by dlmopen (ld.so crashes):
+// namespace_dlopen.c is that namespace's dlopen. MPICH's finalize over TCP needs the shim's UCX
+// wrappers (shim/mpich_ucx_finalize.cpp), which the copy's calls to its own UCX would bypass.
 std::string namespace_library() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&load_next_copy), &info) || !info.dli_fname) return {};
   const std::string shim = info.dli_fname;
+#if defined(OPEN_MPI)
   return shim.substr(0, shim.rfind('/') + 1) + "libyadokari-namespace-openmpi.so";
+#else
+  return shim.substr(0, shim.rfind('/') + 1) + "libyadokari-namespace-mpich.so";
+#endif
 }
 
+#if defined(OPEN_MPI)
 // Each component the copy opens refers to the objects the process keeps (relocation_rebind.hpp).
 void after_component_open(void*) { bind_copy_namespace_data(); }
+
+void connect(void* helper) {
+  using Setter = void (*)(void (*)(void*));
+  if (auto set = reinterpret_cast<Setter>(dlsym(helper, "yadokari_namespace_after_open"))) set(&after_component_open);
+}
+#else
+void connect(void* helper) {
+  using Setter = void (*)(bool (*)(), void (*)());
+  if (auto set = reinterpret_cast<Setter>(dlsym(helper, "yadokari_namespace_ucx_hooks")))
+    set(&ucx_finalize::inside_mpi_finalize, &ucx_finalize::helper_thread_started);
+}
 #endif
 
 }  // namespace
@@ -43,7 +63,6 @@ void* load_next_copy(std::string& why) {
     return nullptr;
   }
   Lmid_t lmid = LM_ID_NEWLM;
-#if defined(OPEN_MPI)
   const std::string first = namespace_library();
   void* helper = dlmopen(LM_ID_NEWLM, first.c_str(), RTLD_NOW);
   if (!helper || dlinfo(helper, RTLD_DI_LMID, &lmid) != 0) {
@@ -51,9 +70,7 @@ void* load_next_copy(std::string& why) {
     why = "cannot load " + first + " into a new link namespace: " + (error ? error : "?");
     return nullptr;
   }
-  using Setter = void (*)(void (*)(void*));
-  if (auto set = reinterpret_cast<Setter>(dlsym(helper, "yadokari_namespace_after_open"))) set(&after_component_open);
-#endif
+  connect(helper);
   void* copy = dlmopen(lmid, file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!copy) {
     const char* error = dlerror();

@@ -7,8 +7,8 @@
 namespace yadokari::shim::swap {
 
 // Loads the next copy; null with `why` on failure (no namespace left: glibc has 15, and each copy
-// keeps one for good, as it keeps its static TLS). On Open MPI the namespace first gets the
-// shim's namespace library (namespace_dlopen.c), through which the copy opens its components.
+// keeps one for good, as it keeps its static TLS). The namespace first gets the shim's namespace
+// library for the MPI (libyadokari-namespace-<flavour>.so, library_copy.cpp says why).
 void* load_next_copy(std::string& why);
 
 }  // namespace yadokari::shim::swap
