@@ -317,9 +317,13 @@ bool bind_to_copy(void* copy_library, RebindCounts& counts, std::string& why) {
   const std::vector<link_map*> copy_objects = namespace_of(copy_map);
   const std::unordered_set<std::string> names = file_names(copy_objects);
   const std::unordered_set<const link_map*> next = mpi_objects_of(copy_objects, names);
-  std::vector<link_map*> both = base;
-  both.insert(both.end(), copy_objects.begin(), copy_objects.end());
-  const Owners owners(both);
+  // Every object a link may point into: the base namespace, the copy in use (after a first swap)
+  // and the next one.
+  std::vector<link_map*> all = base;
+  if (g_state.copy_namespace)
+    for (link_map* m : namespace_of(g_state.copy_namespace)) all.push_back(m);
+  all.insert(all.end(), copy_objects.begin(), copy_objects.end());
+  const Owners owners(all);
   if (!g_state.started) {
     g_state.first = mpi_objects_of(base, names);
     g_state.current = g_state.first;
