@@ -46,7 +46,31 @@ bool read_all(int fd, char* p, std::size_t n) {
   return true;
 }
 
+// The header's message, with room for the descriptors: `control` must outlive it.
+struct HeaderMessage {
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 3)] = {};
+  iovec iov;
+  msghdr m{};
+  explicit HeaderMessage(Header& header) : iov{&header, sizeof header} {
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+  }
+};
+
 }  // namespace
+
+bool unix_socket_address(const std::string& path, sockaddr_un& a, std::string& why) {
+  a = sockaddr_un{};
+  a.sun_family = AF_UNIX;
+  if (path.size() >= sizeof a.sun_path) {
+    why = "socket path too long: " + path;
+    return false;
+  }
+  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  return true;
+}
 
 std::string handoff_socket_path(const std::string& dir, int rank) {
   return dir + "/rank-" + std::to_string(rank) + ".sock";
@@ -73,12 +97,8 @@ bool send_handoff(int sock, const Handoff& h, std::string& why) {
   Header header{kMagic, kVersion, static_cast<std::uint32_t>(block.size()), h.pmi_fd >= 0 ? kHasPmiFd : 0};
   std::array<int, 3> fds{h.out, h.err, h.pmi_fd};
   const std::size_t nfds = h.pmi_fd >= 0 ? 3 : 2;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 3)] = {};
-  iovec iov{&header, sizeof header};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = control;
+  HeaderMessage message(header);
+  msghdr& m = message.m;
   m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
   cmsghdr* c = CMSG_FIRSTHDR(&m);
   c->cmsg_level = SOL_SOCKET;
@@ -97,13 +117,8 @@ bool send_handoff(int sock, const Handoff& h, std::string& why) {
 
 std::optional<Handoff> receive_handoff(int sock, std::string& why) {
   Header header{};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 3)] = {};
-  iovec iov{&header, sizeof header};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_control = control;
-  m.msg_controllen = sizeof control;
+  HeaderMessage message(header);
+  msghdr& m = message.m;
   ssize_t got;
   do got = ::recvmsg(sock, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC);
   while (got < 0 && errno == EINTR);

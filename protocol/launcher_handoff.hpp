@@ -5,12 +5,17 @@
 // sends what the launcher gave it — the launcher's variables, MPICH's PMI socket and its standard
 // streams — and then waits for the kept process's exit status, which it exits with, so that the
 // launcher sees an ordinary rank. Used by the stand-in (runtime/cli) and the shim (pmpi-layer).
+#include <sys/un.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace yadokari::protocol {
+
+// `path` as a Unix socket's address; false with `why` if it does not fit.
+bool unix_socket_address(const std::string& path, sockaddr_un& address, std::string& why);
 
 // Where the kept process of logical rank `rank` listens: DIR/rank-R.sock.
 std::string handoff_socket_path(const std::string& dir, int rank);

@@ -32,12 +32,7 @@ void pass_on(int sig) {
 
 int connect_to_kept(const std::string& path, double timeout, std::string& why) {
   sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  if (path.size() >= sizeof a.sun_path) {
-    why = "socket path too long: " + path;
-    return -1;
-  }
-  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  if (!unix_socket_address(path, a, why)) return -1;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
   for (;;) {
     const int sock = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -30,12 +30,7 @@ void report_exit(int status, void*) {
 
 int listen_for_stand_in(const std::string& path, std::string& why) {
   sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  if (path.size() >= sizeof a.sun_path) {
-    why = "socket path too long: " + path;
-    return -1;
-  }
-  std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+  if (!protocol::unix_socket_address(path, a, why)) return -1;
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ::unlink(path.c_str());
   if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 1) != 0) {
