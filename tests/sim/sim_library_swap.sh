@@ -25,7 +25,9 @@ launch() {
     shift
     for e in "$@"; do envs+=("$e"); done
     if [[ "$FLAVOUR" == openmpi ]]; then
-        for e in "${envs[@]}"; do export "${e?}"; forward+=(-x "${e%%=*}"); done
+        # NAME=VALUE to mpirun itself: exported here, the shim would be preloaded into every
+        # command this script runs afterwards (ps, pgrep, ...).
+        for e in "${envs[@]}"; do forward+=(-x "$e"); done
         $sim_launch mpirun.openmpi $sim_launcher_args -n 2 --map-by node "${forward[@]}" "$APP" swap "$SWAPS" \
             >"$out.out" 2>"$out.err" &
     else
