@@ -103,8 +103,7 @@ int swap_library() {
   void* copy = swap::load_next_copy(why);
   if (!copy) fail(why);
   phases.load = clock.lap();
-  swap::RebindCounts counts;
-  if (!swap::bind_to_copy(copy, counts, why)) fail(why);
+  if (!swap::bind_to_copy(copy, why)) fail(why);
   phases.bind = clock.lap();
   int provided = 0;
   if (PMPI_Init_thread(nullptr, nullptr, identity().thread_level, &provided) != MPI_SUCCESS)

@@ -219,7 +219,7 @@ void find_kept_objects(const std::vector<link_map*>& base, void* first_library, 
 
 // The base namespace's calls into the current copy, pointed at the next one.
 bool rebind_calls(void* copy_library, const std::vector<link_map*>& base, const Owners& owners,
-                  const std::unordered_set<const link_map*>& next, int& count, std::string& why) {
+                  const std::unordered_set<const link_map*>& next, std::string& why) {
   for (const link_map* m : base) {
     if (!holds_links(m, base.front())) continue;
     bool ok = true;
@@ -248,7 +248,6 @@ bool rebind_calls(void* copy_library, const std::vector<link_map*>& base, const 
         return;
       }
       *r.slot = reinterpret_cast<ElfW(Addr)>(replacement) + static_cast<ElfW(Addr)>(r.addend);
-      ++count;
     });
     if (!ok) return false;
   }
@@ -257,7 +256,7 @@ bool rebind_calls(void* copy_library, const std::vector<link_map*>& base, const 
 
 // The copy's fresh contents of each kept object, copied where the process keeps it.
 bool fill_kept_objects(void* copy_library, const Owners& owners, const std::unordered_set<const link_map*>& next,
-                       int& count, std::string& why) {
+                       std::string& why) {
   for (const auto& [name, kept] : g_state.kept_objects) {
     void* fresh = dlsym(copy_library, name.c_str());
     if (!fresh || !next.count(owners.of(reinterpret_cast<ElfW(Addr)>(fresh)))) {
@@ -274,19 +273,17 @@ bool fill_kept_objects(void* copy_library, const Owners& owners, const std::unor
       return false;
     }
     std::memcpy(reinterpret_cast<void*>(kept), fresh, def->st_size);
-    ++count;
   }
   return true;
 }
 
 }  // namespace
 
-int bind_copy_namespace_data() {
-  if (!g_state.copy_namespace) return 0;
+void bind_copy_namespace_data() {
+  if (!g_state.copy_namespace) return;
   const std::vector<link_map*> objects = namespace_of(g_state.copy_namespace);
   const std::unordered_set<const link_map*> in_copy(objects.begin(), objects.end());
   const Owners owners(objects);
-  int count = 0;
   for (const link_map* m : objects)
     for_each_symbol_relocation(m, [&](const Relocation& r) {
       if (r.type != R_X86_64_GLOB_DAT && r.type != R_X86_64_64) return;
@@ -296,12 +293,10 @@ int bind_copy_namespace_data() {
       if (target == kept->second || !in_copy.count(owners.of(target))) return;
       if (!make_writable(r.slot, sizeof *r.slot)) return;
       *r.slot = kept->second + static_cast<ElfW(Addr)>(r.addend);
-      ++count;
     });
-  return count;
 }
 
-bool bind_to_copy(void* copy_library, RebindCounts& counts, std::string& why) {
+bool bind_to_copy(void* copy_library, std::string& why) {
   link_map* copy_map = nullptr;
   if (dlinfo(copy_library, RTLD_DI_LINKMAP, &copy_map) != 0 || !copy_map) {
     why = "cannot read the new copy's link map";
@@ -338,10 +333,10 @@ bool bind_to_copy(void* copy_library, RebindCounts& counts, std::string& why) {
     find_kept_objects(base, first_library, owners);
     g_state.started = true;
   }
-  if (!rebind_calls(copy_library, base, owners, next, counts.calls, why)) return false;
-  if (!fill_kept_objects(copy_library, owners, next, counts.data_objects, why)) return false;
+  if (!rebind_calls(copy_library, base, owners, next, why)) return false;
+  if (!fill_kept_objects(copy_library, owners, next, why)) return false;
   g_state.copy_namespace = copy_map;
-  counts.data_references = bind_copy_namespace_data();
+  bind_copy_namespace_data();
   g_state.current = next;
   return true;
 }

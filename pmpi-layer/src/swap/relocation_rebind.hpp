@@ -19,18 +19,12 @@
 
 namespace yadokari::shim::swap {
 
-struct RebindCounts {
-  int calls = 0;            // GOT entries of the base namespace now calling the copy
-  int data_objects = 0;     // library objects whose address the process keeps
-  int data_references = 0;  // the copy's references pointed at them
-};
-
 // `copy_library`: the copy's MPI library (a dlmopen handle), loaded, not initialized. Returns false
 // with `why` when a link cannot be made (then nothing of the copy may be used).
-bool bind_to_copy(void* copy_library, RebindCounts& counts, std::string& why);
+bool bind_to_copy(void* copy_library, std::string& why);
 
 // The copy opened more objects into its namespace (Open MPI's components, at MPI_Init): their
-// references to the kept objects are pointed as above. Returns how many were.
-int bind_copy_namespace_data();
+// references to the kept objects are pointed as above.
+void bind_copy_namespace_data();
 
 }  // namespace yadokari::shim::swap
