@@ -25,6 +25,13 @@ ComputeTimes ComputeLedger::on_commit(std::uint64_t epoch,
     times.hosts[static_cast<std::size_t>(rank)] = image.hostname;
     readings[rank] = Reading{image.compute_seconds, image.hostname};
   }
+  bool some_zero = false, some_positive = false;
+  for (const auto& s : times.seconds)
+    if (s) (*s > 0.0 ? some_positive : some_zero) = true;
+  if (some_zero && some_positive) {
+    times.since_start = true;
+    for (const auto& [rank, reading] : readings) times.seconds[static_cast<std::size_t>(rank)] = reading.seconds;
+  }
   previous_ = std::move(readings);
   return times;
 }

@@ -19,6 +19,10 @@ struct ComputeTimes {
   std::uint64_t epoch = 0;  // 0: nothing committed yet
   std::vector<std::optional<double>> seconds;
   std::vector<std::string> hosts;
+  // The epoch showed no compute for some ranks while others computed (they waited in MPI the whole
+  // interval, e.g. behind a slow node): `seconds` are then each process's totals since it started,
+  // a window long enough to compare nodes, instead of a zero that would hide the fastest node.
+  bool since_start = false;
 
   bool any() const;
 };
@@ -29,7 +33,8 @@ class ComputeLedger {
 
   // At the commit of `epoch`, with every rank's ImageWritten of it. A rank's time is its reading
   // minus its reading at the previous commit this ledger saw, when that was on the same host and
-  // not larger (same process); otherwise the whole reading (since its process started).
+  // not larger (same process); otherwise the whole reading (since its process started). When the
+  // differences are zero for some ranks and not for others, every rank's whole reading is used.
   ComputeTimes on_commit(std::uint64_t epoch, const std::map<std::int32_t, protocol::ImageWritten>& images);
 
  private:

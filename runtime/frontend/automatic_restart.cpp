@@ -209,7 +209,11 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
                static_cast<unsigned long long>(choice.epoch), host_list(plan.hosts).c_str(),
                timeline.placement.c_str());
   if (const std::string summary = compute_summary(compute, rank_hosts); !summary.empty())
-    std::fprintf(stderr, "yadokari: compute time per rank in the epoch ending at %llu: %s\n",
+    std::fprintf(stderr,
+                 measured.since_start
+                     ? "yadokari: compute time per rank since its process started (the epoch ending at %llu "
+                       "shows none for some ranks): %s\n"
+                     : "yadokari: compute time per rank in the epoch ending at %llu: %s\n",
                  static_cast<unsigned long long>(measured.epoch), summary.c_str());
   std::fprintf(stderr, "yadokari: placement: %s\n", plan.placement.explanation.c_str());
   Incarnation next;

@@ -538,6 +538,28 @@ TEST_CASE("the compute ledger counts afresh when a rank's process or node change
   CHECK(ledger.on_commit(3, images).seconds.size() == 2);
 }
 
+TEST_CASE("an epoch with no compute for some ranks: the totals since each process started", "[compute]") {
+  ComputeLedger ledger(2);
+  std::map<std::int32_t, ImageWritten> images;
+  images[0].compute_seconds = 0.25;
+  images[0].hostname = "fast";
+  images[1].compute_seconds = 4.0;
+  images[1].hostname = "slow";
+  CHECK_FALSE(ledger.on_commit(1, images).since_start);
+  // Rank 0 waited in MPI for rank 1 the whole next interval: its difference would be 0, and a zero
+  // tells nothing about its node's speed. Both ranks' totals are given instead.
+  images[1].compute_seconds = 5.0;
+  const ComputeTimes times = ledger.on_commit(2, images);
+  CHECK(times.since_start);
+  CHECK(times.seconds == std::vector<std::optional<double>>{0.25, 5.0});
+  // Both computed: the interval's differences again.
+  images[0].compute_seconds = 0.5;
+  images[1].compute_seconds = 6.0;
+  const ComputeTimes next = ledger.on_commit(3, images);
+  CHECK_FALSE(next.since_start);
+  CHECK(next.seconds == std::vector<std::optional<double>>{0.25, 1.0});
+}
+
 TEST_CASE("no epoch number left: the checkpoint fails with the reason, nothing is sent", "[checkpoint]") {
   Harness h;
   fs::create_directories(h.dir.path / "18446744073709551615");
