@@ -11,6 +11,8 @@
 #             regex AFTER (at least one per rank) come from the last launch only, and it exits 0.
 #   refused   the same without YADOKARI_SWAP_DIR: one line saying why, the job as it was (it aborts).
 #   no-kept   a stand-in with no kept process to hand over to: one line, exit 1.
+#   exhausted `PROGRAM swap-exhausted` (no link namespace left for a copy): each rank's one line
+#             saying why, and the job goes on in its launch and exits 0.
 # SWAP_RANK_MAP=LIST in the environment: every launch under the shim gets YADOKARI_RANK_MAP=LIST
 # (real rank i hosts logical rank LIST[i], as after a restart that placed ranks anew).
 # SWAP_STAND_INS=shim: the later launches start the program under the shim with every rank listed
@@ -119,6 +121,18 @@ PY
     grep -qxE "yadokari: rank [0-9]+ cannot swap its MPI library: YADOKARI_SWAP_DIR is not set" "$work/refused.err" \
       || fail "no one-line reason"
     grep -q "^round 1 rank" "$work/refused.out" || fail "round 1 did not run"
+    ;;
+  exhausted)
+    mkdir "$work/swap"
+    timeout 180 $(launcher "LD_PRELOAD=$shim" "YADOKARI_SWAP_DIR=$work/swap" -- "$prog" swap-exhausted) \
+      > "$work/exhausted.out" 2> "$work/exhausted.err" || fail "the job did not go on after the refusal"
+    [ "$(grep -cxE "yadokari: rank [0-9]+ cannot swap its MPI library: cannot load .*/libyadokari-namespace-$flavour\.so into a new link namespace: .+" \
+      "$work/exhausted.err")" -eq "$n" ] || fail "not one line per rank saying why"
+    [ "$(grep -c "^round 2 " "$work/exhausted.out")" -ge "$n" ] || fail "round 2 did not run on every rank"
+    [ "$(grep -c "the swap refused after [0-9]* namespaces were taken; the job went on" "$work/exhausted.out")" -eq "$n" ] \
+      || fail "not every rank went on"
+    ls "$work"/swap/rank-* >/dev/null 2>&1 && fail "a rank waited for a stand-in"
+    head -1 "$work/exhausted.err"
     ;;
   no-kept)
     mkdir "$work/empty"

@@ -2,9 +2,10 @@
 // moves: the kept ranks swap their MPI library"): the process leaves its MPI job and becomes a rank
 // of a new launch with the same pid and memory. In the order the concerns need it:
 //   the consistent cut, as for a checkpoint (drained messages, records)  cut/drain.hpp
+//   a fresh copy of the library loaded (not yet used)                      swap/library_copy.hpp
 //   the shim's state kept as bytes, the library's requests given back      cut/shim_state.hpp
 //   the library's MPI_Finalize; then wait for the new launch's stand-in    swap/kept_process.hpp
-//   its variables and streams taken; a fresh copy of the library loaded     swap/library_copy.hpp
+//   its variables and streams taken                                        swap/kept_process.hpp
 //   the process's links pointed at the copy                                 swap/relocation_rebind.hpp
 //   the copy's MPI_Init; the virtual world on it                           objects/lifecycle.hpp
 //   the state loaded back, the objects re-created, receives re-posted      as a restart does
@@ -25,6 +26,7 @@
 #include "pmpi-layer/src/swap/relocation_rebind.hpp"
 #include "pmpi-layer/src/swap/swap_record.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -86,11 +88,21 @@ int swap_library() {
   consistent_cut();
   std::string why;
   if (!shim_state_checkpointable(&why)) return refuse(why);
+  // Loaded while the job is whole, so that a process without a link namespace left (glibc has 16,
+  // fewer where static TLS runs out first) refuses here instead of losing its library.
+  PhaseClock load_clock;
+  void* copy = swap::load_next_copy(why);
+  if (!copy) return refuse(why);
+  const double load_seconds = load_clock.lap();
   const int listener = swap::listen_for_stand_in(protocol::handoff_socket_path(dir, rank), why);
-  if (listener < 0) return refuse(why);
+  if (listener < 0) {
+    dlclose(copy);
+    return refuse(why);
+  }
   const std::string state = save_shim_state();
   if (!drop_library_requests()) fail("a receive pending at the cut was matched after it");
-  phases.cut = clock.lap();
+  phases.load = load_seconds;
+  phases.cut = clock.lap() - load_seconds;
   PMPI_Finalize();
   phases.finalize = clock.lap();
   say_waiting(dir, rank);
@@ -99,10 +111,8 @@ int swap_library() {
   ::close(listener);
   if (!launch) fail(why);
   swap::take_launch(*launch);
+  swap::share_environment(copy);
   phases.wait_launch = clock.lap();
-  void* copy = swap::load_next_copy(why);
-  if (!copy) fail(why);
-  phases.load = clock.lap();
   if (!swap::bind_to_copy(copy, why)) fail(why);
   phases.bind = clock.lap();
   int provided = 0;

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -77,6 +78,11 @@ void* load_next_copy(std::string& why) {
     why = "cannot load a fresh copy of " + file + ": " + (error ? error : "?");
   }
   return copy;
+}
+
+void share_environment(void* copy) {
+  // The copy's own C library has its own `environ` (looked up in the copy's scope, not ours).
+  if (auto* copy_environ = static_cast<char***>(dlsym(copy, "environ"))) *copy_environ = environ;
 }
 
 }  // namespace yadokari::shim::swap

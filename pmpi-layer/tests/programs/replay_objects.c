@@ -8,7 +8,12 @@
  *                         each initialized by a new launch (yadokari_swap_library;
  *                         pmpi-layer/tests/run_swap_case.sh): the same objects, the same pid, a
  *                         new world, rounds 2 to N+1
+ *   replay_objects swap-exhausted  every link namespace glibc has is taken first (dlmopen of libm):
+ *                         the swap must refuse with its one line while the job is whole, and
+ *                         round 2 runs in the same launch
  * Natively neither happens; the output must be the same. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +117,13 @@ int main(int argc, char** argv) {
 
   use_objects(1, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
   const pid_t pid = getpid();
+  if (argc > 1 && strcmp(argv[1], "swap-exhausted") == 0) {
+    int taken = 0;
+    while (dlmopen(LM_ID_NEWLM, "libm.so.6", RTLD_NOW)) ++taken;
+    if (!yadokari_swap_library || yadokari_swap_library() == MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 4);
+    use_objects(2, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
+    printf("rank %d: the swap refused after %d namespaces were taken; the job went on\n", rank, taken);
+  }
   const int swap = argc > 1 && strcmp(argv[1], "swap") == 0;
   const int rounds = 1 + (swap && argc > 2 ? atoi(argv[2]) : 1);
   for (int round = 2; round <= rounds; ++round) {
