@@ -77,8 +77,8 @@ std::string handoff_socket_path(const std::string& dir, int rank) {
 }
 
 bool is_launcher_variable(std::string_view kv) {
-  static constexpr std::array<std::string_view, 8> kPrefixes = {"PMI_",      "PMIX_",      "OMPI_", "HYDRA_",
-                                                                "MPI_LOCAL", "MPIR_CVAR_", "OPAL_", "ORTE_"};
+  static constexpr std::array<std::string_view, 9> kPrefixes = {
+      "PMI_", "PMIX_", "OMPI_", "HYDRA_", "MPI_LOCAL", "MPIR_CVAR_", "OPAL_", "ORTE_", "YADOKARI_RANK_MAP="};
   for (const std::string_view p : kPrefixes)
     if (kv.starts_with(p)) return true;
   return false;

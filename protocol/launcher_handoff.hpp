@@ -20,8 +20,9 @@ bool unix_socket_address(const std::string& path, sockaddr_un& address, std::str
 // Where the kept process of logical rank `rank` listens: DIR/rank-R.sock.
 std::string handoff_socket_path(const std::string& dir, int rank);
 
-// Variables a launcher sets for its ranks (PMI_*, PMIX_*, OMPI_*, HYDRA_*, ...): the ones handed
-// over, and the ones a kept process drops before it takes the next launch's.
+// Variables a launch sets for its ranks (PMI_*, PMIX_*, OMPI_*, HYDRA_*, ..., and the placement's
+// YADOKARI_RANK_MAP, which says which logical rank each real rank of this launch is): the ones
+// handed over, and the ones a kept process drops before it takes the next launch's.
 bool is_launcher_variable(std::string_view name_equals_value);
 
 struct Handoff {

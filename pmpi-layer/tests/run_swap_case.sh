@@ -15,12 +15,16 @@
 #             saying why, and the job goes on in its launch and exits 0.
 # SWAP_RANK_MAP=LIST in the environment: every launch under the shim gets YADOKARI_RANK_MAP=LIST
 # (real rank i hosts logical rank LIST[i], as after a restart that placed ranks anew).
+# SWAP_LATER_RANK_MAP=LIST: the launches after the first get this map instead (a live move places
+# ranks anew; each kept process takes the new launch's map from its stand-in).
 # SWAP_STAND_INS=shim: the later launches start the program under the shim with every rank listed
 # in YADOKARI_KEPT_RANKS, as a live move's launch does, instead of `yadokari stand-in`.
 set -u
 mode=$1 flavour=$2 n=$3 shim=$4 yadokari=$5 prog=$6 swaps=${7:-1} after=${8:-^round 2 }
 map=()
 [ -n "${SWAP_RANK_MAP:-}" ] && map=("YADOKARI_RANK_MAP=$SWAP_RANK_MAP")
+later_map=("${map[@]}")
+[ -n "${SWAP_LATER_RANK_MAP:-}" ] && later_map=("YADOKARI_RANK_MAP=$SWAP_LATER_RANK_MAP")
 work=$(mktemp -d)
 launcher_pid=
 cleanup() {
@@ -84,9 +88,9 @@ case $mode in
       rm "$work"/swap/rank-*.pid
       if [ "${SWAP_STAND_INS:-}" = shim ]; then
         $(launcher "LD_PRELOAD=$shim" "YADOKARI_SWAP_DIR=$work/swap" "YADOKARI_KEPT_RANKS=$(seq -s, 0 $((n - 1)))" \
-          "${map[@]}" -- "$prog" swap "$swaps") > "$work/launch-$s.out" 2> "$work/launch-$s.err" &
+          "${later_map[@]}" -- "$prog" swap "$swaps") > "$work/launch-$s.out" 2> "$work/launch-$s.err" &
       else
-        $(launcher NONE=1 "${map[@]}" -- "$yadokari" stand-in --dir "$work/swap") > "$work/launch-$s.out" \
+        $(launcher NONE=1 "${later_map[@]}" -- "$yadokari" stand-in --dir "$work/swap") > "$work/launch-$s.out" \
           2> "$work/launch-$s.err" &
       fi
       launcher_pid=$!
