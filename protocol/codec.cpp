@@ -234,6 +234,8 @@ std::string_view message_type_name(MessageType type) {
       return "ImageOrders";
     case MessageType::image_orders_done:
       return "ImageOrdersDone";
+    case MessageType::swap_library:
+      return "SwapLibrary";
   }
   return "unknown";
 }

@@ -19,7 +19,7 @@ using Message = std::variant<RegisterRank, RegisterAck, QueryStatus, RankStatus,
                              CheckpointResume, CheckpointAsk, CheckpointRequest, CheckpointReply, AgentHello, AgentAck,
                              Heartbeat, StopProcesses, RankRestored, RebalanceRequest, RebalanceReply, ImageOrder,
                              ImageChunk, ImageOrderDone, KeepEpochs, AgentBye, ImageCaptured, CheckpointRelease,
-                             MigrateRequest, RelayedUp, RelayedDown, ImageOrders, ImageOrdersDone>;
+                             MigrateRequest, RelayedUp, RelayedDown, ImageOrders, ImageOrdersDone, SwapLibrary>;
 
 // Thrown for anything that is not a well-formed message of this protocol version.
 class ProtocolError : public yadokari::Error {

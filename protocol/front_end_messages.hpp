@@ -126,11 +126,12 @@ struct MigrateRequest {
   std::string job_id;
   std::string secret;
   std::vector<std::int32_t> ranks;
-  std::string to;  // node id, e.g. "n4"
+  std::string to;     // node id, e.g. "n4"
+  bool live = false;  // `--live`: the other ranks keep their processes (docs/flows/migrate.md)
 
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(job_id, secret, ranks, to);
+    ar(job_id, secret, ranks, to, live);
   }
 };
 

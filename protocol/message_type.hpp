@@ -22,8 +22,9 @@ inline constexpr std::uint16_t kProtocolMagic = 0x594b;  // "YK"
 // 12: image copies agent to agent (AgentHello's image port, ImageOrder's endpoint, ImageChunk's
 //     secret); ImageOrders / ImageOrdersDone (an epoch's orders to a node, and answers, at once).
 // 13: NodeStatus carries the job's ranks on the node and its drain state (`yadokari sim drain`).
+// 14: MigrateRequest says whether the move is live; SwapLibrary (a live move's kept ranks).
 
-inline constexpr std::uint16_t kProtocolVersion = 13;
+inline constexpr std::uint16_t kProtocolVersion = 14;
 
 enum class MessageType : std::uint16_t {
   register_rank = 1,
@@ -61,6 +62,7 @@ enum class MessageType : std::uint16_t {
   relayed_down = 33,
   image_orders = 34,
   image_orders_done = 35,
+  swap_library = 36,
 };
 
 }  // namespace yadokari::protocol

@@ -92,6 +92,10 @@ struct RankStatus {
 //   coordinator -> every rank   CheckpointResume (after the MANIFEST, or when the epoch failed)
 // A rank reaching MPI_Finalize during a cut reports `finalizing`; the coordinator then abandons
 // the epoch (CheckpointResume with committed = false).
+// A live move, after a commit that held the ranks (run_on false):
+//   coordinator -> every rank   SwapLibrary; a kept rank's link closes, and it registers again
+//                               (RegisterRank, then RankRestored) from the next launch; a moved
+//                               rank (`leave`) finalizes the library and waits to be stopped
 
 // Collectives a rank has entered on one communicator. `key` names the communicator the same way
 // on every member (see pmpi-layer/src/cut/cut_keys.hpp); the world is key 1.
@@ -248,6 +252,22 @@ struct CheckpointRelease {
   template <class Archive>
   void serialize(Archive& ar) {
     ar(epoch, run_on);
+  }
+};
+
+// A live move (docs/flows/migrate.md, "Live moves"): `epoch` committed with the job held at its
+// cut; each kept rank swaps its MPI library, waiting at DIR/rank-<L>.sock for the next launch.
+// `leave`: a moved rank, which only finalizes the library (MPI_Finalize is collective in both
+// MPIs) and waits to be stopped.
+struct SwapLibrary {
+  static constexpr MessageType kType = MessageType::swap_library;
+  std::uint64_t epoch = 0;
+  std::string dir;
+  bool leave = false;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(epoch, dir, leave);
   }
 };
 

@@ -50,7 +50,8 @@ int rebalance_job(const CheckpointOptions& options) {
 
 int migrate_ranks(const MigrateOptions& options) {
   return ask_running_job(options.job, [&options](const auto& endpoint, const auto& id, const auto& credential) {
-    return control::request_migrate(endpoint, id, credential, options.ranks, options.to, kRebalanceAnswerTimeout);
+    return control::request_migrate(endpoint, id, credential, options.ranks, options.to, options.live,
+                                    kRebalanceAnswerTimeout);
   });
 }
 

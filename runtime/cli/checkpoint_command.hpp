@@ -23,6 +23,7 @@ struct MigrateOptions {
   std::string job;                  // empty: the only running job
   std::vector<std::int32_t> ranks;  // logical ranks, as the application numbers them
   std::string to;                   // node id ("n4")
+  bool live = false;                // the other ranks keep their processes (docs/flows/migrate.md)
 };
 
 // Prints the front end's "yadokari: migration of ranks ... started ..." and returns 0;

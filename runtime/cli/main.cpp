@@ -113,6 +113,9 @@ void add_migrate(CLI::App& app, MigrateOptions& options) {
       ->delimiter(',')
       ->required();
   migrate->add_option("--to", options.to, "The node they go to (e.g. n4)")->required();
+  migrate->add_flag("--live", options.live,
+                    "The other ranks keep their processes (they swap their MPI library); they cannot checkpoint "
+                    "again in this run");
   migrate->add_option("--job", options.job, "Job id (default: the only running job)");
 }
 

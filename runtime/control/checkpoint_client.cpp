@@ -20,10 +20,10 @@ protocol::RebalanceReply request_rebalance(const std::string& endpoint, const st
 
 protocol::RebalanceReply request_migrate(const std::string& endpoint, const std::string& job_id,
                                          const std::string& credential, const std::vector<std::int32_t>& ranks,
-                                         const std::string& to, std::chrono::milliseconds timeout) {
+                                         const std::string& to, bool live, std::chrono::milliseconds timeout) {
   const protocol::Credential c = credential_of(job_id, credential);
   return ask_front_end<protocol::RebalanceReply>(
-      endpoint, job_id, c, protocol::MigrateRequest{job_id, c.secret, ranks, to}, "migrate", timeout);
+      endpoint, job_id, c, protocol::MigrateRequest{job_id, c.secret, ranks, to, live}, "migrate", timeout);
 }
 
 }  // namespace yadokari::control

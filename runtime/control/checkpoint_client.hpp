@@ -20,6 +20,6 @@ protocol::RebalanceReply request_rebalance(const std::string& endpoint, const st
 // `yadokari migrate`: move `ranks` to node `to`; answered at once like a rebalance.
 protocol::RebalanceReply request_migrate(const std::string& endpoint, const std::string& job_id,
                                          const std::string& credential, const std::vector<std::int32_t>& ranks,
-                                         const std::string& to, std::chrono::milliseconds timeout);
+                                         const std::string& to, bool live, std::chrono::milliseconds timeout);
 
 }  // namespace yadokari::control

@@ -152,6 +152,10 @@ class Coordinator {
   // that mark (membership::HeartbeatTracker::unsettled_since); empty without agents.
   membership::BeatCounts heartbeat_mark() const;
   std::vector<std::string> nodes_unsettled_since(const membership::BeatCounts& mark, std::uint64_t beats) const;
+  // A live move (docs/flows/migrate.md, "Live moves"): every registered rank is held at the commit
+  // of `epoch`; the `kept` ones swap their MPI library and wait in `dir` for the next launch, the
+  // others finalize theirs (SwapLibrary with `leave`).
+  void swap_libraries(const std::set<std::int32_t>& kept, std::uint64_t epoch, const std::string& dir);
   // Asks the node's agent to SIGKILL these processes; false if it has no agent.
   bool stop_processes(const std::string& node, const std::vector<std::int64_t>& pids);
   // A node that joined while the job runs: its agent will be accepted.

@@ -77,6 +77,12 @@ void Coordinator::send_to_route(const std::string& route, const std::string& byt
   (void)zmq::send_multipart(sockets_->ranks, frames, zmq::send_flags::dontwait);
 }
 
+void Coordinator::swap_libraries(const std::set<std::int32_t>& kept, std::uint64_t epoch, const std::string& dir) {
+  const std::string stay = protocol::encode(protocol::SwapLibrary{epoch, dir, false});
+  const std::string leave = protocol::encode(protocol::SwapLibrary{epoch, dir, true});
+  for (const auto& [rank, entry] : ranks_) send_to_route(entry.routing_id, kept.count(rank) ? stay : leave);
+}
+
 void Coordinator::send_to_ranks(const protocol::Message& message) {
   // Who gets a broadcast changes only when a rank registers: grouping 16,384 ranks by agent at
   // every broadcast cost the front end more than the broadcast itself (bench/scale/README.md).

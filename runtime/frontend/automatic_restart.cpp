@@ -41,21 +41,43 @@ std::string host_list(const std::vector<launch::HostSlots>& hosts) {
 // host can see (all of them on a simulated cluster, which shares this host's pid namespace; on
 // real hosts only those running here: a remote pid means another process here). The launcher's
 // own tree is local anyway.
+// `kept`: a live move's kept processes, spared (their launch parents are killed first).
 void stop_everything(control::Coordinator& coordinator, pid_t launcher,
                      const std::vector<protocol::RegisterRank>& registrations, const std::set<std::string>& lost,
-                     bool shared_pid_namespace) {
+                     bool shared_pid_namespace, const std::optional<KeptRanks>& kept) {
+  std::set<pid_t> spared;
+  if (kept) {
+    detach_kept_processes(*kept);
+    for (const auto& [rank, pid] : kept->processes) spared.insert(pid);
+  }
   std::vector<pid_t> pids;
   for (const auto& node : coordinator.nodes()) {
     if (lost.count(node.node)) continue;
     std::vector<std::int64_t> on_node;
     for (const auto& rank : registrations)
-      if (rank.hostname == node.hostname) on_node.push_back(rank.pid);
+      if (rank.hostname == node.hostname && !spared.count(static_cast<pid_t>(rank.pid))) on_node.push_back(rank.pid);
     if (!on_node.empty()) coordinator.stop_processes(node.node, on_node);
   }
   coordinator.poll(std::chrono::milliseconds(0));  // let the sockets send
   for (const auto& rank : registrations)
     if (shared_pid_namespace || is_this_host(rank.hostname)) pids.push_back(static_cast<pid_t>(rank.pid));
-  stop_whole_job(launcher, pids);
+  stop_whole_job(launcher, pids, spared);
+}
+
+// A live move goes on only from the epoch its kept ranks hold, with none of them moved; otherwise
+// the kept processes are stopped too and the whole job restarts (one line says why).
+std::optional<KeptRanks> still_live(const std::optional<KeptRanks>& kept, const std::string& cause, std::uint64_t epoch,
+                                    const scheduler::Placement& placement) {
+  if (!kept) return std::nullopt;
+  std::string why;
+  if (epoch != kept->epoch)
+    why = "the restart's epoch is " + std::to_string(epoch) + ", not " + std::to_string(kept->epoch);
+  for (const int rank : placement.moved)
+    if (kept->processes.count(rank)) why = "the placement moves rank " + std::to_string(rank) + ", which stays";
+  if (why.empty()) return kept;
+  std::fprintf(stderr, "yadokari: %s cannot go on live (%s); the whole job restarts\n", cause.c_str(), why.c_str());
+  stop_kept_processes(*kept);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -113,7 +135,8 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   // stop
   auto phase = Clock::now();
   const std::vector<protocol::RegisterRank> registrations = coordinator.registrations();
-  stop_everything(coordinator, launcher, registrations, lost_ids, context.platform->shares_pid_namespace());
+  stop_everything(coordinator, launcher, registrations, lost_ids, context.platform->shares_pid_namespace(),
+                  restart_cause.kept);
   timeline.stop_s = seconds_since(phase);
 
   if (context.ckpt_dir.empty())
@@ -186,6 +209,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   }
   timeline.plan_s = seconds_since(phase);
   timeline.epoch = choice.epoch;
+  const std::optional<KeptRanks> kept = still_live(restart_cause.kept, cause, choice.epoch, plan.placement);
   std::vector<std::string> moved;
   for (const int rank : plan.placement.moved) moved.push_back(std::to_string(rank));
   timeline.placement =
@@ -221,6 +245,14 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
   next.rank_env = {{yadokari::parameters::kRestore, choice.epoch_dir.string()},
                    {yadokari::parameters::kRestoreEpoch, std::to_string(choice.epoch)},
                    {yadokari::parameters::kRankMap, plan.rank_map}};
+  if (kept) {
+    // The kept processes stand in for their own ranks in this launch (docs/flows/migrate.md).
+    std::fprintf(stderr, "yadokari: live move: rank%s %s keep their processes, the others restore epoch %llu\n",
+                 kept->processes.size() > 1 ? "s" : "", kept_rank_list(*kept).c_str(),
+                 static_cast<unsigned long long>(choice.epoch));
+    next.rank_env.emplace_back(yadokari::parameters::kKeptRanks, kept_rank_list(*kept));
+    next.rank_env.emplace_back(yadokari::parameters::kSwapDir, kept->dir.string());
+  }
   return next;
 }
 

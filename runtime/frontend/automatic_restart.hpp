@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/control/coordinator.hpp"
+#include "runtime/frontend/live_move.hpp"
 #include "runtime/frontend/recovery_settings.hpp"
 #include "runtime/frontend/restart_plan.hpp"
 #include "runtime/frontend/restart_timeline.hpp"
@@ -54,6 +55,7 @@ struct RestartCause {
   bool rebalance = false;              // asked for: does not count against --max-restarts, and the
                                        // placement first tries to give every rank a slot of its own
   std::vector<scheduler::Move> moves;  // `yadokari migrate` (with rebalance): only these ranks move
+  std::optional<KeptRanks> kept;       // a live move: the ranks that stay keep these processes
 };
 // The cluster's nodes as a restart plans on them: lost (now or earlier), unheard and draining ones
 // not alive.

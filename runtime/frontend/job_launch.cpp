@@ -21,6 +21,7 @@
 #include "runtime/frontend/frontend_error.hpp"
 #include "runtime/frontend/job_environment.hpp"
 #include "runtime/frontend/job_supervision.hpp"
+#include "runtime/frontend/live_move.hpp"
 #include "runtime/frontend/node_agents.hpp"
 #include "runtime/frontend/node_drain.hpp"
 #include "runtime/frontend/node_local_restart.hpp"
@@ -37,6 +38,9 @@ namespace yadokari::frontend {
 namespace {
 
 constexpr std::chrono::milliseconds kJoinCheckInterval{1000};
+// How long the ranks that stay in a live move may take to leave their launch (they are held at the
+// commit already: loading a copy of the library and finalizing the old one take about a second).
+constexpr std::chrono::milliseconds kKeptRanksReady{60000};
 
 std::string path_variable() {
   const char* path = std::getenv("PATH");
@@ -140,6 +144,7 @@ int launch_job(const LaunchRequest& request) {
       if (after.retry) coordinator_ptr->request_checkpoint();
       if (rebalance.wanted && end.committed) {
         rebalance.ready = true;
+        rebalance.epoch = end.epoch;
         rebalance.checkpoint_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - rebalance.asked_at).count();
       }
@@ -193,7 +198,7 @@ int launch_job(const LaunchRequest& request) {
                           " started: a checkpoint, then a restart placed anew on the nodes alive now"};
       };
     if (ckpt.dir)
-      config.on_migrate = [&rebalance, &coordinator_ptr, &request, &platform,
+      config.on_migrate = [&rebalance, &coordinator_ptr, &request, &platform, &ckpt,
                            &begin_moves](const protocol::MigrateRequest& asked) -> protocol::RebalanceReply {
         if (rebalance.wanted)
           return {false, "a rebalance or migration of job " + request.job_id + " is already under way"};
@@ -209,6 +214,20 @@ int launch_job(const LaunchRequest& request) {
           return {false, std::string("cannot move ") + scheduler::moves_text(moves) + ": " + e.what()};
         }
         begin_moves(moves, "");
+        if (asked.live) {
+          const std::string why_not = why_not_live(platform->shares_pid_namespace(), !ckpt.node_dir.empty());
+          if (why_not.empty()) {
+            rebalance.live = true;
+            std::fprintf(stderr,
+                         "yadokari: migrate %s requested, live: a checkpoint, then the ranks that stay swap their MPI "
+                         "library in their processes and only these ranks restart\n",
+                         scheduler::moves_text(moves).c_str());
+            return {true, "live migration of " + scheduler::moves_text(moves) + " in job " + request.job_id +
+                              " started: a checkpoint, then only these ranks restart"};
+          }
+          std::fprintf(stderr, "yadokari: migrate %s cannot be live: %s\n", scheduler::moves_text(moves).c_str(),
+                       why_not.c_str());
+        }
         const std::string why = why_no_live_migration(request.flavour);
         std::fprintf(stderr,
                      "yadokari: migrate %s requested: %s, so the job is checkpointed and restarted "
@@ -341,6 +360,14 @@ int launch_job(const LaunchRequest& request) {
       cause.checkpoint_s = rebalance.checkpoint_s;
       cause.rebalance = true;
       cause.moves = rebalance.moves;
+      if (rebalance.live) {
+        std::string why;
+        cause.kept = keep_unmoved_ranks(coordinator, restart_context.ckpt_dir, rebalance.epoch, request.ranks,
+                                        rebalance.moves, kKeptRanksReady, why);
+        if (!cause.kept)
+          std::fprintf(stderr, "yadokari: %s cannot go on live (%s); the whole job restarts\n", cause.text.c_str(),
+                       why.c_str());
+      }
     } else if (outcome.failed_with) {
       cause = failure_of(*outcome.failed_with);
     } else {
@@ -350,7 +377,13 @@ int launch_job(const LaunchRequest& request) {
     cause.settle_s = outcome.settle_s;
     RestartTimeline timeline;
     restart_context.restarts_so_far = static_cast<int>(timelines.size());
-    incarnation = restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);
+    try {
+      incarnation =
+          restart_elsewhere(restart_context, coordinator, outcome.launcher_reaped ? 0 : child, cause, timeline);
+    } catch (...) {
+      if (cause.kept) stop_kept_processes(*cause.kept);  // they would wait for a launch that never comes
+      throw;
+    }
     if (!cause.rebalance) ++restart_context.failures_so_far;
     rebalance = RebalanceState{};
     timelines.push_back(timeline);

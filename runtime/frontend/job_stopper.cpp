@@ -54,14 +54,17 @@ bool reaped_within(pid_t launcher, std::chrono::milliseconds limit) {
 
 }  // namespace
 
-void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids) {
+void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids, const std::set<pid_t>& spared) {
   // Like a failure, and quietly: a launcher that is told to terminate (or sees its ranks die)
   // prints a banner into the job's output and may still forward output the ranks wrote after
   // the commit. Killed outright it does neither. Its local descendants are killed with it; the
   // daemons/proxies on other hosts lose their parent and take their ranks down.
   const std::vector<pid_t> launcher_tree = launcher > 0 ? process_tree(launcher) : std::vector<pid_t>{};
-  std::vector<pid_t> victims = launcher_tree;
-  victims.insert(victims.end(), rank_pids.begin(), rank_pids.end());
+  std::vector<pid_t> victims;
+  for (const pid_t pid : launcher_tree)
+    if (!spared.count(pid)) victims.push_back(pid);
+  for (const pid_t pid : rank_pids)
+    if (!spared.count(pid)) victims.push_back(pid);
   for (const pid_t pid : victims)
     if (pid > 0 && running(pid)) kill(pid, SIGKILL);
   if (launcher > 0) reaped_within(launcher, std::chrono::seconds(10));

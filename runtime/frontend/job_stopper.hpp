@@ -3,6 +3,7 @@
 // process left behind.
 #include <sys/types.h>
 
+#include <set>
 #include <vector>
 
 namespace yadokari::frontend {
@@ -12,6 +13,8 @@ namespace yadokari::frontend {
 // reaped and 5 s for the rest to be gone; then removes the Open MPI session directories of the
 // launcher's (now dead) tree, which a killed mpirun leaves behind. `launcher` <= 0: it has already
 // been reaped (and cleaned up after itself).
-void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids);
+// `spared`: processes of the launcher's tree left running (a live move's kept ranks, whose
+// parents were killed first: live_move.hpp).
+void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids, const std::set<pid_t>& spared = {});
 
 }  // namespace yadokari::frontend

@@ -49,6 +49,8 @@ struct RebalanceState {
   std::string cause;                                 // the restart's cause when not "rebalance" or "migrate ..."
   std::chrono::steady_clock::time_point asked_at{};  // when the checkpoint was asked for
   std::optional<double> checkpoint_s;                // asked_at -> the epoch committed
+  std::uint64_t epoch = 0;                           // the epoch committed for it
+  bool live = false;                                 // `migrate --live`: the ranks that stay keep their processes
 };
 
 // "rebalance", "migrate ranks 2,3 to n3" or the cause a move was begun with ("drain of n3: ...").

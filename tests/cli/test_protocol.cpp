@@ -136,11 +136,22 @@ TEST_CASE("ImageWritten carries the traffic row, compute seconds and node", "[pr
 }
 
 TEST_CASE("a peer of the previous protocol version is refused, saying both versions", "[protocol]") {
-  // Version 12 status reports list nodes without the ranks and drain state that version 13
-  // appends: they must not be half-understood.
-  const std::string bytes = with_u16_at(encode(StatusReport{}), 2, 12);
-  CHECK(kProtocolVersion == 13);
-  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 12, this build speaks version 13");
+  // Version 13 migrate requests lack the `live` flag that version 14 appends: they must not be
+  // half-understood.
+  const std::string bytes = with_u16_at(encode(MigrateRequest{}), 2, 13);
+  CHECK(kProtocolVersion == 14);
+  CHECK_THROWS_WITH(decode(bytes), "control message has protocol version 13, this build speaks version 14");
+}
+
+TEST_CASE("a live move's messages round-trip", "[protocol]") {
+  MigrateRequest asked{"yk-1", "s", {2, 3}, "n4", true};
+  const auto got = decode_as<MigrateRequest>(encode(asked));
+  CHECK(got.ranks == std::vector<std::int32_t>{2, 3});
+  CHECK(got.to == "n4");
+  CHECK(got.live);
+  const auto swap = decode_as<SwapLibrary>(encode(SwapLibrary{7, "/ckpt/swap-7"}));
+  CHECK(swap.epoch == 7);
+  CHECK(swap.dir == "/ckpt/swap-7");
 }
 
 TEST_CASE("a node's ranks and drain state round-trip in a status report", "[protocol]") {

@@ -24,10 +24,7 @@ wait_for 120 eval 'status_on_n1 | grep -q "^$h-n2 .* 2,3$"' && pass "ranks 2,3 r
 
 "$Y" sim exec fe --name "$NAME" -- scontrol update nodename="$h-n2" state=drain reason="yadokari test" \
     || fail "scontrol update state=drain"
-case "$FLAVOUR" in
-    mpich) why="this MPICH (ch4:ucx) has no dynamic processes to start a rank's new process with" ;;
-    *) why="moving ranks while the others run is not implemented yet for Open MPI" ;;
-esac
+why="the ranks that stay keep their processes only in a move asked for with \`yadokari migrate --live\`"
 wait_for 60 logged "^yadokari: node $h-n2 is draining: moving ranks 2,3 to $h-n3 ($why), so the job is checkpointed and restarted with only these ranks moved$" \
     && pass "Slurm's drain seen: ranks 2,3 to $h-n3" || fail "no drain line: $(grep '^yadokari' run.err | tail -3)"
 wait_for 60 eval 'status_on_n1 | grep -q "^node $h-n2 is draining: empty$"' && pass "status: $h-n2 empty for the job" \

@@ -1,4 +1,5 @@
 #include "pmpi-layer/src/cut/checkpoint_taker.hpp"
+#include "pmpi-layer/src/swap/swap_record.hpp"
 
 #include "pmpi-layer/src/cut/background_image.hpp"
 
@@ -92,6 +93,12 @@ void tell_coordinator(ctl::ImageWritten w, bool ok, const std::string& error, co
 // Returns null (and says why in `error`) if this rank cannot be checkpointed.
 img::ImageWriter* open_image(const CheckpointTarget& target, const incremental_image::Plan& plan, std::string& error) {
   std::string why;
+  if (swap::g_library_swaps > 0) {
+    // The copy lives in its own link namespace, with its own C library's heap, which the memory
+    // layer cannot tell from the application's (docs/flows/migrate.md, "Not built yet").
+    error = "this process swapped its MPI library in a live move; its image cannot carry the library's copy yet";
+    return nullptr;
+  }
   if (!shim_state_checkpointable(&why)) {
     error = why;
     return nullptr;

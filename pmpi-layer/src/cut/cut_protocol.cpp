@@ -27,6 +27,7 @@ namespace {
 namespace ctl = yadokari::protocol;
 
 CheckpointTaker g_take_checkpoint = nullptr;  // set_checkpoint_taker()
+MoveSwapper g_swap_for_move = nullptr;        // set_move_swapper()
 
 // What the control thread learnt about the cut in progress. Guarded by `mutex`; the
 // application thread waits on `changed` while it is stopped.
@@ -45,6 +46,9 @@ struct CutView {
   // epoch's resume by number: `resumed` belongs to the cut in progress, and the next epoch's
   // prepare (which may come before this thread wakes up) clears it.
   std::uint64_t resumed_epoch = 0;
+  // A live move keeps this rank: SwapLibrary's directory for the epoch held at its commit.
+  std::string swap_dir;
+  bool swap_leave = false;
 };
 CutView g_view;
 
@@ -136,6 +140,11 @@ void on_message(const ctl::Message& m) {
   } else if (const auto* r = std::get_if<ctl::CheckpointResume>(&m)) {
     if (g_view.active && r->epoch == g_view.epoch) g_view.resumed = true;
     if (r->epoch > g_view.resumed_epoch) g_view.resumed_epoch = r->epoch;
+  } else if (const auto* w = std::get_if<ctl::SwapLibrary>(&m)) {
+    if (g_view.active && w->epoch == g_view.epoch) {
+      g_view.swap_dir = w->dir;
+      g_view.swap_leave = w->leave;
+    }
   } else if (const auto* r = std::get_if<ctl::CheckpointRelease>(&m)) {
     if (!r->run_on) {
       // The job ends at this epoch's commit: the image is reported, the rank stays where it is
@@ -239,8 +248,22 @@ Stop stop_here(MPI_Comm gate, bool finalizing) {
       }
       lock.lock();
       const std::uint64_t epoch = target.epoch;
-      g_view.changed.wait(lock, [epoch] { return g_view.resumed_epoch >= epoch || !g_view.active; });
+      g_view.changed.wait(
+          lock, [epoch] { return g_view.resumed_epoch >= epoch || !g_view.active || !g_view.swap_dir.empty(); });
       background_image::rank_released();
+      if (!g_view.swap_dir.empty() && g_swap_for_move) {
+        // Held at the commit for a live move: a kept rank leaves the job here and comes back in
+        // the next launch, where the moved ranks restore this same cut (a moved one never returns).
+        const std::string dir = std::move(g_view.swap_dir);
+        const bool leave = g_view.swap_leave;
+        g_view.swap_dir.clear();
+        lock.unlock();
+        g_swap_for_move(epoch, dir.c_str(), leave);
+        g_current_call.store(stopped_in, std::memory_order_relaxed);
+        lock.lock();
+        if (g_view.active && g_view.epoch == epoch) end_cut(lock);
+        return Stop::done;
+      }
       // The next epoch's prepare may already be here: that cut is not this one to end; this
       // thread takes part in it at its next boundary.
       if (g_view.active && g_view.epoch == epoch) end_cut(lock);
@@ -297,6 +320,7 @@ void checkpoint_requested_by_app() {
 }
 
 void set_checkpoint_taker(CheckpointTaker taker) { g_take_checkpoint = taker; }
+void set_move_swapper(MoveSwapper swapper) { g_swap_for_move = swapper; }
 
 bool current_epoch_dir(char* out, std::size_t size) {
   std::lock_guard<std::mutex> lock(g_view.mutex);

@@ -45,4 +45,11 @@ bool current_epoch_dir(char* out, std::size_t size);
 using CheckpointTaker = CheckpointOutcome (*)(const CheckpointTarget&);
 void set_checkpoint_taker(CheckpointTaker taker);
 
+// Who swaps the MPI library when a live move keeps this rank (SwapLibrary, after a commit that
+// held the job at its cut): shim/library_swap.cpp, installed by the composition root. Returns in
+// the next launch, or ends the process.
+// `leave`: the rank moves (a new process restores it); it only finalizes the library and waits.
+using MoveSwapper = void (*)(std::uint64_t epoch, const char* dir, bool leave);
+void set_move_swapper(MoveSwapper swapper);
+
 }  // namespace yadokari::shim

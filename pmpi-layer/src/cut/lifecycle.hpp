@@ -3,6 +3,9 @@
 
 #include "pmpi-layer/src/objects/object_state.hpp"  // BlockingWaits
 
+#include <chrono>
+#include <cstdint>
+
 namespace yadokari::shim::cut {
 
 // After objects::on_init(), before link::on_init(): the listener for the control link's
@@ -38,6 +41,12 @@ void set_checkpoint_hooks(const CheckpointHooks& hooks);
 // In the restarted process, right after the memory restore returned into the checkpoint:
 // re-post the receives that were pending at the cut and tell the front end (restart_loader.cpp).
 void on_restart();
+
+// A kept rank of a live move, in its next launch once its objects are re-created: the same
+// agreements as on_restart() makes with the ranks that restored `epoch` (the cut of written files,
+// the open journal's generation), then the receives re-posted and the front end told; `since` is
+// when the rank left its previous launch (restart_loader.cpp).
+void on_rejoined(std::uint64_t epoch, std::chrono::steady_clock::time_point since);
 
 // MPI_Finalize: a cut in progress cannot complete any more; abandon it (cut_protocol.cpp).
 // May checkpoint the process and return in a restarted one.

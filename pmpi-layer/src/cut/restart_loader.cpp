@@ -91,18 +91,29 @@ void cut::restore_if_requested() {
   refuse(memory_refusal.empty() ? "the memory image does not fit this process" : memory_refusal);
 }
 
-void cut::on_restart() {
+namespace {
+
+// What every rank of a new incarnation does at the cut it resumes from, restored or kept.
+void resume_at(std::uint64_t epoch, std::chrono::steady_clock::time_point since) {
   // Before anything of the application can run again, and before the receives are posted (no
   // message of the application is in flight while the ranks agree on the files).
   std::string why;
-  if (!cut_back_written_files(g_restored_epoch, why)) refuse(why);
+  if (!cut::cut_back_written_files(epoch, why)) refuse(why);
   // This incarnation has passed that epoch's cut, like the one that took it.
-  begin_open_journal_generation(g_restored_epoch);
+  cut::begin_open_journal_generation(epoch);
   repost_pending_receives();
   reattach_buffer();
-  ++g_restarts;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_restore_started).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
   send_to_coordinator(yadokari::protocol::RankRestored{identity().logical_rank, seconds, {}});
 }
+
+}  // namespace
+
+void cut::on_restart() {
+  ++g_restarts;
+  resume_at(g_restored_epoch, g_restore_started);
+}
+
+void cut::on_rejoined(std::uint64_t epoch, std::chrono::steady_clock::time_point since) { resume_at(epoch, since); }
 
 }  // namespace yadokari::shim

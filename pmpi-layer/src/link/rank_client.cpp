@@ -98,6 +98,7 @@ bool RankControlClient::Impl::answer(zmq::socket_t& dealer, const protocol::Mess
                           std::holds_alternative<protocol::CutTargets>(message) ||
                           std::holds_alternative<protocol::CutGo>(message) ||
                           std::holds_alternative<protocol::CheckpointRelease>(message) ||
+                          std::holds_alternative<protocol::SwapLibrary>(message) ||
                           std::holds_alternative<protocol::CheckpointResume>(message))) {
     listener(message);
   } else if (!reported_bad_message) {

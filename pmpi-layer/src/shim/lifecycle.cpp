@@ -14,6 +14,7 @@
 #include "pmpi-layer/src/shim/call_scope.hpp"
 #include "pmpi-layer/src/shim/diagnostics.hpp"
 #include "pmpi-layer/src/shim/finalize_hold.hpp"
+#include "pmpi-layer/src/shim/library_swap.hpp"
 #include "pmpi-layer/src/telemetry/lifecycle.hpp"
 
 #include <dlfcn.h>
@@ -72,6 +73,7 @@ void after_restart() {
 void after_library_init(int thread_level, std::chrono::steady_clock::time_point init_started) {
   cut::set_checkpoint_hooks({before_checkpoint_capture, after_restart});
   set_checkpoint_taker(&take_checkpoint);        // what the cut runs once every rank is parked
+  install_move_swapper();                        // and when a live move keeps the rank
   objects::on_init(thread_level, init_started);  // identity, the virtual world, MPI_COMM_SELF
   cut::on_init();                                // the cut's listener, before the link can deliver
   link::on_init();                               // registers with the front end, if there is one
