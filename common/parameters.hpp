@@ -104,11 +104,12 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {kFaultHoldFinalize, "path", "", "rank",
      "tests and the demo: ranks wait at MPI_Finalize until the file exists (at most 5 minutes), still checkpointable"},
     {kSwapDir, "path", "", "rank",
-     "tests: where a rank that swaps its MPI library in place (`yadokari_swap_library`) waits for its stand-in, "
-     "at `rank-<L>.sock`"},
+     "set by the front end in a live move (`migrate --live`), or by tests: where a rank that swapped its MPI "
+     "library in place waits for its stand-in, at `rank-<L>.sock`"},
     {kKeptRanks, "comma list", "", "rank",
-     "tests: logical ranks whose processes are kept; in a launch, the process of such a rank stands in for it "
-     "(hands the launch over to the process waiting at `YADOKARI_SWAP_DIR`) and ends with its status"},
+     "set by the front end in a live move, or by tests: logical ranks whose processes are kept; in a launch, the "
+     "process of such a rank stands in for it (hands the launch over to the process waiting at "
+     "`YADOKARI_SWAP_DIR`) and ends with its status"},
     // What the front end reads; each is overridden by its flag.
     {kCkptInterval, "seconds", "", "front end", "seconds between checkpoints (`--interval`)"},
     {kStopAfterEpoch, "integer", "", "front end",
