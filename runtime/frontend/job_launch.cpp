@@ -215,7 +215,8 @@ int launch_job(const LaunchRequest& request) {
         }
         begin_moves(moves, "");
         if (asked.live) {
-          const std::string why_not = why_not_live(platform->shares_pid_namespace(), !ckpt.node_dir.empty());
+          const std::string why_not =
+              why_not_live(platform->shares_pid_namespace(), !ckpt.node_dir.empty(), !platform->slurm_job_id().empty());
           if (why_not.empty()) {
             rebalance.live = true;
             std::fprintf(stderr,

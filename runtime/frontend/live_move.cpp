@@ -43,9 +43,10 @@ bool is_launch_process(pid_t pid) {
 
 }  // namespace
 
-std::string why_not_live(bool shares_pid_namespace, bool node_local_images) {
+std::string why_not_live(bool shares_pid_namespace, bool node_local_images, bool under_slurm) {
   if (!shares_pid_namespace) return "the front end cannot see the ranks' processes on these hosts";
   if (node_local_images) return "the images are node-local (--node-dir)";
+  if (under_slurm) return "Slurm ends every process of a job step with the step";
   return {};
 }
 

@@ -25,8 +25,9 @@ struct KeptRanks {
 };
 
 // Why the job cannot move live where it runs ("" if it can): the swap needs the processes' pids
-// (one pid namespace with the front end) and the images in the shared checkpoint directory.
-std::string why_not_live(bool shares_pid_namespace, bool node_local_images);
+// (one pid namespace with the front end), the images in the shared checkpoint directory, and a
+// launcher whose end does not take the kept processes with it (Slurm ends a step's processes).
+std::string why_not_live(bool shares_pid_namespace, bool node_local_images, bool under_slurm);
 
 // Tells every rank not moved by `moves` to swap its library and the moved ones to finalize theirs
 // (SwapLibrary), and waits, serving the control plane, until each kept one is ready
