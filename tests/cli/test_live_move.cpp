@@ -3,8 +3,8 @@
 
 #include "runtime/frontend/live_move.hpp"
 
-using yadokari::frontend::KeptRanks;
 using yadokari::frontend::kept_rank_list;
+using yadokari::frontend::KeptRanks;
 using yadokari::frontend::why_not_live;
 
 TEST_CASE("a move is live only where the front end can keep the ranks' processes", "[live]") {
