@@ -7,7 +7,7 @@
 #include <set>
 #include <system_error>
 
-#include "protocol/rank_messages.hpp"
+#include "common/process_status.hpp"
 
 namespace yadokari::frontend {
 namespace {
@@ -19,18 +19,6 @@ std::string first_line(const fs::path& file) {
   std::string line;
   std::getline(in, line);
   return line;
-}
-
-pid_t parent_of(pid_t pid) {
-  // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses.
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  char state = 0;
-  int ppid = 0;
-  if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) return 0;
-  return ppid;
 }
 
 // The launchers' programs that start ranks: a kept process's parent is killed only if it is one.
@@ -66,10 +54,10 @@ std::optional<KeptRanks> keep_unmoved_ranks(control::Coordinator& coordinator, c
     why = "cannot create " + kept.dir.string() + ": " + ec.message();
     return std::nullopt;
   }
-  std::vector<std::int32_t> ranks;
+  std::set<std::int32_t> ranks;
   for (int r = 0; r < world_size; ++r)
-    if (!moved.count(r)) ranks.push_back(r);
-  coordinator.swap_libraries(std::set<std::int32_t>(ranks.begin(), ranks.end()), epoch, kept.dir.string());
+    if (!moved.count(r)) ranks.insert(r);
+  coordinator.swap_libraries(ranks, epoch, kept.dir.string());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     for (const std::int32_t r : ranks) {
@@ -93,7 +81,8 @@ std::optional<KeptRanks> keep_unmoved_ranks(control::Coordinator& coordinator, c
 
 void detach_kept_processes(const KeptRanks& kept) {
   for (const auto& [rank, pid] : kept.processes) {
-    const pid_t parent = parent_of(pid);
+    const auto status = posix::read_process_status(pid);
+    const pid_t parent = status ? status->parent : 0;
     if (parent > 1 && parent != getpid() && is_launch_process(parent)) ::kill(parent, SIGKILL);
   }
 }
