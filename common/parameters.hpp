@@ -52,6 +52,7 @@ inline constexpr char kStateDir[] = "YADOKARI_STATE_DIR";
 inline constexpr char kPolicy[] = "YADOKARI_POLICY";
 inline constexpr char kMaxRestarts[] = "YADOKARI_MAX_RESTARTS";
 inline constexpr char kMaxOversubscribe[] = "YADOKARI_MAX_OVERSUBSCRIBE";
+inline constexpr char kLiveMoves[] = "YADOKARI_LIVE_MOVES";
 inline constexpr char kHeartbeatMs[] = "YADOKARI_HEARTBEAT_MS";
 inline constexpr char kHeartbeatMisses[] = "YADOKARI_HEARTBEAT_MISSES";
 inline constexpr char kAgent[] = "YADOKARI_AGENT";
@@ -127,6 +128,9 @@ inline constexpr std::array kAll = std::to_array<Parameter>({
     {kPolicy, "name", "balanced", "front end", "placement policy of restarts (`--policy`)"},
     {kMaxRestarts, "integer", "3", "front end", "automatic restarts before giving up (`--max-restarts`)"},
     {kMaxOversubscribe, "integer", "2", "front end", "ranks per slot a restart may place (`--max-oversubscribe`)"},
+    {kLiveMoves, "on|off", "off", "front end",
+     "`on`: the job's moves (`yadokari migrate`, `rebalance`, a draining node) are live where the job can move "
+     "live: the ranks that stay keep their processes (`--live-moves`)"},
     {kHeartbeatMs, "milliseconds", "200", "front end", "interval of the agents' heartbeats"},
     {kHeartbeatMisses, "integer", "6", "front end", "heartbeats missed in a row before a node is declared lost"},
     {kAgent, "path", "this yadokari", "front end", "the yadokari executable to run on the nodes"},

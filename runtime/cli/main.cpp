@@ -69,6 +69,10 @@ void add_recovery_flags(CLI::App* command, RecoveryFlags& flags) {
   command->add_option("--bind-address", flags.bind_address,
                       "Address of this host the coordinator listens on, reachable from every node "
                       "(env YADOKARI_BIND_ADDRESS; default 127.0.0.1 for local jobs, else this host's name's address)");
+  command->add_flag(
+      "--live-moves", flags.live_moves,
+      "Move ranks live (yadokari migrate, rebalance, a draining node): the ranks that stay keep their processes; "
+      "no checkpoint can be taken after such a move yet (env YADOKARI_LIVE_MOVES=on|off, default off)");
 }
 
 void add_run(CLI::App& app, RunOptions& options) {

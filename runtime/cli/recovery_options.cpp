@@ -48,6 +48,13 @@ RecoverySettings resolve_recovery_settings(const RecoveryFlags& flags, const Env
   }
   if (auto address = pick_option(flags.bind_address, "--bind-address", yadokari::parameters::kBindAddress, env))
     settings.bind_address = address->value;
+  if (flags.live_moves) {
+    settings.live_moves = true;
+  } else if (auto live = pick_option("", "", yadokari::parameters::kLiveMoves, env)) {
+    if (live->value != "on" && live->value != "off")
+      throw CliError(exit_code::usage, live->name + " must be on or off, not '" + live->value + "'");
+    settings.live_moves = live->value == "on";
+  }
   if (auto ms = pick_option("", "", yadokari::parameters::kHeartbeatMs, env))
     settings.heartbeat.interval = std::chrono::milliseconds(whole_at_least(*ms, 10, "milliseconds"));
   if (auto misses = pick_option("", "", yadokari::parameters::kHeartbeatMisses, env))

@@ -17,7 +17,8 @@ struct RecoveryFlags {
   std::string max_oversubscribe;  // --max-oversubscribe YADOKARI_MAX_OVERSUBSCRIBE (default 2)
   std::string port{};             // --port              YADOKARI_PORT (default: any free port)
   std::string
-      bind_address{};  // --bind-address      YADOKARI_BIND_ADDRESS (default: see frontend/platform.hpp, bind_host)
+      bind_address{};       // --bind-address      YADOKARI_BIND_ADDRESS (default: see frontend/platform.hpp, bind_host)
+  bool live_moves = false;  // --live-moves        YADOKARI_LIVE_MOVES=on|off (default off)
 };
 
 using frontend::RecoverySettings;

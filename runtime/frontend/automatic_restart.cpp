@@ -47,8 +47,9 @@ void stop_everything(control::Coordinator& coordinator, pid_t launcher,
                      bool shared_pid_namespace, const std::optional<KeptRanks>& kept) {
   std::set<pid_t> spared;
   if (kept) {
-    detach_kept_processes(*kept);
     for (const auto& [rank, pid] : kept->processes) spared.insert(pid);
+    freeze_launcher(launcher, spared);
+    detach_kept_processes(*kept);
   }
   std::vector<pid_t> pids;
   for (const auto& node : coordinator.nodes()) {
@@ -122,6 +123,47 @@ RestartCause failure_of(int launcher_code) {
   return cause;
 }
 
+RestartPlan plan_placement(const RestartContext& context, const RestartCause& restart_cause,
+                           const std::vector<ClusterNode>& nodes, const std::vector<std::string>& rank_hosts,
+                           const scheduler::TrafficMatrix& traffic, const std::vector<std::optional<double>>& compute) {
+  // `yadokari migrate`: the named ranks move, the others stay. Checked when it was asked for;
+  // a node lost since then makes it a re-placement by policy, said in one line.
+  if (!restart_cause.moves.empty()) {
+    try {
+      return plan_moves(context.world_size, nodes, rank_hosts, restart_cause.moves, context.settings.max_oversubscribe);
+    } catch (const scheduler::PlacementError& e) {
+      std::fprintf(stderr, "yadokari: %s cannot be done any more (%s); the ranks are placed by policy instead\n",
+                   restart_cause.text.c_str(), e.what());
+    }
+  }
+  // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
+  if (restart_cause.rebalance) {
+    try {
+      return plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic, compute);
+    } catch (const scheduler::PlacementError&) {
+    }
+  }
+  return plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
+                      context.settings.max_oversubscribe, traffic, compute);
+}
+
+std::vector<scheduler::Move> rebalance_moves(const RestartContext& context, const control::Coordinator& coordinator) {
+  RestartCause rebalance;
+  rebalance.text = "rebalance";
+  rebalance.rebalance = true;
+  const std::vector<ClusterNode> nodes = nodes_for_planning(*context.platform, coordinator, {}, {});
+  const std::vector<std::string> rank_hosts = hosts_of_ranks(coordinator.registrations(), context.world_size);
+  const control::ComputeTimes& measured = coordinator.last_committed_compute();
+  const RestartPlan plan =
+      plan_placement(context, rebalance, nodes, rank_hosts, traffic_matrix(coordinator.last_committed_traffic().rows),
+                     compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts));
+  const std::vector<std::string> target = node_id_of_rank(plan, nodes);
+  std::vector<scheduler::Move> moves;
+  for (const int rank : plan.placement.moved)
+    moves.push_back(scheduler::Move{rank, target[static_cast<std::size_t>(rank)]});
+  return moves;
+}
+
 Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator, pid_t launcher,
                               const RestartCause& restart_cause, RestartTimeline& timeline) {
   const std::string& cause = restart_cause.text;
@@ -180,30 +222,7 @@ Incarnation restart_elsewhere(const RestartContext& context, control::Coordinato
       compute_on_current_hosts(measured.seconds, measured.hosts, rank_hosts);
   RestartPlan plan;
   try {
-    bool planned = false;
-    // `yadokari migrate`: the named ranks move, the others stay. Checked when it was asked for;
-    // a node lost since then makes it a re-placement by policy, said in one line.
-    if (!restart_cause.moves.empty()) {
-      try {
-        plan =
-            plan_moves(context.world_size, nodes, rank_hosts, restart_cause.moves, context.settings.max_oversubscribe);
-        planned = true;
-      } catch (const scheduler::PlacementError& e) {
-        std::fprintf(stderr, "yadokari: %s cannot be done any more (%s); the ranks are placed by policy instead\n",
-                     cause.c_str(), e.what());
-      }
-    }
-    // A rebalance is asked for to relieve crowded nodes: a slot per rank if the nodes allow it.
-    if (!planned && restart_cause.rebalance) {
-      try {
-        plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts, 1.0, traffic, compute);
-        planned = true;
-      } catch (const scheduler::PlacementError&) {
-      }
-    }
-    if (!planned)
-      plan = plan_restart(context.settings.policy, context.world_size, nodes, rank_hosts,
-                          context.settings.max_oversubscribe, traffic, compute);
+    plan = plan_placement(context, restart_cause, nodes, rank_hosts, traffic, compute);
   } catch (const scheduler::PlacementError& e) {
     throw FrontendError(ErrorKind::failure, cause + "; cannot restart: " + e.what());
   }

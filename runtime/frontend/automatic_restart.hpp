@@ -69,6 +69,16 @@ RestartCause loss_of(const std::vector<membership::NodeEvent>& lost);
 // with an error, and the launcher stopped the others.
 RestartCause failure_of(int launcher_code);
 
+// The placement a restart for `cause` chooses (its moves, else the policy; a rebalance first with a
+// slot per rank). Throws scheduler::PlacementError when the nodes cannot hold the job.
+RestartPlan plan_placement(const RestartContext& context, const RestartCause& cause,
+                           const std::vector<ClusterNode>& nodes, const std::vector<std::string>& rank_hosts,
+                           const scheduler::TrafficMatrix& traffic, const std::vector<std::optional<double>>& compute);
+
+// The ranks a rebalance would move now, and to which node ids: what a live rebalance keeps the
+// others' processes for (docs/flows/migrate.md, "Live moves"). Throws scheduler::PlacementError.
+std::vector<scheduler::Move> rebalance_moves(const RestartContext& context, const control::Coordinator& coordinator);
+
 // `launcher`: its pid, or 0 once it has been reaped. Throws FrontendError(failure) with a one-line
 // reason ("node n2 lost; cannot restart: ...") when the job cannot go on.
 Incarnation restart_elsewhere(const RestartContext& context, control::Coordinator& coordinator, pid_t launcher,

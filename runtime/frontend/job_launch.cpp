@@ -170,17 +170,25 @@ int launch_job(const LaunchRequest& request) {
   const std::unique_ptr<Platform> platform = make_platform(request);
   if (std::string bind_host = platform->bind_host(); !bind_host.empty()) config.bind_host = bind_host;
   // A move of some ranks (`yadokari migrate`, a draining node): a checkpoint, then a restart with
-  // only those ranks moved. `cause` "" says "migrate <moves>".
+  // only those ranks moved; `live`: the ranks that stay keep their processes. `cause` "" says
+  // "migrate <moves>".
   const auto begin_moves = [&rebalance, &coordinator_ptr](const std::vector<scheduler::Move>& moves,
-                                                          const std::string& cause) {
+                                                          const std::string& cause, bool live) {
     rebalance.wanted = true;
     rebalance.moves = moves;
     rebalance.cause = cause;
+    rebalance.live = live;
     rebalance.asked_at = std::chrono::steady_clock::now();
     coordinator_ptr->request_checkpoint();
   };
-  NodeDrains drains(
-      NodeDrains::Job{request.ranks, ckpt.dir.has_value(), request.recovery.max_oversubscribe, request.flavour});
+  // Why no move of this job can be live here ("" if one can).
+  const std::string why_not_live_here =
+      why_not_live(platform->shares_pid_namespace(), !ckpt.node_dir.empty(), !platform->slurm_job_id().empty());
+  if (request.recovery.live_moves && !why_not_live_here.empty())
+    std::fprintf(stderr, "yadokari: --live-moves: this job's moves restart the whole job: %s\n",
+                 why_not_live_here.c_str());
+  NodeDrains drains(NodeDrains::Job{request.ranks, ckpt.dir.has_value(), request.recovery.max_oversubscribe,
+                                    request.flavour, request.recovery.live_moves && why_not_live_here.empty()});
   if (platform->has_agents()) {
     control::CoordinatorConfig::Membership membership;
     membership.heartbeat = request.recovery.heartbeat;
@@ -188,17 +196,26 @@ int launch_job(const LaunchRequest& request) {
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
     if (ckpt.dir)
-      config.on_rebalance = [&rebalance, &coordinator_ptr, &request]() -> protocol::RebalanceReply {
+      config.on_rebalance = [&rebalance, &coordinator_ptr, &request, &why_not_live_here]() -> protocol::RebalanceReply {
         if (rebalance.wanted) return {false, "a rebalance of job " + request.job_id + " is already under way"};
         rebalance.wanted = true;
+        rebalance.live = request.recovery.live_moves && why_not_live_here.empty();
         rebalance.asked_at = std::chrono::steady_clock::now();
         coordinator_ptr->request_checkpoint();
-        std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
+        if (rebalance.live)
+          std::fprintf(stderr,
+                       "yadokari: rebalance requested, live: a checkpoint, then the ranks the new placement leaves "
+                       "where they run swap their MPI library in their processes and only the others restart\n");
+        else
+          std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
+        if (rebalance.live)
+          return {true, "live rebalance of job " + request.job_id +
+                            " started: a checkpoint, then only the ranks the new placement moves restart"};
         return {true, "rebalance of job " + request.job_id +
                           " started: a checkpoint, then a restart placed anew on the nodes alive now"};
       };
     if (ckpt.dir)
-      config.on_migrate = [&rebalance, &coordinator_ptr, &request, &platform, &ckpt,
+      config.on_migrate = [&rebalance, &coordinator_ptr, &request, &platform, &why_not_live_here,
                            &begin_moves](const protocol::MigrateRequest& asked) -> protocol::RebalanceReply {
         if (rebalance.wanted)
           return {false, "a rebalance or migration of job " + request.job_id + " is already under way"};
@@ -213,12 +230,10 @@ int launch_job(const LaunchRequest& request) {
         } catch (const scheduler::PlacementError& e) {
           return {false, std::string("cannot move ") + scheduler::moves_text(moves) + ": " + e.what()};
         }
-        begin_moves(moves, "");
-        if (asked.live) {
-          const std::string why_not =
-              why_not_live(platform->shares_pid_namespace(), !ckpt.node_dir.empty(), !platform->slurm_job_id().empty());
-          if (why_not.empty()) {
-            rebalance.live = true;
+        const bool live_asked = asked.live || request.recovery.live_moves;
+        begin_moves(moves, "", live_asked && why_not_live_here.empty());
+        if (live_asked) {
+          if (why_not_live_here.empty()) {
             std::fprintf(stderr,
                          "yadokari: migrate %s requested, live: a checkpoint, then the ranks that stay swap their MPI "
                          "library in their processes and only these ranks restart\n",
@@ -227,7 +242,7 @@ int launch_job(const LaunchRequest& request) {
                               " started: a checkpoint, then only these ranks restart"};
           }
           std::fprintf(stderr, "yadokari: migrate %s cannot be live: %s\n", scheduler::moves_text(moves).c_str(),
-                       why_not.c_str());
+                       why_not_live_here.c_str());
         }
         const std::string why = why_no_live_migration(request.flavour);
         std::fprintf(stderr,
@@ -363,8 +378,19 @@ int launch_job(const LaunchRequest& request) {
       cause.moves = rebalance.moves;
       if (rebalance.live) {
         std::string why;
-        cause.kept = keep_unmoved_ranks(coordinator, restart_context.ckpt_dir, rebalance.epoch, request.ranks,
-                                        rebalance.moves, kKeptRanksReady, why);
+        // A rebalance's moves are its placement's, planned now as the restart will plan them (the
+        // restart checks that it moves none of the kept ranks: still_live).
+        std::vector<scheduler::Move> moves = rebalance.moves;
+        if (moves.empty()) try {
+            moves = rebalance_moves(restart_context, coordinator);
+          } catch (const scheduler::PlacementError& e) {
+            why = e.what();
+          }
+        if (!moves.empty())
+          cause.kept = keep_unmoved_ranks(coordinator, restart_context.ckpt_dir, rebalance.epoch, request.ranks, moves,
+                                          kKeptRanksReady, why);
+        else if (why.empty())
+          why = "the new placement moves no rank";
         if (!cause.kept)
           std::fprintf(stderr, "yadokari: %s cannot go on live (%s); the whole job restarts\n", cause.text.c_str(),
                        why.c_str());

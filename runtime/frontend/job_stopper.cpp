@@ -54,6 +54,12 @@ bool reaped_within(pid_t launcher, std::chrono::milliseconds limit) {
 
 }  // namespace
 
+void freeze_launcher(pid_t launcher, const std::set<pid_t>& spared) {
+  if (launcher <= 0) return;
+  for (const pid_t pid : process_tree(launcher))
+    if (!spared.count(pid) && running(pid)) kill(pid, SIGSTOP);
+}
+
 void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids, const std::set<pid_t>& spared) {
   // Like a failure, and quietly: a launcher that is told to terminate (or sees its ranks die)
   // prints a banner into the job's output and may still forward output the ranks wrote after

@@ -15,6 +15,11 @@ namespace yadokari::frontend {
 // been reaped (and cleaned up after itself).
 // `spared`: processes of the launcher's tree left running (a live move's kept ranks, whose
 // parents were killed first: live_move.hpp).
+// SIGSTOP to the launcher and its descendants on this host but `spared`: before a live move's kept
+// processes leave their launch (live_move.hpp), so that a launcher seeing its daemons or proxies
+// die prints no banner into the job's output and passes no signal on; stop_whole_job kills them.
+void freeze_launcher(pid_t launcher, const std::set<pid_t>& spared);
+
 void stop_whole_job(pid_t launcher, const std::vector<pid_t>& rank_pids, const std::set<pid_t>& spared = {});
 
 }  // namespace yadokari::frontend

@@ -44,6 +44,10 @@ std::optional<KeptRanks> keep_unmoved_ranks(control::Coordinator& coordinator, c
                                             std::chrono::milliseconds timeout, std::string& why) {
   std::set<int> moved;
   for (const auto& move : moves) moved.insert(move.rank);
+  if (static_cast<int>(moved.size()) >= world_size) {
+    why = "every rank moves";
+    return std::nullopt;
+  }
   KeptRanks kept;
   kept.epoch = epoch;
   kept.dir = ckpt_dir / ("swap-" + std::to_string(epoch));

@@ -99,12 +99,18 @@ void NodeDrains::watch(const Platform& platform, const control::Coordinator& coo
       continue;
     }
     const std::string text = scheduler::moves_text(moves);
-    std::fprintf(stderr,
-                 "yadokari: node %s is draining: moving %s (%s), so the job is checkpointed and restarted with "
-                 "only these ranks moved\n",
-                 node.c_str(), text.c_str(), why_no_live_migration(job_.flavour).c_str());
+    if (job_.live)
+      std::fprintf(stderr,
+                   "yadokari: node %s is draining: moving %s live: a checkpoint, then the ranks that stay swap their "
+                   "MPI library in their processes and only these ranks restart\n",
+                   node.c_str(), text.c_str());
+    else
+      std::fprintf(stderr,
+                   "yadokari: node %s is draining: moving %s (%s), so the job is checkpointed and restarted with "
+                   "only these ranks moved\n",
+                   node.c_str(), text.c_str(), why_no_live_migration(job_.flavour).c_str());
     ++tries_[node];
-    begin_moves(moves, "drain of " + node + ": " + text);
+    begin_moves(moves, "drain of " + node + ": " + text, job_.live);
     return;  // one node at a time: the next is planned on the placement this move makes
   }
 }

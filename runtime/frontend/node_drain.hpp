@@ -1,7 +1,8 @@
 #pragma once
 // Nodes announced as leaving (`yadokari sim drain`; docs/flows/migrate.md, "Draining a node"): the
 // job moves its ranks off each one, rank by rank onto the free slots of the other live nodes, the
-// way `yadokari migrate` moves ranks (a checkpoint and a restart with only those ranks moved), and
+// way `yadokari migrate` moves ranks (a checkpoint and a restart with only those ranks moved; with
+// --live-moves the ranks that stay keep their processes, "Live moves" there), and
 // its status says when a node holds none of its ranks any more, so that the node may go without
 // a restart (docs/flows/node-loss.md, "A node without ranks").
 #include <chrono>
@@ -26,9 +27,10 @@ class NodeDrains {
     bool can_move = false;  // it checkpoints (--ckpt-dir): its ranks can be moved
     double max_oversubscribe = 1.0;
     launch::MpiFlavour flavour = launch::MpiFlavour::openmpi;
+    bool live = false;  // --live-moves, and the job can move live: the ranks that stay keep their processes
   };
-  // Starts a move: the ranks to move and the restart's cause ("drain of n3: ranks 2,3 to n4").
-  using BeginMoves = std::function<void(const std::vector<scheduler::Move>&, const std::string&)>;
+  // Starts a move: the ranks to move, the restart's cause ("drain of n3: ranks 2,3 to n4"), live.
+  using BeginMoves = std::function<void(const std::vector<scheduler::Move>&, const std::string&, bool)>;
 
   explicit NodeDrains(Job job) : job_(job) {}
 

@@ -57,7 +57,8 @@ RestartPlan plan_moves(int world_size, const std::vector<ClusterNode>& nodes,
 std::string why_no_live_migration(launch::MpiFlavour) {
   // A live move (live_move.hpp) leaves the kept processes unable to checkpoint again (docs/flows/
   // migrate.md, "Not built yet"), so it is only done when asked for.
-  return "the ranks that stay keep their processes only in a move asked for with `yadokari migrate --live`";
+  return "the ranks that stay keep their processes only in a live move (`yadokari migrate --live`, or a job run with "
+         "`--live-moves`)";
 }
 
 }  // namespace yadokari::frontend

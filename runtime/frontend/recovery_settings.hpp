@@ -16,6 +16,9 @@ struct RecoverySettings {
   // The coordinator's control port (ranks and node agents connect to it); 0: any free port.
   int control_port = 0;
   std::string bind_address;  // empty: chosen by the platform (Platform::bind_host)
+  // Moves of some ranks (`migrate`, a draining node) are live where the job can move live
+  // (live_move.hpp, why_not_live): the ranks that stay keep their processes.
+  bool live_moves = false;
 };
 
 }  // namespace yadokari::frontend

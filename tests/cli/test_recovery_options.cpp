@@ -31,3 +31,14 @@ TEST_CASE("the control port (--port) is a TCP port, the flag wins over YADOKARI_
   CHECK_THROWS_WITH(resolve_recovery_settings({}, fake_env({{"YADOKARI_PORT", "99999"}})),
                     "YADOKARI_PORT must be a TCP port number from 1 to 65535, not '99999'");
 }
+
+TEST_CASE("live moves are off by default, on with --live-moves or YADOKARI_LIVE_MOVES=on", "[recovery-options]") {
+  CHECK_FALSE(resolve_recovery_settings({}, fake_env({})).live_moves);
+  CHECK(resolve_recovery_settings({}, fake_env({{"YADOKARI_LIVE_MOVES", "on"}})).live_moves);
+  CHECK_FALSE(resolve_recovery_settings({}, fake_env({{"YADOKARI_LIVE_MOVES", "off"}})).live_moves);
+  RecoveryFlags flags;
+  flags.live_moves = true;
+  CHECK(resolve_recovery_settings(flags, fake_env({{"YADOKARI_LIVE_MOVES", "off"}})).live_moves);
+  CHECK_THROWS_WITH(resolve_recovery_settings({}, fake_env({{"YADOKARI_LIVE_MOVES", "yes"}})),
+                    "YADOKARI_LIVE_MOVES must be on or off, not 'yes'");
+}

@@ -186,6 +186,15 @@ expect_reference_final() {
         fail "final result '$got', expected '$final' (the reference run's stderr: $(tail -n 5 reference.err))"
 }
 
+# expect_program_lines_only REGEX: every line of run.out matches REGEX (the program's own lines):
+# nothing a launcher or an MPI library printed into the job's output (a banner about a killed
+# process, a library's warnings at a finalize).
+expect_program_lines_only() {
+    local extra
+    extra=$(grep -v -E "$1" run.out | head -n 3)
+    [[ -z "$extra" ]] && pass "only the program's lines in its output" || fail "not the program's, in its output: $extra"
+}
+
 finish() {
     if ((FAILURES > 0)); then
         echo "$FAILURES check(s) failed" >&2

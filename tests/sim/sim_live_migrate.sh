@@ -61,5 +61,9 @@ wait_job "$job" run.out
 code=$?
 expect_finished "$code"
 expect_reference_final 4 "$@"
+expect_program_lines_only '^(ring|weighted|iter|final) '
+# The move's epoch is its cut: no iteration is done twice, none is lost.
+[[ $(grep -c '^iter ' run.out) == "$3" ]] && pass "$3 iterations printed once each" \
+    || fail "$(grep -c '^iter ' run.out) iteration lines, expected $3"
 grep -q "^yadokari: restart 2 " run.err && fail "restarted again: $(grep '^yadokari: restart 2' run.err)"
 finish

@@ -39,7 +39,7 @@ wait_for 30 logged "^yadokari: node n3 joined (2 slots)" && pass "n3 joined" || 
 wait_for 30 eval '"$Y" status 2>/dev/null | grep -q "^n3 .* alive "' && pass "status shows n3 alive" \
     || fail "status: $("$Y" status 2>&1 | tail -5)"
 
-why="the ranks that stay keep their processes only in a move asked for with \`yadokari migrate --live\`"
+why="the ranks that stay keep their processes only in a live move (\`yadokari migrate --live\`, or a job run with \`--live-moves\`)"
 reply=$("$Y" migrate --ranks 2,3 --to n3 2>&1)
 [[ "$reply" == "yadokari: migration of ranks 2,3 to n3 in job "*" started: a checkpoint, then a restart with only these ranks moved ($why)" ]] \
     && pass "migrate accepted" || fail "migrate: $reply"

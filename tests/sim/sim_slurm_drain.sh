@@ -5,13 +5,15 @@
 # n1, 2,3 on n2, n3 free). `scontrol update nodename=n2 state=drain` -> the front end moves ranks
 # 2,3 to n3 (a checkpoint and one restart), `yadokari status` says n2 is empty for the job; then
 # n2 is killed (the administrator takes it away) and the job goes on without a second restart, to
-# an uninterrupted run's final line.
+# an uninterrupted run's final line. The job asks for live moves (--live-moves), which the
+# allocation rules out (the batch node's front end does not see the other nodes' processes, and
+# Slurm ends a step's processes with it): it says so once at the start and moves as without it.
 # usage: sim_slurm_drain.sh YADOKARI openmpi|mpich PROGRAM [ARGS...]
 Y="$1" FLAVOUR="$2"
 shift 2
 source "$(dirname "$0")/slurm_common.sh"
 
-write_run_script job.sh --ckpt-dir "$WORK/ckpt" --max-oversubscribe 1 -- "$@"
+write_run_script job.sh --ckpt-dir "$WORK/ckpt" --max-oversubscribe 1 --live-moves -- "$@"
 timeout -k 5 500 "$Y" sim exec fe --name "$NAME" -- sbatch --no-kill --wait -N 3 --ntasks-per-node=2 \
     --chdir "$WORK" -o "$WORK/run.out" -e "$WORK/run.err" "$WORK/job.sh" >sbatch.out 2>&1 </dev/null &
 job=$!
@@ -24,7 +26,9 @@ wait_for 120 eval 'status_on_n1 | grep -q "^$h-n2 .* 2,3$"' && pass "ranks 2,3 r
 
 "$Y" sim exec fe --name "$NAME" -- scontrol update nodename="$h-n2" state=drain reason="yadokari test" \
     || fail "scontrol update state=drain"
-why="the ranks that stay keep their processes only in a move asked for with \`yadokari migrate --live\`"
+logged "^yadokari: --live-moves: this job's moves restart the whole job: the front end cannot see the ranks' processes on these hosts$" \
+    && pass "live moves ruled out in the allocation, said once" || fail "no --live-moves line: $(grep '^yadokari' run.err | head -3)"
+why="the ranks that stay keep their processes only in a live move (\`yadokari migrate --live\`, or a job run with \`--live-moves\`)"
 wait_for 60 logged "^yadokari: node $h-n2 is draining: moving ranks 2,3 to $h-n3 ($why), so the job is checkpointed and restarted with only these ranks moved$" \
     && pass "Slurm's drain seen: ranks 2,3 to $h-n3" || fail "no drain line: $(grep '^yadokari' run.err | tail -3)"
 wait_for 60 eval 'status_on_n1 | grep -q "^node $h-n2 is draining: empty$"' && pass "status: $h-n2 empty for the job" \

@@ -34,6 +34,7 @@
 #include "pmpi-layer/src/telemetry/lifecycle.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -78,6 +79,16 @@ void say_waiting(const std::string& dir, int rank) {
 
 void write_refusal(const std::string& dir, int rank, const std::string& why) {
   write_beside(dir, rank, "refused", why);
+}
+
+// Points the process's stdout and stderr at /dev/null, without flushing: what the application had
+// buffered at the cut is in the image, and its restored twin writes it.
+void silence_output() {
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null < 0) return;
+  ::dup2(null, STDOUT_FILENO);
+  ::dup2(null, STDERR_FILENO);
+  ::close(null);
 }
 
 // Seconds since the previous call (the phases of swap::SwapPhases, one after the other).
@@ -191,6 +202,9 @@ void swap_for_move(std::uint64_t epoch, const char* dir, bool leave) {
   const auto left = std::chrono::steady_clock::now();
   const int rank = identity().logical_rank;
   if (leave) {  // a new process restores this rank elsewhere; the kept ones need its MPI_Finalize
+    // Its twin writes this rank's output from the cut on: what the library says here about the
+    // requests its finalize finds (UCX's "was not returned to mpool") would be extra output.
+    silence_output();
     link::on_finalize();
     PMPI_Finalize();
     for (;;) ::pause();  // the front end stops this launch

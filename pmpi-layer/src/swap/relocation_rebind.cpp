@@ -215,6 +215,21 @@ void find_kept_objects(const std::vector<link_map*>& base, void* first_library, 
       if (def && ELF64_ST_TYPE(def->st_info) == STT_OBJECT) g_state.kept_objects.emplace(r.name, target);
     });
   }
+  // Open MPI's predefined objects that only the library names (ompi_mpi_*): their addresses reach
+  // the process as handles all the same — MPI_Op_f2c of a Fortran MPI_SUM, held by a Fortran call
+  // that the cut interrupted — and the first copy's finalize tears them down (a predefined op
+  // loses its functions). Kept like the others: the copy takes those addresses as its own.
+  for (const link_map* m : base) {
+    if (!g_state.first.count(m)) continue;
+    for_each_symbol_relocation(m, [&](const Relocation& r) {
+      if (r.type != R_X86_64_GLOB_DAT && r.type != R_X86_64_64) return;
+      if (std::string_view(r.name).rfind("ompi_mpi_", 0) != 0) return;
+      const ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
+      if (!g_state.first.count(owners.of(target))) return;
+      const ElfW(Sym)* def = definition(target);
+      if (def && ELF64_ST_TYPE(def->st_info) == STT_OBJECT) g_state.kept_objects.emplace(r.name, target);
+    });
+  }
 }
 
 // The base namespace's calls into the current copy, pointed at the next one.

@@ -31,6 +31,26 @@ static void max_abs(void* in, void* inout, int* len, MPI_Datatype* type) {
   }
 }
 
+/* A predefined datatype and op the program never names: what the library gives for Fortran
+ * integers (Open MPI's MPI_DOUBLE_PRECISION is 17 and MPI_PROD 4 in its mpif-handles.h; MPICH's
+ * Fortran integers are its handles), as a Fortran binding holds them during a call that a cut
+ * interrupts. The library copy a swap brings in must take those addresses as its own objects (the
+ * first copy's predefined op is torn down by its finalize). */
+static MPI_Datatype fortran_double_precision(void) {
+#ifdef OPEN_MPI
+  return MPI_Type_f2c(17);
+#else
+  return MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE_PRECISION));
+#endif
+}
+static MPI_Op fortran_prod(void) {
+#ifdef OPEN_MPI
+  return MPI_Op_f2c(4);
+#else
+  return MPI_Op_f2c(MPI_Op_c2f(MPI_PROD));
+#endif
+}
+
 static int handled = 0;
 static void on_error(MPI_Comm* comm, int* code, ...) {
   (void)comm;
@@ -116,6 +136,12 @@ int main(int argc, char** argv) {
   }
 
   use_objects(1, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
+  const MPI_Datatype handed_out = fortran_double_precision();
+  char type_name[MPI_MAX_OBJECT_NAME];
+  int name_length = 0;
+  MPI_Type_get_name(handed_out, type_name, &name_length);
+  if (strcmp(type_name, "MPI_DOUBLE_PRECISION") != 0) MPI_Abort(MPI_COMM_WORLD, 5);
+  const MPI_Op handed_out_op = fortran_prod();
   const pid_t pid = getpid();
   if (argc > 1 && strcmp(argv[1], "swap-exhausted") == 0) {
     int taken = 0;
@@ -133,6 +159,10 @@ int main(int argc, char** argv) {
       yadokari_replay_objects();
     }
     use_objects(round, rank, size, half, evens, cart, row, pair_stride, op, odd_group);
+    double two = 2.0, product = 0.0;
+    MPI_Allreduce(&two, &product, 1, handed_out, handed_out_op, MPI_COMM_WORLD);
+    printf("rank %d: round %d: a product with a datatype and an op handed out by the library: %g\n", rank, round,
+           product);
     printf("rank %d: the same process as in round 1: %s\n", rank, getpid() == pid ? "yes" : "no");
   }
 
