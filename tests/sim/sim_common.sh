@@ -186,6 +186,27 @@ expect_reference_final() {
         fail "final result '$got', expected '$final' (the reference run's stderr: $(tail -n 5 reference.err))"
 }
 
+# rank_places: "rank host pid" per rank, from `yadokari status --json`.
+rank_places() {
+    "$Y" status --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+for r in sorted(json.load(sys.stdin)["ranks"], key=lambda r: r["rank"]):
+    print(r["rank"], r["host"], r["pid"])'
+}
+
+# expect_moved_live BEFORE NODE: after a live move of ranks 2,3 of 4 to NODE, every rank registered
+# again; ranks 0,1 with the hosts and pids BEFORE (rank_places) gave them, ranks 2,3 on NODE.
+expect_moved_live() {
+    local before="$1" node="$2" after
+    wait_for 30 eval '[[ $(rank_places | wc -l) == 4 ]]' || fail "not every rank registered again"
+    after=$(rank_places)
+    [[ "$(sed -n 1,2p <<<"$after")" == "$(sed -n 1,2p <<<"$before")" ]] \
+        && pass "ranks 0,1: same hosts and pids ($(sed -n 1,2p <<<"$after" | tr '\n' ' '))" \
+        || fail "ranks 0,1 before: $(sed -n 1,2p <<<"$before" | tr '\n' ' ') after: $(sed -n 1,2p <<<"$after" | tr '\n' ' ')"
+    [[ "$(sed -n 3,4p <<<"$after" | cut -d' ' -f2 | sort -u)" == "yk$NAME-$node" ]] \
+        && pass "ranks 2,3 on $node" || fail "ranks 2,3: $(sed -n 3,4p <<<"$after" | tr '\n' ' ')"
+}
+
 # expect_program_lines_only REGEX: every line of run.out matches REGEX (the program's own lines):
 # nothing a launcher or an MPI library printed into the job's output (a banner about a killed
 # process, a library's warnings at a finalize).
