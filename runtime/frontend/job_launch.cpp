@@ -187,8 +187,9 @@ int launch_job(const LaunchRequest& request) {
   if (request.recovery.live_moves && !why_not_live_here.empty())
     std::fprintf(stderr, "yadokari: --live-moves: this job's moves restart the whole job: %s\n",
                  why_not_live_here.c_str());
+  const bool moves_live = request.recovery.live_moves && why_not_live_here.empty();  // --live-moves, and it can
   NodeDrains drains(NodeDrains::Job{request.ranks, ckpt.dir.has_value(), request.recovery.max_oversubscribe,
-                                    request.flavour, request.recovery.live_moves && why_not_live_here.empty()});
+                                    request.flavour, moves_live});
   if (platform->has_agents()) {
     control::CoordinatorConfig::Membership membership;
     membership.heartbeat = request.recovery.heartbeat;
@@ -196,21 +197,20 @@ int launch_job(const LaunchRequest& request) {
       if (node.alive) membership.slots[node.id] = node.slots;
     config.membership = membership;
     if (ckpt.dir)
-      config.on_rebalance = [&rebalance, &coordinator_ptr, &request, &why_not_live_here]() -> protocol::RebalanceReply {
+      config.on_rebalance = [&rebalance, &coordinator_ptr, &request, moves_live]() -> protocol::RebalanceReply {
         if (rebalance.wanted) return {false, "a rebalance of job " + request.job_id + " is already under way"};
         rebalance.wanted = true;
-        rebalance.live = request.recovery.live_moves && why_not_live_here.empty();
+        rebalance.live = moves_live;
         rebalance.asked_at = std::chrono::steady_clock::now();
         coordinator_ptr->request_checkpoint();
-        if (rebalance.live)
+        if (rebalance.live) {
           std::fprintf(stderr,
                        "yadokari: rebalance requested, live: a checkpoint, then the ranks the new placement leaves "
                        "where they run swap their MPI library in their processes and only the others restart\n");
-        else
-          std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
-        if (rebalance.live)
           return {true, "live rebalance of job " + request.job_id +
                             " started: a checkpoint, then only the ranks the new placement moves restart"};
+        }
+        std::fprintf(stderr, "yadokari: rebalance requested: checkpoint, then restart on the nodes alive now\n");
         return {true, "rebalance of job " + request.job_id +
                           " started: a checkpoint, then a restart placed anew on the nodes alive now"};
       };

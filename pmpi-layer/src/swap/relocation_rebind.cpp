@@ -199,36 +199,35 @@ bool holds_links(const link_map* m, const link_map* executable) {
 // `first_library`: a handle of the first copy's MPI library, whose own definitions tell its copy
 // relocations from the C library's (stdout, environ).
 void find_kept_objects(const std::vector<link_map*>& base, void* first_library, const Owners& owners) {
+  // A data reference to a data object of the first copy: kept where it is.
+  const auto keep_referenced_object = [&](const Relocation& r) {
+    const ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
+    if (!g_state.first.count(owners.of(target))) return;
+    const ElfW(Sym)* def = definition(target);
+    if (def && ELF64_ST_TYPE(def->st_info) == STT_OBJECT) g_state.kept_objects.emplace(r.name, target);
+  };
   for (const link_map* m : base) {
-    if (!holds_links(m, base.front())) continue;
-    for_each_symbol_relocation(m, [&](const Relocation& r) {
-      if (r.type == R_X86_64_COPY) {
-        void* original = dlsym(first_library, r.name);
-        if (original && g_state.first.count(owners.of(reinterpret_cast<ElfW(Addr)>(original))))
-          g_state.kept_objects.emplace(r.name, reinterpret_cast<ElfW(Addr)>(r.slot));
-        return;
-      }
-      if (r.type == R_X86_64_JUMP_SLOT) return;
-      const ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
-      if (!g_state.first.count(owners.of(target))) return;
-      const ElfW(Sym)* def = definition(target);
-      if (def && ELF64_ST_TYPE(def->st_info) == STT_OBJECT) g_state.kept_objects.emplace(r.name, target);
-    });
-  }
-  // Open MPI's predefined objects that only the library names (ompi_mpi_*): their addresses reach
-  // the process as handles all the same — MPI_Op_f2c of a Fortran MPI_SUM, held by a Fortran call
-  // that the cut interrupted — and the first copy's finalize tears them down (a predefined op
-  // loses its functions). Kept like the others: the copy takes those addresses as its own.
-  for (const link_map* m : base) {
-    if (!g_state.first.count(m)) continue;
-    for_each_symbol_relocation(m, [&](const Relocation& r) {
-      if (r.type != R_X86_64_GLOB_DAT && r.type != R_X86_64_64) return;
-      if (std::string_view(r.name).rfind("ompi_mpi_", 0) != 0) return;
-      const ElfW(Addr) target = *r.slot - static_cast<ElfW(Addr)>(r.addend);
-      if (!g_state.first.count(owners.of(target))) return;
-      const ElfW(Sym)* def = definition(target);
-      if (def && ELF64_ST_TYPE(def->st_info) == STT_OBJECT) g_state.kept_objects.emplace(r.name, target);
-    });
+    if (holds_links(m, base.front())) {
+      for_each_symbol_relocation(m, [&](const Relocation& r) {
+        if (r.type == R_X86_64_COPY) {
+          void* original = dlsym(first_library, r.name);
+          if (original && g_state.first.count(owners.of(reinterpret_cast<ElfW(Addr)>(original))))
+            g_state.kept_objects.emplace(r.name, reinterpret_cast<ElfW(Addr)>(r.slot));
+          return;
+        }
+        if (r.type != R_X86_64_JUMP_SLOT) keep_referenced_object(r);
+      });
+    } else if (g_state.first.count(m)) {
+      // Open MPI's predefined objects that only the library names (ompi_mpi_*): their addresses
+      // reach the process as handles all the same — MPI_Op_f2c of a Fortran MPI_SUM, held by a
+      // Fortran call that the cut interrupted — and the first copy's finalize tears them down (a
+      // predefined op loses its functions). Kept like the others: the copy takes those addresses.
+      for_each_symbol_relocation(m, [&](const Relocation& r) {
+        if ((r.type == R_X86_64_GLOB_DAT || r.type == R_X86_64_64) &&
+            std::string_view(r.name).rfind("ompi_mpi_", 0) == 0)
+          keep_referenced_object(r);
+      });
+    }
   }
 }
 
